@@ -1,0 +1,1 @@
+"""extstream_guard: runtime guard for torch_npu's ExternalStream (work in progress)."""

@@ -1,0 +1,1 @@
+"""pytest plugin: ``--extstream-guard=raise|warn|off`` (work in progress)."""
