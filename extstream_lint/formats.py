@@ -1,0 +1,205 @@
+"""Output formats of ``extstream-lint``: text, json, sarif, github, and ``--statistics``.
+
+Every formatter takes the same sorted list of :class:`Located` findings and returns the
+whole document as one string, so formatting is pure and testable without running a lint.
+Columns are 1-based everywhere a person or a CI system reads them (``Finding.col`` is
+flake8's 0-based offset).
+
+JSON schema (``"schema_version": 1``; keys are only ever added, never renamed)::
+
+    {
+      "schema_version": 1,
+      "tool": {"name": "extstream-lint", "version": "0.1.0"},
+      "findings": [
+        {"filename": "pkg/mod.py", "line": 2, "column": 1, "code": "EXS101",
+         "message": "EXS101 synchronize() on ...",
+         "rule": {"category": "SYNC", "title": "synchronize() on an external stream"}}
+      ],
+      "statistics": {"EXS101": 1}
+    }
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from . import __version__
+from .contract import RULES, Rule
+from .docs import render_rule
+from .findings import Finding
+
+__all__ = [
+    "FORMATTERS",
+    "JSON_SCHEMA_VERSION",
+    "SARIF_SCHEMA",
+    "Located",
+    "format_github",
+    "format_json",
+    "format_sarif",
+    "format_statistics",
+    "format_text",
+]
+
+JSON_SCHEMA_VERSION = 1
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+TOOL_NAME = "extstream-lint"
+
+
+@dataclass(frozen=True, order=True)
+class Located:
+    """A finding with the path it was found in; sorts by path, then line and column."""
+
+    path: str
+    finding: Finding
+
+    @property
+    def column(self) -> int:
+        """1-based column."""
+        return self.finding.col + 1
+
+
+def _rule(code: str) -> Rule | None:
+    return RULES.get(code)
+
+
+def format_text(results: Sequence[Located]) -> str:
+    """flake8's default: ``path:line:col: CODE message`` (the message starts with its code)."""
+    return "".join(f"{r.path}:{r.finding.line}:{r.column}: {r.finding.message}\n" for r in results)
+
+
+def format_json(results: Sequence[Located]) -> str:
+    """The documented JSON schema (see the module docstring and the README)."""
+    findings = []
+    for r in results:
+        rule = _rule(r.finding.code)
+        findings.append(
+            {
+                "filename": r.path,
+                "line": r.finding.line,
+                "column": r.column,
+                "code": r.finding.code,
+                "message": r.finding.message,
+                "rule": {
+                    "category": rule.category if rule else None,
+                    "title": rule.title if rule else None,
+                },
+            }
+        )
+    document = {
+        "schema_version": JSON_SCHEMA_VERSION,
+        "tool": {"name": TOOL_NAME, "version": __version__},
+        "findings": findings,
+        "statistics": dict(sorted(Counter(r.finding.code for r in results).items())),
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _sarif_name(rule: Rule) -> str:
+    """SARIF wants an identifier-like name: ``NULL_PTR`` becomes ``NullPtr``."""
+    return "".join(part.capitalize() for part in rule.category.split("_"))
+
+
+def _sarif_rule(rule: Rule) -> dict[str, object]:
+    fixes = " ".join(f"{n}) {fix}" for n, fix in enumerate(rule.fixes, start=1))
+    return {
+        "id": rule.code,
+        "name": _sarif_name(rule),
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": f"{rule.what} {rule.why}"},
+        "help": {
+            "text": f"{rule.why} Fix with one of: {fixes}",
+            "markdown": render_rule(rule),
+        },
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"tags": ["torch_npu", "external-stream", rule.category.lower()]},
+    }
+
+
+def _uri(path: str) -> str:
+    """A relative, forward-slash URI for paths under the cwd (what code scanning expects)."""
+    absolute = os.path.abspath(path)
+    relative = os.path.relpath(absolute)
+    if relative.startswith(".."):
+        return "file://" + absolute.replace(os.sep, "/")
+    return relative.replace(os.sep, "/")
+
+
+def format_sarif(results: Sequence[Located]) -> str:
+    """SARIF 2.1.0 with one ``rule`` per contract entry, for GitHub code scanning."""
+    index = {code: i for i, code in enumerate(RULES)}
+    sarif_results = []
+    for r in results:
+        result: dict[str, object] = {
+            "ruleId": r.finding.code,
+            "level": "error",
+            "message": {"text": r.finding.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(r.path), "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": r.finding.line, "startColumn": r.column},
+                    }
+                }
+            ],
+        }
+        if r.finding.code in index:
+            result["ruleIndex"] = index[r.finding.code]
+        sarif_results.append(result)
+    document = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": TOOL_NAME,
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": [_sarif_rule(rule) for rule in RULES.values()],
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": sarif_results,
+            }
+        ],
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def format_github(results: Sequence[Located]) -> str:
+    """GitHub Actions workflow commands: one ``::error`` annotation per finding."""
+    return "".join(
+        f"::error file={_escape_property(r.path)},line={r.finding.line},col={r.column},"
+        f"title={_escape_property(r.finding.code)}::{_escape_data(r.finding.message)}\n"
+        for r in results
+    )
+
+
+def format_statistics(results: Sequence[Located]) -> str:
+    """``--statistics``: one line per code, ``count code title``, in code order."""
+    counts = Counter(r.finding.code for r in results)
+    lines = []
+    for code, count in sorted(counts.items()):
+        rule = _rule(code)
+        lines.append(f"{count:<5} {code} {rule.title if rule else ''}".rstrip())
+    return "".join(line + "\n" for line in lines)
+
+
+FORMATTERS: Mapping[str, Callable[[Sequence[Located]], str]] = {
+    "text": format_text,
+    "json": format_json,
+    "sarif": format_sarif,
+    "github": format_github,
+}
