@@ -1,0 +1,376 @@
+"""``extstream-lint`` / ``python -m extstream_lint``: the standalone command.
+
+It is an adapter like the flake8 plugin: it finds files, runs the same pre-filter (files
+that cannot hold an external stream are never parsed), hands the rest to
+:func:`extstream_lint.analysis.analyze_source`, applies select/ignore, per-file ignores and
+flake8's ``# noqa`` rules, and prints one of the formats of :mod:`extstream_lint.formats`.
+
+Exit status: 0 nothing found, 1 findings (including files that could not be read, reported
+as EXS000 like flake8's E902), 2 a usage, configuration or internal error.
+
+Speed: reading, decoding and the pre-filter run in this process (they are I/O and a regex,
+cheaper than starting workers); a process pool is started only when more than one file
+passed the pre-filter and more than one job is allowed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+import tokenize
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from . import __version__
+from .config import (
+    Config,
+    ConfigError,
+    find_pyproject,
+    load_config,
+    split_codes,
+    validate_selectors,
+)
+from .contract import RULES
+from .discovery import iter_files, matches_any
+from .findings import Finding
+from .formats import FORMATTERS, Located, format_statistics
+from .noqa import filter_noqa
+from .prefilter import might_use_external_streams
+
+__all__ = ["Options", "decode_source", "lint_text", "main", "run"]
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+PROG = "extstream-lint"
+
+
+class UsageError(Exception):
+    """A bad command line: exit status 2 with this text."""
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+def decode_source(data: bytes) -> str:
+    """Decode like Python (PEP 263 cookie, BOM) and like flake8 (universal newlines).
+
+    Raises ``SyntaxError`` for a bad coding cookie and ``UnicodeDecodeError`` for bytes
+    that the declared encoding cannot decode.
+    """
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding)
+
+
+def _normalize_newlines(text: str) -> str:
+    """``\\r\\n`` and ``\\r`` to ``\\n``, so line numbers match flake8's reading of the file."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+# --- analysing ------------------------------------------------------------------------------
+
+
+def lint_text(text: str, filename: str) -> list[Finding]:
+    """Pre-filter, then the analysis: every finding of one decoded file, unfiltered."""
+    if not might_use_external_streams(text):
+        return []
+    from .analysis import analyze_source  # libcst only for files that need it
+
+    try:
+        return list(analyze_source(_normalize_newlines(text), filename))
+    except Exception as exc:  # analyze_source must not raise; one bad file must not end the run
+        return [Finding(1, 0, "EXS000", f"EXS000 internal error in the analysis: {exc!r}")]
+
+
+def _lint_job(job: tuple[str, str]) -> list[Finding]:
+    """Worker entry point (module level so it pickles)."""
+    return lint_text(job[1], job[0])
+
+
+# --- selecting ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Selection:
+    """flake8's select/ignore decision: the longest matching prefix wins, ties ignore."""
+
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...]
+    root: str
+
+    def wants(self, code: str, path: str) -> bool:
+        selected = max((len(p) for p in self.select if code.startswith(p)), default=-1)
+        ignored = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
+        if selected < 0 or ignored >= selected:
+            return False
+        for glob, codes in self.per_file_ignores:
+            if code.startswith(codes) and matches_any(path, [glob], self.root):
+                return False
+        return True
+
+
+# --- options --------------------------------------------------------------------------------
+
+
+@dataclass
+class Options:
+    """Everything one run needs, after merging the configuration file and the flags."""
+
+    paths: tuple[str, ...]
+    selection: Selection
+    exclude: tuple[str, ...]
+    root: str
+    jobs: int
+    output_format: str = "text"
+    disable_noqa: bool = False
+    statistics: bool = False
+    exit_zero: bool = False
+    stdin_filename: str = "stdin"
+    output_file: str | None = None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (also what ``--help`` shows)."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Find what torch_npu's ExternalStream cannot do. "
+        "Exit status: 0 clean, 1 findings, 2 usage or internal error.",
+    )
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or directories to lint; '-' reads stdin"
+    )
+    parser.add_argument("--select", metavar="CODES", help="code prefixes to report (default: EXS)")
+    parser.add_argument(
+        "--extend-select", metavar="CODES", help="code prefixes to report in addition"
+    )
+    parser.add_argument("--ignore", metavar="CODES", help="code prefixes not to report")
+    parser.add_argument(
+        "--exclude", metavar="GLOBS", help="globs to skip, replacing the configured ones"
+    )
+    parser.add_argument(
+        "--extend-exclude", metavar="GLOBS", help="globs to skip in addition to the configured ones"
+    )
+    parser.add_argument(
+        "--disable-noqa", action="store_true", help="report findings even on '# noqa' lines"
+    )
+    parser.add_argument(
+        "--format",
+        dest="output_format",
+        choices=sorted(FORMATTERS),
+        default="text",
+        help="output format (default: text)",
+    )
+    parser.add_argument("--output-file", metavar="FILE", help="write the report to FILE")
+    parser.add_argument("--statistics", action="store_true", help="count findings per code")
+    parser.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when there are findings"
+    )
+    parser.add_argument(
+        "-j", "--jobs", metavar="N", help="processes to use, or 'auto' (default: all cores)"
+    )
+    parser.add_argument(
+        "--stdin-filename", metavar="NAME", help="name shown and matched for '-' (stdin)"
+    )
+    parser.add_argument("--config", metavar="FILE", help="read settings from this pyproject.toml")
+    parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    parser.add_argument("--explain", metavar="CODE", help="print the page of a rule and exit")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    return parser
+
+
+def _codes(value: str | None, flag: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    try:
+        return validate_selectors(split_codes(value), flag)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _globs(value: str | None) -> tuple[str, ...] | None:
+    return None if value is None else tuple(g.strip() for g in value.split(",") if g.strip())
+
+
+def _jobs(value: str | None, configured: int | None) -> int:
+    if value is None or value == "auto":
+        return configured if value is None and configured else (os.cpu_count() or 1)
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise UsageError(f"-j/--jobs must be a positive integer or 'auto', not {value!r}")
+    return jobs
+
+
+def _config(args: argparse.Namespace) -> Config:
+    if args.isolated:
+        return Config()
+    path = args.config if args.config else find_pyproject(os.getcwd())
+    if path is None:
+        return Config()
+    if not os.path.isfile(path):
+        raise UsageError(f"--config: no such file: {path}")
+    return load_config(path)
+
+
+def make_options(args: argparse.Namespace) -> Options:
+    """Merge the configuration file and the flags (flags win; extend-* add)."""
+    config = _config(args)
+    select = _codes(args.select, "--select") or config.select
+    extend_select = config.extend_select + (_codes(args.extend_select, "--extend-select") or ())
+    ignore = _codes(args.ignore, "--ignore")
+    exclude = _globs(args.exclude)
+    paths = tuple(args.paths)
+    if not paths:
+        raise UsageError("no paths given (use '.' for the current directory, '-' for stdin)")
+    if "-" in paths and len(paths) > 1:
+        raise UsageError("'-' (stdin) cannot be combined with other paths")
+    if args.stdin_filename and "-" not in paths:
+        raise UsageError("--stdin-filename needs '-' (stdin) as the path")
+    return Options(
+        paths=paths,
+        selection=Selection(
+            select=select + extend_select,
+            ignore=config.ignore if ignore is None else ignore,
+            per_file_ignores=config.per_file_ignores,
+            root=config.root,
+        ),
+        exclude=(config.exclude if exclude is None else exclude)
+        + (_globs(args.extend_exclude) or ()),
+        root=config.root,
+        jobs=_jobs(args.jobs, config.jobs),
+        output_format=args.output_format,
+        disable_noqa=args.disable_noqa,
+        statistics=args.statistics,
+        exit_zero=args.exit_zero,
+        stdin_filename=args.stdin_filename or "stdin",
+        output_file=args.output_file,
+    )
+
+
+# --- running --------------------------------------------------------------------------------
+
+
+def _display(path: str) -> str:
+    return os.path.normpath(path)
+
+
+def _read(path: str) -> str | Finding:
+    """The decoded text of ``path``, or the EXS000 finding that says why it cannot be read."""
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
+    except OSError as exc:
+        return Finding(1, 0, "EXS000", f"EXS000 cannot read file: {exc.strerror or exc}")
+    try:
+        return decode_source(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        return Finding(1, 0, "EXS000", f"EXS000 cannot decode file: {exc}")
+
+
+def run(options: Options) -> list[Located]:
+    """Lint every file; the kept findings in stable order (path, line, column, code)."""
+    if options.paths == ("-",):
+        shown = options.stdin_filename
+        if matches_any(shown, options.exclude, options.root) and shown != "stdin":
+            return []
+        sources: list[tuple[str, str | Finding]] = [(shown, _read("-"))]
+    else:
+        sources = [
+            (_display(path), _read(path))
+            for path in iter_files(options.paths, options.exclude, options.root)
+        ]
+
+    texts: dict[str, str] = {}
+    raw: list[tuple[str, list[Finding]]] = []
+    jobs: list[tuple[str, str]] = []
+    for shown, content in sources:
+        if isinstance(content, Finding):
+            raw.append((shown, [content]))
+        elif might_use_external_streams(content):  # the pre-filter, exactly as flake8 runs it
+            texts[shown] = content
+            jobs.append((shown, content))
+    raw.extend(_analyse(jobs, options.jobs))
+
+    results: list[Located] = []
+    for shown, findings in raw:
+        kept = [f for f in findings if options.selection.wants(f.code, shown)]
+        if kept and not options.disable_noqa and shown in texts:
+            kept = filter_noqa(kept, _normalize_newlines(texts[shown]))
+        results.extend(Located(shown, f) for f in kept)
+    results.sort()
+    return results
+
+
+def _analyse(jobs: list[tuple[str, str]], processes: int) -> list[tuple[str, list[Finding]]]:
+    if processes <= 1 or len(jobs) <= 1:
+        return [(shown, _lint_job((shown, text))) for shown, text in jobs]
+    workers = min(processes, len(jobs))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(zip([shown for shown, _ in jobs], pool.map(_lint_job, jobs)))
+
+
+def _explain(code: str) -> int:
+    from .docs import render_rule
+
+    rule = RULES.get(code.strip().upper())
+    if rule is None:
+        print(
+            f"{PROG}: error: unknown code {code!r}; valid codes: {', '.join(RULES)}",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    sys.stdout.write(render_rule(rule) + "\n")
+    return EXIT_CLEAN
+
+
+def _emit(options: Options, results: list[Located]) -> None:
+    report = FORMATTERS[options.output_format](results)
+    stats = format_statistics(results) if options.statistics else ""
+    machine = options.output_format in ("json", "sarif")
+    if options.output_file:
+        with open(options.output_file, "w", encoding="utf-8") as handle:
+            handle.write(report)
+        sys.stdout.write(stats)
+        return
+    sys.stdout.write(report)
+    if stats:
+        # json and sarif keep stdout one parseable document.
+        (sys.stderr if machine else sys.stdout).write(stats)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point; returns the exit status (0 clean, 1 findings, 2 error)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help/--version exit 0, bad usage exits 2
+        return int(exc.code or 0)
+    if args.explain is not None:
+        return _explain(args.explain)
+    try:
+        options = make_options(args)
+        results = run(options)
+        _emit(options, results)
+    except (UsageError, ConfigError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return EXIT_ERROR
+    except Exception as exc:  # an internal error must not look like a clean run
+        import traceback
+
+        traceback.print_exc()
+        print(f"{PROG}: internal error: {exc!r}", file=sys.stderr)
+        return EXIT_ERROR
+    if results and not options.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN

@@ -1,0 +1,183 @@
+"""``[tool.extstream-lint]`` in ``pyproject.toml``: finding, reading and validating it.
+
+The configuration is the nearest ``pyproject.toml`` (from the working directory upwards)
+that has a ``[tool.extstream-lint]`` table, like ruff. Command-line flags override it. Any
+mistake (unknown key, wrong type, unknown code) is a :class:`ConfigError` with the file and
+the key in its text, which the CLI prints and turns into exit status 2: a silently ignored
+typo in a linter's configuration is a rule that never runs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .contract import RULES
+
+__all__ = [
+    "CONFIG_KEYS",
+    "Config",
+    "ConfigError",
+    "find_pyproject",
+    "load_config",
+    "validate_selectors",
+]
+
+SECTION = "tool.extstream-lint"
+
+#: Every key ``[tool.extstream-lint]`` accepts, with what it holds (for error messages).
+CONFIG_KEYS: Mapping[str, str] = {
+    "select": "list of code prefixes to report (default: all EXS codes)",
+    "extend-select": "list of code prefixes added to select",
+    "ignore": "list of code prefixes not to report",
+    "exclude": "list of globs of paths to skip, added to the built-in excludes",
+    "per-file-ignores": "table of glob = list of code prefixes ignored in matching files",
+    "jobs": "number of processes (default: all cores)",
+}
+
+# flake8's rule for a code prefix (``flake8.defaults.VALID_CODE_PREFIX``), re-stated so the
+# error can say what is wrong.
+_PREFIX = re.compile(r"^[A-Z]{1,3}[0-9]{0,3}$")
+
+
+class ConfigError(Exception):
+    """A bad configuration file or a bad option value: exit status 2 with this text."""
+
+
+@dataclass
+class Config:
+    """The settings the CLI runs with, once file and flags are merged."""
+
+    select: tuple[str, ...] = ("EXS",)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    jobs: int | None = None
+    #: The file the settings came from, or None.
+    path: str | None = None
+    #: Directory relative globs are matched from (the config file's, else the cwd).
+    root: str = field(default_factory=os.getcwd)
+
+
+def find_pyproject(start: str) -> str | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` with a ``[tool.extstream-lint]``."""
+    directory = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(directory, "pyproject.toml")
+        if os.path.isfile(candidate) and _has_section(candidate):
+            return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _has_section(path: str) -> bool:
+    """Cheap text test before paying for a TOML parse of every pyproject on the way up."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError:
+        return False
+    return "extstream-lint" in text and "extstream-lint" in _read_toml(path).get("tool", {})
+
+
+def _read_toml(path: str) -> dict[str, Any]:
+    try:
+        import tomllib  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # Python < 3.11
+        try:
+            import tomli as tomllib  # type: ignore[import-not-found,no-redef,unused-ignore]
+        except ImportError as exc:
+            raise ConfigError(
+                f"{path}: reading pyproject.toml on Python < 3.11 needs the 'tomli' package "
+                "(pip install tomli)"
+            ) from exc
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, ValueError) as exc:  # TOMLDecodeError is a ValueError
+        raise ConfigError(f"{path}: cannot read TOML: {exc}") from exc
+
+
+def load_config(path: str) -> Config:
+    """Read and validate ``[tool.extstream-lint]`` of ``path``."""
+    table = _read_toml(path).get("tool", {}).get("extstream-lint", {})
+    where = f"[{SECTION}] of {path}"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: must be a table")
+    unknown = sorted(set(table) - set(CONFIG_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"unknown key {unknown[0]!r} in {where}; valid keys: {', '.join(CONFIG_KEYS)}"
+        )
+    config = Config(path=path, root=os.path.dirname(os.path.abspath(path)))
+    if "select" in table:
+        config.select = validate_selectors(_str_list(table, "select", where), f"{where}: select")
+    if "extend-select" in table:
+        config.extend_select = validate_selectors(
+            _str_list(table, "extend-select", where), f"{where}: extend-select"
+        )
+    if "ignore" in table:
+        config.ignore = validate_selectors(_str_list(table, "ignore", where), f"{where}: ignore")
+    if "exclude" in table:
+        config.exclude = tuple(_str_list(table, "exclude", where))
+    if "per-file-ignores" in table:
+        config.per_file_ignores = _per_file_ignores(table["per-file-ignores"], where)
+    if "jobs" in table:
+        jobs = table["jobs"]
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise ConfigError(f"{where}: jobs must be a positive integer, not {jobs!r}")
+        config.jobs = jobs
+    return config
+
+
+def _str_list(table: Mapping[str, Any], key: str, where: str) -> list[str]:
+    value = table[key]
+    if isinstance(value, str):  # be kind to `ignore = "EXS101"`
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{where}: {key} must be a list of strings, not {value!r}")
+    return value
+
+
+def _per_file_ignores(value: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"{where}: per-file-ignores must be a table of glob = [codes], not {value!r}"
+        )
+    result = []
+    for glob in value:
+        codes_list = _str_list(value, glob, f"{where}: per-file-ignores")
+        result.append((glob, validate_selectors(codes_list, f"{where}: per-file-ignores {glob!r}")))
+    return tuple(result)
+
+
+def split_codes(value: str) -> list[str]:
+    """A flag value like ``EXS101,EXS102`` or ``EXS1 EXS2`` as a list."""
+    return [item for item in re.split(r"[,\s]+", value) if item]
+
+
+def validate_selectors(codes: Iterable[str], where: str) -> tuple[str, ...]:
+    """Check code prefixes: well-formed (flake8's rule) and matching at least one rule.
+
+    Upper-cases them, so ``exs101`` works as it does for ``--explain``.
+    """
+    result = []
+    for raw in codes:
+        code = raw.strip().upper()
+        if not _PREFIX.match(code):
+            raise ConfigError(
+                f"{where}: {raw!r} is not a code prefix (letters then up to 3 digits, "
+                "like EXS or EXS101)"
+            )
+        if not any(rule.startswith(code) for rule in RULES):
+            raise ConfigError(
+                f"{where}: {raw!r} matches no extstream code; valid codes: {', '.join(RULES)}"
+            )
+        result.append(code)
+    return tuple(result)
