@@ -10,8 +10,8 @@ Facts come from ``shared/spec/external-stream-contract.md`` (torch_npu 2.13.0 / 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 __all__ = [
     "COLLECTIVES",
@@ -111,7 +111,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         what="`ExternalStream(ptr)` (or `torch.npu.Stream(stream_ptr=ptr)`) whose pointer is "
         "`0`, `None`, `False`/`True`, a negative number, a float or string literal, or a "
         "`ctypes.c_void_p` object.",
-        why="torch_npu treats `stream_ptr=0` as \"no pointer\" and silently returns an "
+        why='torch_npu treats `stream_ptr=0` as "no pointer" and silently returns an '
         "ordinary pool stream wrapped in an `ExternalStream`: none of the external-stream "
         "restrictions apply and the work does not run on the other library's stream. `None`, "
         "floats, strings and `ctypes.c_void_p` raise `TypeError` from the C argument parser; "
@@ -355,8 +355,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         "block.",
         why_short="collectives need a torch_npu-managed current stream",
         fixes=(
-            "Run the collective outside `torch.npu.stream(ext)`, after "
-            "`torch.npu.synchronize()`.",
+            "Run the collective outside `torch.npu.stream(ext)`, after `torch.npu.synchronize()`.",
             "Make a `torch.npu.Stream()` current for communication.",
         ),
         fix_short="run the collective outside torch.npu.stream(ext), after torch.npu.synchronize()",
@@ -403,3 +402,103 @@ COLLECTIVES: tuple[str, ...] = (
     "reduce_scatter_tensor_uneven",
     "all_to_all_vc",
 )
+
+# --- API spellings (spec sections 2 and 3), by canonical qualified name -------------------------
+# The linter maps every alias onto these names first: ``torch.npu`` -> ``torch_npu.npu``,
+# ``torch_npu.npu.{streams,graphs,utils}`` -> ``torch_npu.npu``, and ``torch.cuda`` ->
+# ``torch_npu.npu`` in modules that import ``torch_npu.contrib.transfer_to_npu``.
+
+#: The class whose instances wrap an external ``aclrtStream``.
+EXTERNAL_STREAM_CLASS = "torch_npu.npu.ExternalStream"
+#: ``Stream(stream_ptr=p)`` also builds an external stream (spec section 3).
+STREAM_CLASS = "torch_npu.npu.Stream"
+#: ``SyncLaunchStream(stream_ptr=p)`` always fails: it passes ``is_sync_launch=1``.
+SYNC_LAUNCH_STREAM_CLASS = "torch_npu.npu.SyncLaunchStream"
+#: Classes whose methods can be called unbound: ``torch.Stream.synchronize(ext)``.
+STREAM_CLASSES: tuple[str, ...] = (
+    "torch.Stream",
+    STREAM_CLASS,
+    EXTERNAL_STREAM_CLASS,
+    SYNC_LAUNCH_STREAM_CLASS,
+)
+#: Keywords that make torch_npu ignore ``stream_ptr`` (the ``unpack3`` branch, spec 4.1).
+ID_KEYWORDS: tuple[str, ...] = ("stream_id", "device_index", "device_type")
+#: Keywords that must keep their default ``0`` on an external stream (X23, X24).
+DEFAULT_ZERO_KEYWORDS: tuple[str, ...] = ("priority", "is_sync_launch")
+
+#: Stream methods refused when the receiver is external: method -> code.
+STREAM_METHODS: Mapping[str, str] = {
+    "synchronize": "EXS101",
+    "query": "EXS102",
+    "record_event": "EXS103",
+    "wait_event": "EXS104",
+}
+#: ``s.wait_stream(other)`` records on ``other`` first (EXS103), then waits on ``s`` (EXS104).
+WAIT_STREAM_METHOD = "wait_stream"
+
+#: Methods refused when a stream argument is external: method -> (code, position, keyword).
+#: ``record``/``wait`` with no stream use the current stream (events only).
+STREAM_ARGUMENT_METHODS: Mapping[str, tuple[str, int, str]] = {
+    "record": ("EXS103", 0, "stream"),
+    "wait": ("EXS104", 0, "stream"),
+    "record_stream": ("EXS105", 0, "s"),
+}
+
+#: Functions refused when a stream argument is external: name -> (code, position, keyword).
+STREAM_ARGUMENT_FUNCTIONS: Mapping[str, tuple[str, int, str]] = {
+    "torch_npu.npu.graph": ("EXS106", 2, "stream"),
+    "torch_npu.npu.graph_task_group_begin": ("EXS107", 0, "stream"),
+    "torch_npu.npu.graph_task_group_end": ("EXS107", 0, "stream"),
+    "torch_npu.npu.graph_task_update_begin": ("EXS107", 0, "stream"),
+    "torch_npu.npu.graph_task_update_end": ("EXS107", 0, "stream"),
+    "torch_npu._C._graph_task_group_begin": ("EXS107", 0, "stream"),
+    "torch_npu._C._graph_task_group_end": ("EXS107", 0, "stream"),
+    "torch_npu._C._graph_task_update_begin": ("EXS107", 0, "stream"),
+    "torch_npu._C._graph_task_update_end": ("EXS107", 0, "stream"),
+    "torch_npu.npu._launch_host_func": ("EXS109", 0, "op_stream"),
+    "torch_npu.npu._subscribe_report": ("EXS110", 0, "op_stream"),
+    "torch_npu.npu._unsubscribe_report": ("EXS110", 0, "op_stream"),
+    "torch.Tensor.record_stream": ("EXS105", 1, "s"),
+    "torch.ops.aten.record_stream": ("EXS105", 1, "s"),
+    "torch.ops.aten.record_stream.default": ("EXS105", 1, "s"),
+}
+
+#: Functions refused while the current stream is external: name -> code.
+CURRENT_STREAM_FUNCTIONS: Mapping[str, str] = {
+    "torch_npu.npu.super_kernel_scope_begin": "EXS108",
+    "torch_npu.npu.super_kernel_scope_end": "EXS108",
+    "torch.ops.npu.super_kernel_scope_begin": "EXS108",
+    "torch.ops.npu.super_kernel_scope_end": "EXS108",
+    "torch.ops.npu.super_kernel_scope_begin.default": "EXS108",
+    "torch.ops.npu.super_kernel_scope_end.default": "EXS108",
+    **{f"torch.distributed.{name}": "EXS111" for name in COLLECTIVES},
+    **{f"torch_npu.distributed.{name}": "EXS111" for name in COLLECTIVES},
+}
+#: Methods of an NPU graph refused while the current stream is external (EXS106).
+GRAPH_CAPTURE_METHODS: tuple[str, ...] = ("capture_begin", "capture_end")
+#: Methods of a ``torch.distributed`` Work handle refused while ext is current (EXS111).
+WORK_WAIT_METHODS: tuple[str, ...] = ("wait", "synchronize")
+
+#: Functions returning the current stream (a plain stream object carrying the external id).
+CURRENT_STREAM_GETTERS: tuple[str, ...] = (
+    "torch_npu.npu.current_stream",
+    "torch.accelerator.current_stream",
+)
+#: Functions making their stream argument current until it is set back.
+STREAM_SETTERS: tuple[str, ...] = ("torch_npu.npu.set_stream", "torch.accelerator.set_stream")
+#: Context managers making their stream argument current for their body.
+STREAM_CONTEXTS: tuple[str, ...] = ("torch_npu.npu.stream", "torch_npu.npu.StreamContext")
+#: Event classes whose ``record()`` / ``wait()`` default to the current stream.
+EVENT_CLASSES: tuple[str, ...] = (
+    "torch_npu.npu.Event",
+    "torch_npu.npu.ExternalEvent",
+    "torch.Event",
+)
+#: NPU graph classes (``capture_begin``/``capture_end`` on the current stream).
+GRAPH_CLASSES: tuple[str, ...] = ("torch_npu.npu.NPUGraph",)
+#: Graphs whose ``with`` block captures on the current stream (EXS106 when it is external).
+CAPTURING_CONTEXTS: tuple[str, ...] = ("torch.accelerator.Graph",)
+#: ``torch.npu.graph.default_capture_stream = ext`` makes ``torch.npu.graph(g)`` capture on ext.
+DEFAULT_CAPTURE_STREAM = "torch_npu.npu.graph.default_capture_stream"
+#: Importing this module copies torch_npu.npu's names onto torch.cuda (spec section 3).
+TRANSFER_TO_NPU = "torch_npu.contrib.transfer_to_npu"

@@ -16,7 +16,7 @@ from .prefilter import might_use_external_streams
 
 
 class ExtStreamChecker:
-    """flake8 AST plugin; the field names are flake8's parameter names, so tests build it directly."""
+    """flake8 AST plugin. Field names are flake8's parameter names, so tests can build it."""
 
     name = "extstream"
     version = __version__

@@ -1,14 +1,89 @@
-"""Entry point of the analysis (placeholder while the interpreter lands)."""
+"""Entry point of the analysis: source text in, findings out, never an exception."""
 
 from __future__ import annotations
 
 import ast
 
+import libcst as cst
+
+from ..contract import RULES
 from ..findings import Finding
+from .interpreter import Interpreter, RawFinding
+from .positions import Position, locate
+from .values import ExtStream
 
 
 def analyze_source(
     source: str | bytes, filename: str = "<unknown>", tree: ast.Module | None = None
 ) -> list[Finding]:
-    """Analyse one file. Never raises: a failure becomes a single EXS000 finding."""
-    return []
+    """Analyse one file and return its findings in line order.
+
+    ``tree`` is the ``ast`` of the same source if the caller has it (flake8 does); it is
+    used only for positions. Never raises: a file that cannot be analysed yields a single
+    EXS000 finding saying why, so one odd file never stops a run.
+    """
+    try:
+        text = _decode(source)
+        try:
+            module = cst.parse_module(text)
+        except cst.ParserSyntaxError as error:
+            return [_cannot_analyse(f"libcst cannot parse it: {_one_line(error)}")]
+        raw = Interpreter(module).run()
+        if not raw:
+            return []
+        return _render(module, raw, text, tree)
+    except RecursionError:
+        return [_cannot_analyse("it is nested too deeply")]
+    except Exception as error:  # a bug of ours must not end the user's lint run
+        return [_cannot_analyse(f"internal error {type(error).__name__}: {_one_line(error)}")]
+
+
+def _decode(source: str | bytes) -> str:
+    if isinstance(source, bytes):
+        import io
+        import tokenize
+
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        source = source.decode(encoding)
+    return source[1:] if source.startswith("\ufeff") else source
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _cannot_analyse(reason: str) -> Finding:
+    rule = RULES["EXS000"]
+    return Finding(1, 0, "EXS000", rule.message(f"could not analyse this file ({reason})", ""))
+
+
+def _render(
+    module: cst.Module, raw: list[RawFinding], text: str, tree: ast.Module | None
+) -> list[Finding]:
+    wanted: set[cst.CSTNode] = set()
+    for item in raw:
+        wanted.add(item.anchor)
+        if item.stream is not None:
+            wanted.add(item.stream.origin)  # type: ignore[arg-type]
+    positions = locate(module, wanted, text, tree)
+    findings = []
+    for item in raw:
+        line, col = positions[item.anchor]
+        rule = RULES[item.code]
+        subject = _subject(item.stream, item.text, positions) if item.stream else ""
+        findings.append(Finding(line, col, item.code, rule.message(item.operation, subject)))
+    return sorted(findings)
+
+
+def _subject(stream: ExtStream, text: str | None, positions: dict[cst.CSTNode, Position]) -> str:
+    """How a message names the stream and where it became external."""
+    line = positions[stream.origin][0]  # type: ignore[index]
+    where = f"({stream.how} line {line})"
+    if stream.current_of is not None:
+        maybe = "" if stream.must else "which may be "
+        return f"the current stream, {maybe}{stream.noun} '{stream.current_of}' {where},"
+    if stream.must:
+        return f"{stream.noun} '{text}' {where}" if text else f"an {stream.noun} {where}"
+    name = f"'{text}'" if text else "a stream"
+    return f"{name}, which may be an {stream.noun} {where},"

@@ -1,0 +1,125 @@
+"""Line and column of libcst nodes, without libcst's PositionProvider on the common path.
+
+libcst nodes carry no positions, and computing them (``PositionProvider``) costs about twice
+as much as parsing. The ``ast`` tree does carry them, and flake8 hands it to us for free, so
+we match nodes instead: the k-th call of the file in source order in libcst is the k-th
+call in ``ast`` (same for ``with`` statements, function definitions and annotated
+assignments). The match is verified (counts per kind, callee names); if anything disagrees,
+or ``ast`` cannot parse the file, we fall back to ``PositionProvider``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .syntax import children, tail_name
+
+Position = tuple[int, int]  # (1-based line, 0-based character column)
+
+_KINDS: dict[type, tuple[type, ...]] = {
+    cst.Call: (ast.Call,),
+    cst.With: (ast.With, ast.AsyncWith),
+    cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
+    cst.AnnAssign: (ast.AnnAssign,),
+}
+_AST_TO_KIND: dict[type, type] = {a: c for c, group in _KINDS.items() for a in group}
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def locate(
+    module: cst.Module,
+    wanted: Iterable[cst.CSTNode],
+    source: str,
+    tree: ast.Module | None,
+) -> dict[cst.CSTNode, Position]:
+    """Positions of the ``wanted`` nodes (calls, withs, defs, annotated assignments)."""
+    wanted = set(wanted)
+    if not wanted:
+        return {}
+    matched = _match_with_ast(module, wanted, source, tree)
+    if matched is not None:
+        return matched
+    return _with_position_provider(module, wanted)
+
+
+def _match_with_ast(
+    module: cst.Module, wanted: set[cst.CSTNode], source: str, tree: ast.Module | None
+) -> dict[cst.CSTNode, Position] | None:
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+    ranks: dict[cst.CSTNode, int] = {}
+    counts: dict[type, int] = dict.fromkeys(_KINDS, 0)
+    stack: list[cst.CSTNode] = [module]
+    while stack:  # iterative pre-order: deep nesting must not overflow the stack
+        node = stack.pop()
+        kind = type(node)
+        if kind in counts:
+            if node in wanted:
+                ranks[node] = counts[kind]
+            counts[kind] += 1
+        stack.extend(reversed(list(children(node))))
+    by_kind: dict[type, list[ast.AST]] = {kind: [] for kind in _KINDS}
+    for node in ast.walk(tree):
+        kind = _AST_TO_KIND.get(type(node))
+        if kind is not None:
+            by_kind[kind].append(node)
+    for kind, nodes in by_kind.items():
+        if len(nodes) != counts[kind]:
+            return None
+        nodes.sort(key=_source_order)
+    lines = _NEWLINE.split(source)
+    result: dict[cst.CSTNode, Position] = {}
+    for node, rank in ranks.items():
+        twin = by_kind[type(node)][rank]
+        if isinstance(node, cst.Call) and not _same_callee(node, twin):
+            return None
+        line = twin.lineno
+        result[node] = (line, _char_column(lines, line, twin.col_offset))
+    return result
+
+
+def _source_order(node: ast.AST) -> tuple[int, int, int, int]:
+    # Outer nodes first where two start at the same place: a.b().c() contains a.b().
+    return (
+        node.lineno,  # type: ignore[attr-defined]
+        node.col_offset,  # type: ignore[attr-defined]
+        -(node.end_lineno or 0),  # type: ignore[attr-defined]
+        -(node.end_col_offset or 0),  # type: ignore[attr-defined]
+    )
+
+
+def _same_callee(node: cst.Call, twin: ast.AST) -> bool:
+    mine = tail_name(node.func)
+    func = twin.func  # type: ignore[attr-defined]
+    theirs = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return mine is None or theirs is None or mine == theirs
+
+
+def _char_column(lines: list[str], line: int, byte_col: int) -> int:
+    """``ast`` columns count UTF-8 bytes; flake8 and editors count characters."""
+    if not 0 < line <= len(lines):
+        return byte_col
+    text = lines[line - 1]
+    if text.isascii():
+        return byte_col
+    return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
+def _with_position_provider(
+    module: cst.Module, wanted: set[cst.CSTNode]
+) -> dict[cst.CSTNode, Position]:
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    result: dict[cst.CSTNode, Position] = {}
+    for node in wanted:
+        anchor = node.name if isinstance(node, cst.FunctionDef) else node
+        start = positions[anchor].start
+        result[node] = (start.line, start.column)
+    return result

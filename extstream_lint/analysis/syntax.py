@@ -1,0 +1,112 @@
+"""Cheap traversal of a libcst tree: semantic children only, in source order.
+
+libcst's own visitor dispatch visits every whitespace node and costs about as much as
+parsing; walking only the fields that can hold code keeps the whole analysis within a
+fraction of ``parse_module``. Source order matters: :mod:`.positions` matches nodes to the
+``ast`` tree by their rank in source order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import libcst as cst
+
+#: Fields that never contain code (whitespace, punctuation, formatting).
+_TRIVIA = frozenset(
+    {
+        "lpar",
+        "rpar",
+        "comma",
+        "semicolon",
+        "operator",
+        "equal",
+        "colon",
+        "star",
+        "dot",
+        "lbracket",
+        "rbracket",
+        "lbrace",
+        "rbrace",
+        "leading_lines",
+        "lines_after_decorators",
+        "header",
+        "footer",
+        "newline",
+        "asynchronous",
+        "default_indent",
+        "default_newline",
+        "encoding",
+        "has_trailing_newline",
+        "trailing_whitespace",
+        "indent",
+        "prefix",
+        "quote",
+        "relative",
+        "posonly_ind",
+        "conversion",
+    }
+)
+
+#: Types whose dataclass field order is not their source order.
+_SOURCE_ORDER: dict[type, tuple[str, ...]] = {
+    cst.IfExp: ("body", "test", "orelse"),
+    cst.FunctionDef: ("decorators", "type_parameters", "params", "returns", "body"),
+    cst.ClassDef: ("decorators", "type_parameters", "bases", "keywords", "body"),
+    cst.ExceptHandler: ("type", "name", "body"),
+    cst.ExceptStarHandler: ("type", "name", "body"),
+    cst.MatchCase: ("pattern", "guard", "body"),
+    cst.Parameters: ("posonly_params", "params", "star_arg", "kwonly_params", "star_kwarg"),
+    cst.TypeAlias: ("name", "type_parameters", "value"),
+}
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def code_fields(node_type: type) -> tuple[str, ...]:
+    """The names of the fields of ``node_type`` that can contain code, in source order."""
+    names = _FIELDS.get(node_type)
+    if names is None:
+        names = _SOURCE_ORDER.get(node_type)
+        if names is None:
+            names = tuple(
+                f.name
+                for f in dataclasses.fields(node_type)
+                if not f.name.startswith("whitespace") and f.name not in _TRIVIA
+            )
+        _FIELDS[node_type] = names
+    return names
+
+
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The direct children of ``node`` that can contain code, in source order."""
+    for name in code_fields(type(node)):
+        value = getattr(node, name, None)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for a chain of names and attributes, else ``None``."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def tail_name(node: cst.BaseExpression) -> str | None:
+    """The last identifier of a callee: ``c`` for ``a.b.c`` and for ``c``."""
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Name):
+        return node.value
+    return None
