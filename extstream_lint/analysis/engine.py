@@ -82,7 +82,8 @@ def _subject(stream: ExtStream, text: str | None, positions: dict[cst.CSTNode, P
     where = f"({stream.how} line {line})"
     if stream.current_of is not None:
         maybe = "" if stream.must else "which may be "
-        return f"the current stream, {maybe}{stream.noun} '{stream.current_of}' {where},"
+        named = f"{stream.noun} '{stream.current_of}'" if stream.current_of else f"an {stream.noun}"
+        return f"the current stream, {maybe}{named} {where},"
     if stream.must:
         return f"{stream.noun} '{text}' {where}" if text else f"an {stream.noun} {where}"
     name = f"'{text}'" if text else "a stream"

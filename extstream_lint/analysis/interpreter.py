@@ -435,7 +435,7 @@ class Interpreter:
                 entered = value.stream
                 changed = self._make_current(value.stream, value.label, node, state) or changed
             elif isinstance(value, ExtStream):
-                label = dotted_name(item.item) or "the stream"
+                label = dotted_name(item.item) or ""
                 changed = self._make_current(value, label, node, state) or changed
             elif isinstance(value, CapturingGraph):
                 current = self._current(state)
@@ -870,13 +870,13 @@ class Interpreter:
         if qualname in c.STREAM_SETTERS:
             arg = site.arg(0, "stream")
             if arg is not None:
-                self._make_current(arg.value, arg.text or "the stream", node, state)
+                self._make_current(arg.value, arg.text or "", node, state)
             return None
         if qualname in c.STREAM_CONTEXTS:
             arg = site.arg(0, "stream")
             if arg is None:
                 return None
-            return StreamCtx(arg.value, arg.text or "the stream")
+            return StreamCtx(arg.value, arg.text or "")
         if qualname in c.EVENT_CLASSES:
             return Event()
         if qualname in c.GRAPH_CLASSES:

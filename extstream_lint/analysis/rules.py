@@ -115,7 +115,8 @@ def check_method(
             and not site.double_star
         ):
             issues.append(Issue(code, f"{method}() with no stream", current, None))
-        return issues
+        if issues or not isinstance(receiver, Work):
+            return issues
     if current is None:
         return issues
     if method in c.GRAPH_CAPTURE_METHODS and (receiver is None or isinstance(receiver, Graph)):

@@ -1,0 +1,15 @@
+# EXS109 host callbacks, EXS110 report subscription.
+import torch
+import torch_npu
+
+ext = torch.npu.ExternalStream(handle)
+torch_npu.npu._launch_host_func(ext, fn, data)  # EXS109
+torch_npu.npu._launch_host_func(op_stream=ext, fn=fn, user_data=data)  # EXS109
+torch_npu.npu._subscribe_report(ext)  # EXS110
+torch_npu.npu._unsubscribe_report(ext)  # EXS110
+
+# Allowed on external streams.
+torch_npu.npu._launch_host_func_pending(ext, fn, data)
+s = torch.npu.Stream()
+torch_npu.npu._launch_host_func(s, fn, data)
+torch_npu.npu._subscribe_report(s)
