@@ -1,0 +1,152 @@
+"""``[tool.extstream-lint]``: found upwards, validated strictly, overridden by flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from extstream_lint.cli import main
+from extstream_lint.config import CONFIG_KEYS, ConfigError, find_pyproject, load_config
+
+HEADER = "from torch_npu.npu import ExternalStream\n"
+BODY = HEADER + "BAD_EXS101()\nBAD_EXS102()\nBAD_EXS001()\n"
+
+
+def codes_in(out: str) -> list[str]:
+    return [line.split(": ", 1)[1].split()[0] for line in out.splitlines()]
+
+
+def write_config(directory: Path, body: str) -> Path:
+    path = directory / "pyproject.toml"
+    path.write_text(f'[project]\nname = "x"\n\n[tool.extstream-lint]\n{body}')
+    return path
+
+
+def test_nearest_pyproject_with_our_table_wins(in_tmp: Path) -> None:
+    outer = write_config(in_tmp, 'ignore = ["EXS1"]\n')
+    inner = in_tmp / "sub" / "deeper"
+    inner.mkdir(parents=True)
+    (in_tmp / "sub" / "pyproject.toml").write_text('[project]\nname = "no-table"\n')
+    assert find_pyproject(str(inner)) == str(outer)
+    mine = write_config(in_tmp / "sub", "select = ['EXS']\n")
+    assert find_pyproject(str(inner)) == str(mine)
+
+
+def test_config_select_and_ignore_apply(
+    in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(in_tmp, 'ignore = ["EXS10"]\n')
+    (in_tmp / "m.py").write_text(BODY)
+    assert main(["m.py"]) == 1
+    assert codes_in(capsys.readouterr().out) == ["EXS001"]
+
+
+def test_flags_override_config(
+    in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(in_tmp, 'ignore = ["EXS10"]\nselect = ["EXS0"]\n')
+    (in_tmp / "m.py").write_text(BODY)
+    assert main(["--ignore", "EXS102", "m.py"]) == 1  # --ignore replaces the config's
+    assert codes_in(capsys.readouterr().out) == ["EXS001"]  # select still from config
+    assert main(["--select", "EXS1", "--ignore", "EXS102", "m.py"]) == 1
+    assert codes_in(capsys.readouterr().out) == ["EXS101"]
+    assert main(["--extend-select", "EXS102", "m.py"]) == 1
+    # the longer, explicit EXS102 beats the config's broader ignore of EXS10
+    assert codes_in(capsys.readouterr().out) == ["EXS102", "EXS001"]
+
+
+def test_longest_prefix_wins_like_flake8(
+    in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "m.py").write_text(BODY)
+    assert main(["--select", "EXS101", "--ignore", "EXS1", "m.py"]) == 1
+    assert codes_in(capsys.readouterr().out) == ["EXS101"]
+    assert main(["--select", "EXS1", "--ignore", "EXS101", "m.py"]) == 1
+    assert codes_in(capsys.readouterr().out) == ["EXS102"]
+    assert main(["--ignore", "EXS", "m.py"]) == 0
+
+
+def test_per_file_ignores(
+    in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(
+        in_tmp,
+        '[tool.extstream-lint.per-file-ignores]\n"tests/*" = ["EXS1"]\n"gen_*.py" = ["EXS"]\n',
+    )
+    (in_tmp / "tests" / "deep").mkdir(parents=True)
+    (in_tmp / "tests" / "deep" / "t.py").write_text(BODY)
+    (in_tmp / "pkg").mkdir()
+    (in_tmp / "pkg" / "gen_x.py").write_text(BODY)
+    (in_tmp / "pkg" / "m.py").write_text(BODY)
+    assert main(["."]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [line.rsplit(":", 3)[0] for line in out] == ["pkg/m.py"] * 3 + ["tests/deep/t.py"]
+    assert out[-1].endswith("EXS001 fake finding")
+
+
+def test_exclude_from_config_applies_to_walked_and_named_files(
+    in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(in_tmp, 'exclude = ["generated", "*_pb2.py"]\n')
+    for name in ("generated/a.py", "pkg/x_pb2.py", "pkg/ok.py"):
+        (in_tmp / name).parent.mkdir(parents=True, exist_ok=True)
+        (in_tmp / name).write_text(BODY)
+    assert main(["."]) == 1
+    assert {line.split(":")[0] for line in capsys.readouterr().out.splitlines()} == {"pkg/ok.py"}
+    assert main(["pkg/x_pb2.py", "generated/a.py"]) == 0
+    assert main(["--exclude", "", "pkg/x_pb2.py"]) == 1  # --exclude replaces the config's
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            'selct = ["EXS"]\n',
+            "unknown key 'selct' in [tool.extstream-lint] of {path}; valid keys: "
+            + ", ".join(CONFIG_KEYS),
+        ),
+        ('select = "EXS"\nignore = [1]\n', "ignore must be a list of strings"),
+        ('ignore = ["E501"]\n', "'E501' matches no extstream code; valid codes: EXS000"),
+        ('ignore = ["exs-1"]\n', "'exs-1' is not a code prefix"),
+        ("jobs = 0\n", "jobs must be a positive integer"),
+        ('per-file-ignores = ["x"]\n', "per-file-ignores must be a table"),
+        ("select = [\n", "cannot read TOML"),
+    ],
+)
+def test_bad_config_is_a_clear_error_with_exit_2(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], body: str, expected: str
+) -> None:
+    path = write_config(in_tmp, body)
+    (in_tmp / "m.py").write_text("x = 1\n")
+    assert main(["m.py"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("extstream-lint: error: ")
+    assert expected.format(path=path) in err
+    with pytest.raises(ConfigError):
+        load_config(str(path))
+
+
+def test_isolated_and_explicit_config(
+    in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(in_tmp, "bogus = 1\n")
+    other = in_tmp / "other"
+    other.mkdir()
+    explicit = write_config(other, 'select = ["EXS0"]\n')
+    (in_tmp / "m.py").write_text(BODY)
+    assert main(["--isolated", "m.py"]) == 1
+    assert codes_in(capsys.readouterr().out) == ["EXS101", "EXS102", "EXS001"]
+    assert main(["--config", str(explicit), "m.py"]) == 1
+    assert codes_in(capsys.readouterr().out) == ["EXS001"]
+    assert main(["--config", "missing.toml", "m.py"]) == 2
+
+
+def test_bad_flags_exit_2(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (in_tmp / "m.py").write_text("x = 1\n")
+    assert main(["--select", "E501", "m.py"]) == 2
+    assert "valid codes" in capsys.readouterr().err
+    assert main(["-j", "zero", "m.py"]) == 2
+    assert main(["--format", "xml", "m.py"]) == 2
+    assert main([]) == 2
+    assert "no paths given" in capsys.readouterr().err

@@ -1,0 +1,208 @@
+"""The command itself: discovery, reading, the pre-filter, exit codes, stdin, parallelism."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from extstream_lint.cli import decode_source, main
+
+HEADER = "from torch_npu.npu import ExternalStream\n"
+
+
+def make_tree(root: Path) -> None:
+    files = {
+        "pkg/a.py": HEADER + "BAD_EXS101()\n",
+        "pkg/b.pyi": HEADER + "BAD_EXS102()\n",
+        "pkg/notes.txt": HEADER + "BAD_EXS103()\n",
+        "pkg/sub/c.py": HEADER + "BAD_EXS104()\n",
+        ".git/hooks/h.py": HEADER + "BAD_EXS105()\n",
+        "pkg/__pycache__/a.py": HEADER + "BAD_EXS105()\n",
+        ".tox/py/x.py": HEADER + "BAD_EXS105()\n",
+        "myenv/lib/site.py": HEADER + "BAD_EXS105()\n",
+        "myenv/pyvenv.cfg": "home = /usr/bin\n",
+        "venv/y.py": HEADER + "BAD_EXS105()\n",
+    }
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_walks_py_and_pyi_skipping_vcs_caches_and_venvs(
+    in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_tree(in_tmp)
+    assert main(["."]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "pkg/a.py:2:1: EXS101 fake finding",
+        "pkg/b.pyi:2:1: EXS102 fake finding",
+        "pkg/sub/c.py:2:1: EXS104 fake finding",
+    ]
+
+
+def test_named_files_are_linted_whatever_their_location(
+    in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_tree(in_tmp)
+    assert main(["venv/y.py", "pkg/a.py", "pkg/a.py"]) == 1
+    assert capsys.readouterr().out.splitlines() == [  # sorted, each file once
+        "pkg/a.py:2:1: EXS101 fake finding",
+        "venv/y.py:2:1: EXS105 fake finding",
+    ]
+
+
+def test_files_failing_the_prefilter_are_never_analysed(
+    in_tmp: Path, fake_analysis: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "plain.py").write_text("import torch\nBAD_EXS101()\ns.synchronize()\n")
+    (in_tmp / "ptr.py").write_text("torch.npu.Stream(stream_ptr=p)\nBAD_EXS001()\n")
+    (in_tmp / "bad_syntax.py").write_text("def (:\n")
+    assert main(["-j", "1", "."]) == 1
+    assert [name for name, _ in fake_analysis.calls] == ["ptr.py"]
+    assert capsys.readouterr().out == "ptr.py:2:1: EXS001 fake finding\n"
+
+
+def test_clean_run_exits_zero_and_prints_nothing(
+    in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "m.py").write_text(HEADER + "ext = ExternalStream(h)\n")
+    assert main(["m.py"]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_exit_zero(in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]) -> None:
+    (in_tmp / "m.py").write_text(HEADER + "BAD_EXS101()\n")
+    assert main(["--exit-zero", "m.py"]) == 0
+    assert "EXS101" in capsys.readouterr().out
+
+
+def test_unreadable_and_undecodable_files_are_reported_and_the_run_goes_on(
+    in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "good.py").write_text(HEADER + "BAD_EXS101()\n")
+    (in_tmp / "latin.py").write_bytes(b"x = '\xe9'\n")  # not UTF-8 and no cookie
+    (in_tmp / "cookie.py").write_bytes(b"# -*- coding: klingon -*-\n")
+    os.symlink(in_tmp / "nowhere.py", in_tmp / "dangling.py")
+    assert main(["missing.py", "."]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("cookie.py:1:1: EXS000 cannot decode file: ")
+    assert out[1].startswith("dangling.py:1:1: EXS000 cannot read file: No such file")
+    assert out[2] == "good.py:2:1: EXS101 fake finding"
+    assert out[3].startswith("latin.py:1:1: EXS000 cannot decode file: ")
+    assert out[4].startswith("missing.py:1:1: EXS000 cannot read file: No such file")
+    assert len(out) == 5
+    assert main(["--ignore", "EXS000", "latin.py"]) == 0
+
+
+def test_decoding_honours_coding_cookie_bom_and_newlines() -> None:
+    assert decode_source(b"# coding: latin-1\nx = '\xe9'\n") == "# coding: latin-1\nx = 'é'\n"
+    assert decode_source(b"\xef\xbb\xbfx = 1\n") == "x = 1\n"
+
+
+def test_analysis_sees_decoded_text_with_flake8_line_numbers(
+    in_tmp: Path, fake_analysis: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = "# -*- coding: latin-1 -*-\r\n# ExternalStream \xe9\r\n\xe9 = BAD_EXS101()\r\n"
+    (in_tmp / "m.py").write_bytes(source.encode("latin-1"))
+    assert main(["-j", "1", "m.py"]) == 1
+    assert capsys.readouterr().out == "m.py:3:5: EXS101 fake finding\n"
+    ((_, seen),) = fake_analysis.calls
+    assert seen == source.replace("\r\n", "\n")
+
+
+def test_stdin_with_stdin_filename(
+    in_tmp: Path,
+    fake_analysis: object,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = (HEADER + "BAD_EXS102()  # noqa: EXS101\n").encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["-", "--stdin-filename", "pkg/mod.py"]) == 1
+    assert capsys.readouterr().out == "pkg/mod.py:2:1: EXS102 fake finding\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["-"]) == 1
+    assert capsys.readouterr().out == "stdin:2:1: EXS102 fake finding\n"
+
+
+def test_stdin_filename_honours_per_file_ignores(
+    in_tmp: Path,
+    fake_analysis: object,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (in_tmp / "pyproject.toml").write_text(
+        '[tool.extstream-lint.per-file-ignores]\n"tests/*" = ["EXS"]\n'
+    )
+    data = (HEADER + "BAD_EXS102()\n").encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["-", "--stdin-filename", "tests/t.py"]) == 0
+
+
+def test_stdin_usage_errors(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["-", "x.py"]) == 2
+    assert main(["--stdin-filename", "a.py", "x.py"]) == 2
+    assert "--stdin-filename needs '-'" in capsys.readouterr().err
+
+
+def test_parallel_run_gives_the_serial_report(
+    in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for n in range(12):
+        (in_tmp / f"m{n:02}.py").write_text(HEADER + f"{' ' * n}BAD_EXS1{n:02}()\n" * 2)
+    assert main(["-j", "1", "."]) == 1
+    serial = capsys.readouterr().out
+    assert main(["-j", "3", "."]) == 1
+    assert capsys.readouterr().out == serial
+    assert len(serial.splitlines()) == 24
+
+
+def test_internal_error_exits_2(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import extstream_lint.cli as cli
+
+    def explode(*args: object) -> object:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "iter_files", explode)
+    assert main(["."]) == 2
+    assert "internal error: RuntimeError('boom')" in capsys.readouterr().err
+
+
+def test_analysis_exception_becomes_exs000_for_that_file(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from extstream_lint import analysis
+
+    def explode(*args: object, **kwargs: object) -> object:
+        raise ValueError("bad")
+
+    monkeypatch.setattr(analysis, "analyze_source", explode)
+    (in_tmp / "m.py").write_text(HEADER)
+    assert main(["-j", "1", "m.py"]) == 1
+    assert capsys.readouterr().out.startswith("m.py:1:1: EXS000 internal error in the analysis")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [sys.executable, "-m", "extstream_lint"],
+        [shutil.which("extstream-lint") or "extstream-lint"],
+    ],
+    ids=["python -m", "console script"],
+)
+def test_entry_points_run(in_tmp: Path, command: list[str]) -> None:
+    (in_tmp / "m.py").write_text("import torch\n")
+    done = subprocess.run([*command, "m.py"], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    done = subprocess.run([*command, "--version"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("extstream-lint ")
