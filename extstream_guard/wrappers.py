@@ -1,0 +1,313 @@
+"""Wrapper factories, one per ``kind`` of :mod:`extstream_guard.patches`.
+
+The hot path (a call on an ordinary stream) is kept to two attribute reads and a comparison
+inside a try block (zero-cost in CPython 3.11+); no allocation, no lock, no mode lookup. Only a
+detected external stream reaches :func:`report`, which reads the mode and raises or warns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from extstream_lint.contract import native_not_supported
+
+from . import _state
+from .ctor import Problem, check_external, check_stream_ptr_kwargs
+from .errors import (
+    ExternalStreamError,
+    ExternalStreamTypeError,
+    ExternalStreamWarning,
+    build_message,
+)
+from .patches import Point
+from .predicate import EXTERNAL_MARK, PRIVATEUSE1, is_external
+
+__all__ = ["make_wrapper", "report", "unwrap"]
+
+_MARK = EXTERNAL_MARK
+_PU1 = PRIVATEUSE1
+#: Attribute set on every wrapper so the original can be found again (``unwrap``).
+WRAPPER_FLAG = "__extstream_guard__"
+
+
+def _fail(
+    message: str, code: str, operation: str, device: Any, stream_id: Any, type_error: bool = False
+) -> None:
+    if _state.mode == "warn":
+        warnings.warn(ExternalStreamWarning(message), stacklevel=4)
+        return
+    cls = ExternalStreamTypeError if type_error else ExternalStreamError
+    raise cls(message, code=code, operation=operation, device=device, stream_id=stream_id)
+
+
+#: How the stream reached the call, for messages.
+SELF, ARG, CURRENT = "the stream", "the stream argument", "the current stream"
+
+
+def report(point: Point, stream: Any, which: str, native: str | None = None) -> None:
+    """Raise (or warn about) ``point`` applied to the external ``stream`` (``which`` one)."""
+    device = getattr(stream, "device_index", None)
+    stream_id = int(stream.stream_id)
+    detail = f"{which} is external (npu:{device}, stream_id={stream_id:#x})"
+    message = build_message(point.code, point.operation, point.native if native is None else native,
+                            detail=detail)  # fmt: skip
+    _fail(message, point.code, point.operation, device, stream_id)
+
+
+def report_problem(point: Point, problem: Problem) -> None:
+    """Raise (or warn about) a refused constructor call."""
+    message = build_message(problem.code, point.operation, problem.native, detail=problem.detail)
+    _fail(message, problem.code, point.operation, None, None, problem.type_error)
+
+
+def unwrap(func: Any) -> Any:
+    """The original behind a guard wrapper (or ``func`` itself)."""
+    while getattr(func, WRAPPER_FLAG, False):
+        func = func.__wrapped__
+    return func
+
+
+def _current() -> Any:
+    return _state.torch_npu.npu.current_stream()  # type: ignore[union-attr]
+
+
+def _self(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            external = self.device_type == _PU1 and self.stream_id & _MARK
+        except AttributeError:
+            external = False
+        if external:
+            report(point, self, SELF)
+        return orig(self, *args, **kwargs)
+
+    return wrapper
+
+
+def _arg(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+    index, name = point.index, point.name
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        stream = args[index] if len(args) > index else kwargs.get(name)
+        try:
+            external = stream.device_type == _PU1 and stream.stream_id & _MARK
+        except AttributeError:
+            external = False
+        if external:
+            report(point, stream, ARG)
+        return orig(*args, **kwargs)
+
+    return wrapper
+
+
+def _event(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+    # Resolves the default exactly as torch_npu does (``torch_npu.npu.current_stream()``) and
+    # passes it on, so the stream is looked up once and the original sees the same value.
+    def wrapper(self: Any, stream: Any = None) -> Any:
+        current = stream is None
+        if current:
+            stream = _current()
+        try:
+            external = stream.device_type == _PU1 and stream.stream_id & _MARK
+        except AttributeError:
+            external = False
+        if external:
+            report(point, stream, CURRENT if current else ARG)
+        return orig(self, stream)
+
+    return wrapper
+
+
+def _wait_stream(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+    # torch_npu evaluates ``stream.record_event()`` first (recording on the argument), then
+    # makes ``self`` wait: check both before anything is recorded, in that order.
+    recorded = dataclasses.replace(
+        point, code="EXS103", native=native_not_supported("NPUEvent::record"),
+        operation=f"{point.operation} (records an event on its argument)",
+    )  # fmt: skip
+
+    def wrapper(self: Any, stream: Any) -> Any:
+        if is_external(stream):
+            report(recorded, stream, ARG)
+        try:
+            external = self.device_type == _PU1 and self.stream_id & _MARK
+        except AttributeError:
+            external = False
+        if external:
+            report(point, self, SELF)
+        return orig(self, stream)
+
+    return wrapper
+
+
+def _current_kind(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        stream = _current()
+        if is_external(stream):
+            report(point, stream, CURRENT)
+        return orig(*args, **kwargs)
+
+    return wrapper
+
+
+def _attr(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+    name = point.name
+
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        stream = getattr(self, name, None)
+        if is_external(stream):
+            report(point, stream, f"its {name}")
+        return orig(self, *args, **kwargs)
+
+    return wrapper
+
+
+def _ctor_external(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapper(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        problem, new_args, new_kwargs = check_external(args, kwargs)
+        if problem is not None:
+            report_problem(point, problem)  # in warn mode: go on with what the caller passed
+            return orig(cls, *args, **kwargs)
+        return orig(cls, *new_args, **new_kwargs)
+
+    return wrapper
+
+
+def _ctor_stream(point: Point, orig: Callable[..., Any], sync_launch: bool) -> Callable[..., Any]:
+    def wrapper(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        if "stream_ptr" in kwargs and not (
+            _state.external_class is not None and issubclass(cls, _state.external_class)
+        ):
+            problem, new_kwargs = check_stream_ptr_kwargs(args, kwargs, sync_launch=sync_launch)
+            if problem is not None:
+                report_problem(point, problem)
+                return orig(cls, *args, **kwargs)
+            kwargs = new_kwargs
+        return orig(cls, *args, **kwargs)
+
+    return wrapper
+
+
+# --- torch.distributed -------------------------------------------------------------------------
+
+
+def _npu_devices(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """Devices of the NPU tensors among the arguments (tensors, lists of them, P2POps)."""
+    torch = _state.torch
+    tensor_type, npu = torch.Tensor, _state.npu_device_type  # type: ignore[union-attr]
+    found: list[Any] = []
+
+    def scan(value: Any, depth: int) -> None:
+        if isinstance(value, tensor_type):
+            device = value.device
+            if device.type == npu and device not in found:
+                found.append(device)
+        elif isinstance(value, (list, tuple)) and depth < 2:
+            for item in value:
+                scan(item, depth + 1)
+        elif depth < 2 and isinstance(getattr(value, "tensor", None), tensor_type):
+            scan(value.tensor, depth + 1)  # torch.distributed.P2POp
+
+    for value in args:
+        scan(value, 0)
+    for value in kwargs.values():
+        scan(value, 0)
+    return found
+
+
+def _backend_name(orig: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    try:
+        bound = inspect.signature(orig).bind_partial(*args, **kwargs)
+        group = bound.arguments.get("group")
+        return str(_state.torch.distributed.get_backend(group)).lower()  # type: ignore[union-attr]
+    except Exception:  # no default group, not a group, unknown backend: not ours to judge
+        return ""
+
+
+def _native_for(point: Point, backend: str) -> str:
+    if "lccl" in backend and "HCCL" in point.native:
+        return point.native.replace("ProcessGroupHCCL", "ProcessGroupLCCL")
+    return point.native
+
+
+def _check_devices(point: Point, devices: list[Any], native: str) -> None:
+    current_stream = _state.torch_npu.npu.current_stream  # type: ignore[union-attr]
+    for device in devices:
+        stream = current_stream(device)
+        if is_external(stream):
+            report(point, stream, CURRENT, native)
+
+
+def _collective(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+    from .install import watch_work  # the installer owns the patch records
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        devices = _npu_devices(args, kwargs)
+        if devices:
+            _check_devices(point, devices, _native_for(point, _backend_name(orig, args, kwargs)))
+        result = orig(*args, **kwargs)
+        if devices and result is not None:
+            watch_work(result)
+        return result
+
+    return wrapper
+
+
+def _group(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+    from .install import watch_work
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        devices = _npu_devices(args, kwargs)
+        backend = _backend_name(orig, args, kwargs)
+        if not devices and ("hccl" in backend or "lccl" in backend):
+            devices = [None]  # the collective runs on the current device
+        if devices:
+            _check_devices(point, devices, _native_for(point, backend))
+        result = orig(*args, **kwargs)
+        if devices and result is not None:
+            watch_work(result)
+        return result
+
+    return wrapper
+
+
+def _work(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        stream = _current()
+        if is_external(stream):
+            report(point, stream, CURRENT)
+        return orig(self, *args, **kwargs)
+
+    return wrapper
+
+
+_FACTORIES: dict[str, Callable[[Point, Callable[..., Any]], Callable[..., Any]]] = {
+    "self": _self,
+    "arg": _arg,
+    "event": _event,
+    "wait_stream": _wait_stream,
+    "current": _current_kind,
+    "attr": _attr,
+    "ctor_external": _ctor_external,
+    "ctor_stream": lambda p, f: _ctor_stream(p, f, sync_launch=False),
+    "ctor_sync": lambda p, f: _ctor_stream(p, f, sync_launch=True),
+    "collective": _collective,
+    "group": _group,
+    "work": _work,
+}
+
+
+def make_wrapper(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+    """A wrapper that checks ``point`` and then calls ``orig`` with the same arguments."""
+    wrapper = _FACTORIES[point.kind](point, orig)
+    try:
+        functools.update_wrapper(wrapper, orig)
+    except (AttributeError, TypeError):  # some C callables lack the usual dunders
+        wrapper.__wrapped__ = orig  # type: ignore[attr-defined]
+    setattr(wrapper, WRAPPER_FLAG, True)
+    return wrapper
