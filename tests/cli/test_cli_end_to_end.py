@@ -1,0 +1,95 @@
+"""The CLI on real misuse, through the real analysis (no fake): what a user sees."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from extstream_lint.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_text(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], source: str, *flags: str
+) -> tuple[int, list[str]]:
+    (in_tmp / "snippet.py").write_text(source)
+    status = main(["-j", "1", *flags, "snippet.py"])
+    return status, capsys.readouterr().out.splitlines()
+
+
+def test_synchronize_on_external_stream_is_exs101_at_line_2_col_1(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out = run_text(
+        in_tmp, capsys, "import torch\next = torch.npu.ExternalStream(h)\next.synchronize()\n"
+    )
+    assert status == 1
+    assert len(out) == 1 and out[0].startswith("snippet.py:3:1: EXS101 ")
+
+
+def test_issue_snippet_without_import(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = run_text(in_tmp, capsys, "ext = torch.npu.ExternalStream(h)\next.synchronize()\n")
+    assert status == 1
+    assert len(out) == 1 and out[0].startswith("snippet.py:2:1: EXS101 ")
+
+
+def test_null_pointer_is_exs001(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = run_text(in_tmp, capsys, "import torch\ntorch.npu.ExternalStream(0)\n")
+    assert status == 1
+    assert len(out) == 1 and out[0].startswith("snippet.py:2:1: EXS001 ")
+
+
+def test_noqa_silences_a_real_finding(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = "import torch\next = torch.npu.ExternalStream(h)\next.synchronize()  # noqa: EXS101\n"
+    assert run_text(in_tmp, capsys, source) == (0, [])
+    assert run_text(in_tmp, capsys, source, "--disable-noqa")[0] == 1
+
+
+def test_fixed_code_is_clean(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = "import torch\next = torch.npu.ExternalStream(h)\ntorch.npu.synchronize()\n"
+    assert run_text(in_tmp, capsys, source) == (0, [])
+
+
+def test_syntax_error_in_a_candidate_file_is_exs000_and_the_run_goes_on(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "broken.py").write_text("ext = torch.npu.ExternalStream(h)\ndef (:\n")
+    (in_tmp / "ok.py").write_text("import torch\ntorch.npu.ExternalStream(0)\n")
+    assert main(["-j", "1", "."]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(": ")[1].split()[0] for line in out] == ["EXS000", "EXS001"]
+    assert out[0].startswith("broken.py:")
+
+
+def test_bundled_example_with_every_format(capsys: pytest.CaptureFixture[str]) -> None:
+    """examples/interop.py marks each expected finding with a trailing '# EXSnnn'."""
+    example = REPO / "examples" / "interop.py"
+    expected = sorted(
+        (number, code)
+        for number, line in enumerate(example.read_text().splitlines(), start=1)
+        for code in re.findall(r"# (EXS\d{3})", line)
+    )
+    assert main(["--format", "json", str(example)]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert sorted((f["line"], f["code"]) for f in document["findings"]) == expected
+    assert main([str(REPO / "examples" / "interop_fixed.py")]) == 0
+
+
+def test_parallel_real_analysis_matches_serial(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for n in range(6):
+        (in_tmp / f"m{n}.py").write_text(
+            f"import torch\next = torch.npu.ExternalStream(h{n})\n"
+            + "x = 1\n" * n
+            + "ext.synchronize()\next.query()\n"
+        )
+    assert main(["-j", "1", "."]) == 1
+    serial = capsys.readouterr().out
+    assert main(["-j", "2", "."]) == 1
+    assert capsys.readouterr().out == serial
+    assert serial.count("EXS101") == 6 and serial.count("EXS102") == 6
