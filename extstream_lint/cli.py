@@ -9,8 +9,9 @@ Exit status: 0 nothing found, 1 findings (including files that could not be read
 as EXS000 like flake8's E902), 2 a usage, configuration or internal error.
 
 Speed: reading, decoding and the pre-filter run in this process (they are I/O and a regex,
-cheaper than starting workers); a process pool is started only when more than one file
-passed the pre-filter and more than one job is allowed.
+cheaper than shipping files to workers); a process pool is started only when more than one
+file passed the pre-filter and more than one job is allowed, and it parses those files
+while this process goes on reading.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ import io
 import os
 import sys
 import tokenize
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from . import __version__
@@ -276,29 +278,29 @@ def _read(path: str) -> str | Finding:
         return Finding(1, 0, "EXS000", f"EXS000 cannot decode file: {exc}")
 
 
-def run(options: Options) -> list[Located]:
-    """Lint every file; the kept findings in stable order (path, line, column, code)."""
+def _sources(options: Options) -> Iterator[tuple[str, str | Finding]]:
+    """(shown path, decoded text or the EXS000 finding of a file that cannot be read)."""
     if options.paths == ("-",):
         shown = options.stdin_filename
-        if matches_any(shown, options.exclude, options.root) and shown != "stdin":
-            return []
-        sources: list[tuple[str, str | Finding]] = [(shown, _read("-"))]
-    else:
-        sources = [
-            (_display(path), _read(path))
-            for path in iter_files(options.paths, options.exclude, options.root)
-        ]
+        if shown == "stdin" or not matches_any(shown, options.exclude, options.root):
+            yield shown, _read("-")
+        return
+    for path in iter_files(options.paths, options.exclude, options.root):
+        yield _display(path), _read(path)
 
+
+def run(options: Options) -> list[Located]:
+    """Lint every file; the kept findings in stable order (path, line, column, code)."""
     texts: dict[str, str] = {}
     raw: list[tuple[str, list[Finding]]] = []
-    jobs: list[tuple[str, str]] = []
-    for shown, content in sources:
-        if isinstance(content, Finding):
-            raw.append((shown, [content]))
-        elif might_use_external_streams(content):  # the pre-filter, exactly as flake8 runs it
-            texts[shown] = content
-            jobs.append((shown, content))
-    raw.extend(_analyse(jobs, options.jobs))
+    with _Analyser(options.jobs) as analyser:
+        for shown, content in _sources(options):
+            if isinstance(content, Finding):
+                raw.append((shown, [content]))
+            elif might_use_external_streams(content):  # the pre-filter, exactly as in flake8
+                texts[shown] = content
+                analyser.submit(shown, content)
+        raw.extend(analyser.results())
 
     results: list[Located] = []
     for shown, findings in raw:
@@ -310,12 +312,47 @@ def run(options: Options) -> list[Located]:
     return results
 
 
-def _analyse(jobs: list[tuple[str, str]], processes: int) -> list[tuple[str, list[Finding]]]:
-    if processes <= 1 or len(jobs) <= 1:
-        return [(shown, _lint_job((shown, text))) for shown, text in jobs]
-    workers = min(processes, len(jobs))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(zip([shown for shown, _ in jobs], pool.map(_lint_job, jobs)))
+class _Analyser:
+    """Runs the analysis on the files that passed the pre-filter, while reading goes on.
+
+    With one job, or when only one file needs analysing (the usual case: the pre-filter
+    rejects almost everything), it runs in this process and no worker is ever started.
+    From the second file on, files go to a process pool as soon as they are found, so
+    the workers parse while this process is still reading and pre-filtering.
+    """
+
+    def __init__(self, processes: int) -> None:
+        self.processes = processes
+        self.pending: list[tuple[str, str]] = []
+        self.futures: list[tuple[str, Future[list[Finding]]]] = []
+        self.pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> _Analyser:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def submit(self, shown: str, text: str) -> None:
+        self.pending.append((shown, text))
+        if self.processes <= 1 or len(self.pending) + len(self.futures) < 2:
+            return
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(max_workers=self.processes)
+        for job in self.pending:
+            self.futures.append((job[0], self.pool.submit(_lint_job, job)))
+        self.pending.clear()
+
+    def results(self) -> list[tuple[str, list[Finding]]]:
+        done = [(shown, _lint_job((shown, text))) for shown, text in self.pending]
+        for shown, future in self.futures:
+            try:
+                done.append((shown, future.result()))
+            except BrokenProcessPool as exc:  # a worker died (e.g. killed): report the file
+                message = f"EXS000 the analysis process died: {exc}"
+                done.append((shown, [Finding(1, 0, "EXS000", message)]))
+        return done
 
 
 def _explain(code: str) -> int:
