@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from multiprocessing.context import BaseContext
 
 from . import __version__
 from .config import (
@@ -312,6 +313,11 @@ def run(options: Options) -> list[Located]:
     return results
 
 
+#: Start method of the worker pool (None: the platform's default). Tests set "fork" so that
+#: a monkeypatched analysis reaches the workers.
+MP_CONTEXT: BaseContext | None = None
+
+
 class _Analyser:
     """Runs the analysis on the files that passed the pre-filter, while reading goes on.
 
@@ -339,7 +345,7 @@ class _Analyser:
         if self.processes <= 1 or len(self.pending) + len(self.futures) < 2:
             return
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(max_workers=self.processes)
+            self.pool = ProcessPoolExecutor(max_workers=self.processes, mp_context=MP_CONTEXT)
         for job in self.pending:
             self.futures.append((job[0], self.pool.submit(_lint_job, job)))
         self.pending.clear()

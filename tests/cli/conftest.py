@@ -4,18 +4,20 @@ Until the real analysis lands (and to test formatting, noqa and exit codes indep
 of it), ``fake_analysis`` replaces ``extstream_lint.analysis.analyze_source`` with a tiny
 stand-in that reports ``CODE`` wherever a line says ``BAD_CODE(`` (for example
 ``x = BAD_EXS101()``), at the column of ``BAD_``. Both the CLI and the flake8 plugin
-import the analysis at call time, so the patch reaches both.
+import the analysis at call time, so the patch reaches both; ``fork_workers`` (which it
+uses) makes the CLI fork its worker processes, so the patch reaches them too.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from extstream_lint import analysis
+from extstream_lint import analysis, cli
 from extstream_lint.findings import Finding
 
 _MARK = re.compile(r"BAD_(EXS\d{3})\(")
@@ -41,10 +43,16 @@ class FakeAnalysis:
 
 
 @pytest.fixture
-def fake_analysis(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnalysis]:
+def fake_analysis(monkeypatch: pytest.MonkeyPatch, fork_workers: None) -> Iterator[FakeAnalysis]:
     fake = FakeAnalysis()
     monkeypatch.setattr(analysis, "analyze_source", fake)
     yield fake
+
+
+@pytest.fixture
+def fork_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fork the CLI's workers, so they inherit a monkeypatched analysis (POSIX only)."""
+    monkeypatch.setattr(cli, "MP_CONTEXT", multiprocessing.get_context("fork"))
 
 
 @pytest.fixture

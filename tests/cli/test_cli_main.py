@@ -206,3 +206,23 @@ def test_entry_points_run(in_tmp: Path, command: list[str]) -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     done = subprocess.run([*command, "--version"], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("extstream-lint ")
+
+
+def test_a_dead_worker_is_reported_per_file_and_the_run_ends_normally(
+    in_tmp: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fork_workers: None,
+) -> None:
+    from extstream_lint import analysis
+
+    def die(source: str, filename: str = "", tree: object = None) -> object:
+        os._exit(3)  # what a segfault in a native parser looks like to the pool
+
+    monkeypatch.setattr(analysis, "analyze_source", die)
+    for name in ("a.py", "b.py"):
+        (in_tmp / name).write_text(HEADER)
+    assert main(["-j", "2", "."]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(": ", 1)[0] for line in out] == ["a.py:1:1", "b.py:1:1"]
+    assert all("EXS000 the analysis process died" in line for line in out)
