@@ -158,9 +158,7 @@ class Interpreter:
 
     def bind(self, name: str, value: Value, state: State, scope: Scope) -> None:
         state.env[name] = value
-        prefix = name + "."
-        for key in [k for k in state.env if k.startswith(prefix)]:
-            del state.env[key]
+        state.forget_paths_under(name)
         if self.learning:
             scope.local_names.add(name)
             scope.summary[name] = (
@@ -211,9 +209,7 @@ class Interpreter:
                     state.env[qualified] = value
                 return
             if key is not None:
-                state.env[key] = value
-                for k in [k for k in state.env if k.startswith(key + ".")]:
-                    del state.env[k]
+                state.set_path(key, value)
             if isinstance(owner, Instance) and self.learning:
                 attrs = owner.cls.attrs
                 name = target.attr.value
@@ -656,7 +652,7 @@ class Interpreter:
         if not any(hits):
             return true_state, false_state
         narrowed = ExtStream(all(hits), "checked by isinstance()", test)
-        true_state.env[key] = narrowed
+        true_state.set_path(key, narrowed)
         if all(hits) and isinstance(state.env.get(key), ExtStream):
             false_state.env[key] = None
         return (false_state, true_state) if negated else (true_state, false_state)
@@ -669,66 +665,67 @@ class Interpreter:
         return None
 
     def eval(self, node: cst.CSTNode | None, state: State, scope: Scope) -> Value:
+        """The abstract value of an expression; checks every call inside it on the way."""
         if node is None:
             return None
-        kind = type(node)
-        if kind is cst.Name:
-            name = node.value
-            if name in ("None", "True", "False"):
-                return Const({"None": None, "True": True, "False": False}[name])
-            return self.lookup(name, state, scope)
-        if kind is cst.Attribute:
-            return self._eval_attribute(node, state, scope)
-        if kind is cst.Call:
-            return self._eval_call(node, state, scope)
-        if kind is cst.Integer:
-            try:
-                return Const(int(node.value, 0))
-            except ValueError:
-                return (
-                    Const(int(node.value.replace("_", "") or "0", 10))
-                    if node.value.isdigit()
-                    else None
-                )
-        if kind is cst.Float:
-            return Const(0.5)
-        if kind in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString):
-            for child in children(node):
-                self.eval(child, state, scope)
-            return Const("")
-        if kind is cst.UnaryOperation:
-            value = self.eval(node.expression, state, scope)
-            if (
-                isinstance(node.operator, cst.Minus)
-                and isinstance(value, Const)
-                and isinstance(value.value, int)
-            ):
-                return Const(-value.value)
-            return None
-        if kind is cst.NamedExpr:
-            value = self.eval(node.value, state, scope)
-            self.bind_target(node.target, value, state, scope)
-            return value
-        if kind in (cst.Tuple, cst.List):
-            items = tuple(self.eval(e.value, state, scope) for e in node.elements)
-            if any(isinstance(e, cst.StarredElement) for e in node.elements):
-                return None
-            return Seq(items)
-        if kind is cst.IfExp:
-            body = self.eval(node.body, state, scope)
-            self.eval(node.test, state, scope)
-            return join(body, self.eval(node.orelse, state, scope))
-        if kind is cst.BooleanOperation:
-            return join(self.eval(node.left, state, scope), self.eval(node.right, state, scope))
-        if kind is cst.Await:
-            return self.eval(node.expression, state, scope)
-        if kind is cst.Lambda:
-            return self._eval_lambda(node, state, scope)
-        if kind in (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp):
-            return self._eval_comprehension(node, state, scope)
+        handler = _EVALUATORS.get(type(node))
+        if handler is not None:
+            return handler(self, node, state, scope)
         for child in children(node):
             self.eval(child, state, scope)
         return None
+
+    def _eval_name(self, node: cst.Name, state: State, scope: Scope) -> Value:
+        name = node.value
+        if name in _CONSTANT_NAMES:
+            return _CONSTANT_NAMES[name]
+        return self.lookup(name, state, scope)
+
+    def _eval_integer(self, node: cst.Integer, state: State, scope: Scope) -> Value:
+        try:
+            return Const(int(node.value, 0))
+        except ValueError:  # "0_1", "007": not int() literals but valid Python 2 era forms
+            return None
+
+    def _eval_float(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
+        return Const(0.5)  # any non-integer number: only its type matters
+
+    def _eval_string(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
+        for child in children(node):  # f-string replacement fields may hold calls
+            self.eval(child, state, scope)
+        return Const("")
+
+    def _eval_unary(self, node: cst.UnaryOperation, state: State, scope: Scope) -> Value:
+        value = self.eval(node.expression, state, scope)
+        if (
+            isinstance(node.operator, cst.Minus)
+            and isinstance(value, Const)
+            and type(value.value) is int
+        ):
+            return Const(-value.value)
+        return None
+
+    def _eval_named(self, node: cst.NamedExpr, state: State, scope: Scope) -> Value:
+        value = self.eval(node.value, state, scope)
+        self.bind_target(node.target, value, state, scope)
+        return value
+
+    def _eval_sequence(self, node: cst.Tuple | cst.List, state: State, scope: Scope) -> Value:
+        items = tuple(self.eval(e.value, state, scope) for e in node.elements)
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return None
+        return Seq(items)
+
+    def _eval_ifexp(self, node: cst.IfExp, state: State, scope: Scope) -> Value:
+        body = self.eval(node.body, state, scope)
+        self.eval(node.test, state, scope)
+        return join(body, self.eval(node.orelse, state, scope))
+
+    def _eval_boolean(self, node: cst.BooleanOperation, state: State, scope: Scope) -> Value:
+        return join(self.eval(node.left, state, scope), self.eval(node.right, state, scope))
+
+    def _eval_await(self, node: cst.Await, state: State, scope: Scope) -> Value:
+        return self.eval(node.expression, state, scope)
 
     def _eval_lambda(self, node: cst.Lambda, state: State, scope: Scope) -> Value:
         params = node.params
@@ -888,3 +885,34 @@ class Interpreter:
         if c.CURRENT_STREAM_FUNCTIONS.get(qualname) == "EXS111":
             return Work()
         return None
+
+
+_CONSTANT_NAMES: dict[str, Const] = {
+    "None": Const(None),
+    "True": Const(True),
+    "False": Const(False),
+}
+
+_EVALUATORS = {
+    cst.Name: Interpreter._eval_name,
+    cst.Attribute: Interpreter._eval_attribute,
+    cst.Call: Interpreter._eval_call,
+    cst.Integer: Interpreter._eval_integer,
+    cst.Float: Interpreter._eval_float,
+    cst.Imaginary: Interpreter._eval_float,
+    cst.SimpleString: Interpreter._eval_string,
+    cst.ConcatenatedString: Interpreter._eval_string,
+    cst.FormattedString: Interpreter._eval_string,
+    cst.UnaryOperation: Interpreter._eval_unary,
+    cst.NamedExpr: Interpreter._eval_named,
+    cst.Tuple: Interpreter._eval_sequence,
+    cst.List: Interpreter._eval_sequence,
+    cst.IfExp: Interpreter._eval_ifexp,
+    cst.BooleanOperation: Interpreter._eval_boolean,
+    cst.Await: Interpreter._eval_await,
+    cst.Lambda: Interpreter._eval_lambda,
+    cst.ListComp: Interpreter._eval_comprehension,
+    cst.SetComp: Interpreter._eval_comprehension,
+    cst.GeneratorExp: Interpreter._eval_comprehension,
+    cst.DictComp: Interpreter._eval_comprehension,
+}

@@ -189,9 +189,23 @@ class State:
 
     env: dict[str, Value]
     current: Current | None = None
+    #: Some key is a dotted path (``self.x``): rebinding ``self`` must forget it.
+    has_paths: bool = False
 
     def copy(self) -> State:
-        return State(dict(self.env), self.current)
+        return State(dict(self.env), self.current, self.has_paths)
+
+    def set_path(self, key: str, value: Value) -> None:
+        """Bind an attribute path and forget the longer paths under it."""
+        self.forget_paths_under(key)
+        self.env[key] = value
+        self.has_paths = True
+
+    def forget_paths_under(self, name: str) -> None:
+        if self.has_paths:
+            prefix = name + "."
+            for key in [k for k in self.env if k.startswith(prefix)]:
+                del self.env[key]
 
 
 def join_states(states: list[State | None]) -> State | None:
@@ -211,4 +225,4 @@ def join_states(states: list[State | None]) -> State | None:
     current = first.current
     for other in live[1:]:
         current = join_current(current, other.current)
-    return State(env, current)
+    return State(env, current, any(s.has_paths for s in live))
