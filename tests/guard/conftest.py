@@ -1,0 +1,80 @@
+"""Fixtures for the guard tests: the simulated torch_npu, activated per test.
+
+The simulation is built once per session from the torch-npu wheel (downloaded into ``.cache/``
+by ``tests/_npu_wheel.py``) and put into ``sys.modules`` only while a test that asks for it
+runs, so no other test ever sees a ``torch_npu``. Every test leaves the guard uninstalled.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests import _npu_wheel  # noqa: E402
+
+
+def wheel_tree(version: str) -> Path:
+    """The wheel's Python tree; fails (or skips when offline is requested) if unavailable."""
+    try:
+        return _npu_wheel.python_tree(version)
+    except _npu_wheel.WheelUnavailable as exc:
+        if _npu_wheel.offline():
+            pytest.skip(f"EXTSTREAM_NPU_WHEEL_OFFLINE set: {exc}")
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def sim_build() -> Any:
+    from tests.guard import npusim
+
+    return npusim.build(wheel_tree(_npu_wheel.DEFAULT_VERSION), _npu_wheel.DEFAULT_VERSION)
+
+
+@pytest.fixture
+def sim(sim_build: Any) -> Iterator[Any]:
+    """The simulated torch_npu, importable for this test only, with fresh C-layer state."""
+    import extstream_guard
+    from tests.guard import npusim
+
+    sim_build.state.reset()
+    npusim.activate(sim_build)
+    try:
+        yield sim_build
+    finally:
+        extstream_guard.uninstall()
+        npusim.deactivate()
+
+
+@pytest.fixture
+def env(sim: Any) -> Iterator[Any]:
+    """A scenario :class:`Env` over the simulation, with one-rank HCCL, LCCL and gloo groups."""
+    import torch
+
+    from tests.guard import npusim
+    from tests.guard.npusim import fake_dist
+    from tests.guard.scenarios import Env
+
+    groups = {name: fake_dist.SimProcessGroup(name) for name in ("hccl", "lccl", "gloo")}
+    for group in groups.values():
+        fake_dist.register(group)
+    try:
+        yield Env(
+            torch,
+            sim.torch_npu,
+            pointer=lambda k: 0x7A00_0000 + 0x1000 * k,
+            tensor=npusim.npu_tensor,
+            group=groups["hccl"],
+            lccl_group=groups["lccl"],
+            cpu_group=groups["gloo"],
+        )
+    finally:
+        for group in groups.values():
+            fake_dist.unregister(group)

@@ -1,0 +1,491 @@
+"""A stand-in for torch_npu's C extension (``torch_npu._C``), written in Python.
+
+It reproduces what the guard and the real Python files of torch_npu rely on, from the contract
+(``shared/spec/external-stream-contract.md``):
+
+* stream ids encoded like ``NPUStream.cpp``: managed ``(type << 5) | index`` (<= 159), external
+  ``(1 << 30) | registry index`` in a per-device registry keyed by the raw pointer, device type
+  20; ``THNPStream_pynew``'s argument handling (``stream_ptr == 0`` means a pool stream; the id
+  keywords win over the pointer; priority / is_sync_launch checks only for a non-null pointer);
+* a thread-local current stream per device and a thread-local current device;
+* every check of the catalogue (X01-X05, X08-X18, X22, X23, X24, X26) raising ``RuntimeError``
+  with torch_npu's exact text and the ``PTA_ERROR`` suffix layout;
+* the side effects the guard must prevent: ``_subscribe_report`` starts its report thread before
+  its check (counted in ``STATE.report_threads``), ``npu_stream`` reads are counted (the guard must
+  never read it) and raise under ``PER_STREAM_QUEUE=1``;
+* base types that refuse attribute assignment like CPython static types, so a guard that patched
+  ``_NPUStreamBase`` / ``_NPUEventBase`` / ``_NPUGraph`` would fail here as on real hardware.
+
+Simplifications: no device memory, no task queue (ops and events only log what they did), two
+devices, ACL calls always succeed, events complete immediately. ``_NPUStreamBase`` subclasses the
+real ``torch.Stream``, as in torch_npu (``Stream.cpp``: ``tp_base`` is ``torch.Stream``);
+``_NPUEventBase`` subclasses ``object``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Any
+
+import torch
+
+from extstream_lint.contract import (
+    NATIVE_PRIORITY,
+    NATIVE_QUERY,
+    NATIVE_SYNC_LAUNCH,
+    NATIVE_SYNCHRONIZE,
+    native_not_supported,
+)
+
+EXT_MARK = 1 << 30
+EXT_INDEX_MASK = EXT_MARK - 1
+PRIVATEUSE1 = 20
+DEVICE_COUNT = 2
+_STREAMS_PER_POOL = 32
+_TYPE_DEFAULT, _TYPE_SYNCLAUNCH, _TYPE_NORMAL, _TYPE_HIGH = 0, 2, 3, 4
+_MASK64 = (1 << 64) - 1
+
+_STATIC: set[type] = set()
+
+
+class _StaticType(type):
+    """Metaclass: the classes listed in ``_STATIC`` behave like CPython static types."""
+
+    def __setattr__(cls, name: str, value: Any) -> None:
+        if cls in _STATIC:
+            raise TypeError(
+                f"cannot set {name!r} attribute of immutable type '{cls.__module__}.{cls.__name__}'"
+            )
+        super().__setattr__(name, value)
+
+    def __delattr__(cls, name: str) -> None:
+        if cls in _STATIC:
+            raise TypeError(
+                f"cannot delete {name!r} attribute of immutable type "
+                f"'{cls.__module__}.{cls.__name__}'"
+            )
+        super().__delattr__(name)
+
+
+class SimState:
+    """Everything the fake C layer remembers; ``reset()`` between tests."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.registry: dict[int, list[int]] = {d: [] for d in range(DEVICE_COUNT)}
+        self.tls = threading.local()
+        self.round_robin = 0
+        self.npu_stream_reads = 0
+        self.report_threads = 0
+        self.log: list[tuple[Any, ...]] = []
+        self.lock = threading.Lock()
+
+    # thread-local current device and streams
+    def device(self) -> int:
+        return getattr(self.tls, "device", 0)
+
+    def set_device(self, index: int) -> None:
+        if not 0 <= index < DEVICE_COUNT:
+            raise RuntimeError(f"SetDevice failed: invalid device {index}" + _suffix(3, "VALUE"))
+        self.tls.device = index
+
+    def current(self, device: int) -> int:
+        streams = getattr(self.tls, "streams", None)
+        return 0 if streams is None else streams.get(device, 0)
+
+    def set_current(self, device: int, stream_id: int) -> None:
+        if not hasattr(self.tls, "streams"):
+            self.tls.streams = {}
+        self.tls.streams[device] = stream_id
+
+
+STATE = SimState()
+
+_ERR_TEXT = {1: "invalid parameter", 3: "invalid value", 7: "feature not supported"}
+
+
+def _suffix(code: int, _name: str = "") -> str:
+    """``PTA_ERROR(code)`` (NPUException.cpp): empty under TORCH_NPU_COMPACT_ERROR_OUTPUT."""
+    if os.environ.get("TORCH_NPU_COMPACT_ERROR_OUTPUT", "") not in ("", "0"):
+        return ""
+    stamp = time.strftime("%Y-%m-%d-%H:%M:%S")
+    rank = os.environ.get("RANK", "-1")
+    return (
+        f"\n[ERROR] {stamp} (PID:{os.getpid()}, Device:{STATE.device()}, RankID:{rank}) "
+        f"ERR{code:05d} PTA {_ERR_TEXT[code]}"
+    )
+
+
+def _is_ext(stream_id: int) -> bool:
+    return bool(int(stream_id) & EXT_MARK)
+
+
+def check_not_external(stream: Any, api_name: str) -> None:
+    """``checkNotExternalStream`` (NPUStream.cpp:912-920)."""
+    if _is_ext(stream.stream_id):
+        raise RuntimeError(native_not_supported(api_name) + _suffix(7))
+
+
+def check_current_not_external(device: int, api_name: str) -> None:
+    """``checkCurrentStreamNotExternal`` (NPUStream.cpp:921-928)."""
+    if _is_ext(STATE.current(device)):
+        raise RuntimeError(native_not_supported(api_name, current=True) + _suffix(7))
+
+
+def _validate(stream_id: int, device: int) -> None:
+    if not 0 <= device < DEVICE_COUNT:
+        raise RuntimeError(f"Invalid device index {device}" + _suffix(1))
+    if _is_ext(stream_id):
+        if (stream_id & EXT_INDEX_MASK) >= len(STATE.registry[device]):
+            raise RuntimeError(
+                f"Unrecognized external NPU stream stream {stream_id} on device npu:{device}"
+                + _suffix(1)
+            )
+    elif stream_id > (_TYPE_HIGH << 5 | (_STREAMS_PER_POOL - 1)):
+        raise RuntimeError(f"Unrecognized stream stream {stream_id}" + _suffix(1))
+
+
+def _register(pointer: int, device: int) -> int:
+    with STATE.lock:
+        entries = STATE.registry[device]
+        if pointer in entries:
+            return EXT_MARK | entries.index(pointer)
+        entries.append(pointer)
+        return EXT_MARK | (len(entries) - 1)
+
+
+def _pool(priority: int, sync_launch: int) -> int:
+    with STATE.lock:
+        STATE.round_robin = (STATE.round_robin + 1) % _STREAMS_PER_POOL
+        index = STATE.round_robin
+    kind = _TYPE_SYNCLAUNCH if sync_launch else (_TYPE_HIGH if priority < 0 else _TYPE_NORMAL)
+    return (kind << 5) | index
+
+
+def _int_arg(value: Any) -> int:
+    if isinstance(value, int):
+        return int(value)
+    raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
+
+
+class _NPUStreamBase(torch.Stream, metaclass=_StaticType):
+    """``THNPStream``: parses ``|iiLLLK`` over priority, is_sync_launch, stream_id,
+    device_index, device_type, stream_ptr (Stream.cpp:16-73)."""
+
+    def __new__(
+        cls,
+        priority: Any = 0,
+        is_sync_launch: Any = 0,
+        stream_id: Any = 0,
+        device_index: Any = 0,
+        device_type: Any = 0,
+        stream_ptr: Any = 0,
+    ) -> Any:
+        priority, is_sync_launch = _int_arg(priority), _int_arg(is_sync_launch)
+        stream_id, device_index = _int_arg(stream_id), _int_arg(device_index)
+        device_type = _int_arg(device_type)
+        if not isinstance(stream_ptr, int):
+            name = "None" if stream_ptr is None else type(stream_ptr).__name__
+            raise TypeError(f"argument 6 must be int, not {name}")
+        pointer = int(stream_ptr) & _MASK64
+        current_device = STATE.device()
+        if pointer:
+            if priority != 0:
+                raise RuntimeError(NATIVE_PRIORITY + _suffix(1))
+            if is_sync_launch != 0:
+                raise RuntimeError(NATIVE_SYNC_LAUNCH + _suffix(1))
+        if stream_id or device_index or device_type:
+            sid, device = stream_id, device_index
+        elif pointer:
+            sid, device = _register(pointer, current_device), current_device
+        else:
+            sid, device = _pool(priority, is_sync_launch), current_device
+        _validate(sid, device)
+        return torch.Stream.__new__(
+            cls, stream_id=sid, device_index=device, device_type=PRIVATEUSE1
+        )
+
+    def query(self) -> bool:
+        if _is_ext(self.stream_id):
+            raise RuntimeError(NATIVE_QUERY + _suffix(7))
+        return True
+
+    def synchronize(self) -> None:
+        if _is_ext(self.stream_id):
+            raise RuntimeError(NATIVE_SYNCHRONIZE + _suffix(7))
+        STATE.log.append(("synchronize", self.stream_id))
+
+    def set_data_preprocess_stream(self, is_data_preprocess_stream: bool = False) -> None:
+        STATE.log.append(("data_preprocess", self.stream_id, is_data_preprocess_stream))
+
+    @property
+    def npu_stream(self) -> int:
+        STATE.npu_stream_reads += 1
+        if _is_ext(self.stream_id):
+            if os.environ.get("PER_STREAM_QUEUE") == "1":
+                raise RuntimeError(
+                    "External NPU stream is not supported in NPUStream::stream() with "
+                    "per-stream task queue." + _suffix(7)
+                )
+            return STATE.registry[self.device_index][self.stream_id & EXT_INDEX_MASK]
+        return 0x7F00_0000_0000 + (self.device_index << 16) + self.stream_id * 0x100
+
+    @property
+    def priority(self) -> int:
+        raise RuntimeError("NPU dose not support Stream.get_priority() currently.")
+
+    # ``with ext:`` is torch.Stream's context manager -> NPUGuardImpl::exchangeStream.
+    def __enter__(self) -> Any:
+        stack = getattr(STATE.tls, "enter_stack", None)
+        if stack is None:
+            stack = STATE.tls.enter_stack = []
+        stack.append((self.device_index, STATE.current(self.device_index)))
+        STATE.set_current(self.device_index, self.stream_id)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        device, previous = STATE.tls.enter_stack.pop()
+        STATE.set_current(device, previous)
+
+
+class _NPUEventBase(metaclass=_StaticType):
+    """``THNPEvent`` (Event.cpp); the external checks come before ``is_created_``."""
+
+    def __new__(
+        cls,
+        enable_timing: bool = False,
+        blocking: bool = False,
+        interprocess: bool = False,
+        graph_external: bool = False,
+    ) -> Any:
+        self = object.__new__(cls)
+        self._sim_flags = (enable_timing, blocking, interprocess, graph_external)
+        self._sim_device: int | None = None
+        self._sim_handle = 0
+        return self
+
+    def record(self, stream: Any) -> None:
+        check_not_external(stream, "NPUEvent::record")
+        if self._sim_device is not None and self._sim_device != stream.device_index:
+            raise RuntimeError(
+                f"Event device {self._sim_device} does not match recording stream's device "
+                f"{stream.device_index}." + _suffix(1)
+            )
+        self._sim_device = stream.device_index
+        self._sim_handle = self._sim_handle or 0x6000_0000 + id(self) % 0xFFFF
+        STATE.log.append(("record", id(self), stream.stream_id))
+
+    def wait(self, stream: Any) -> None:
+        check_not_external(stream, "NPUEvent::block")
+        if self._sim_handle:
+            STATE.log.append(("wait", id(self), stream.stream_id))
+
+    def reset(self, stream: Any) -> None:  # NPUEvent.cpp:214-223: no external check
+        STATE.log.append(("reset", id(self), stream.stream_id))
+
+    def query(self) -> bool:
+        return True
+
+    def synchronize(self) -> None:
+        STATE.log.append(("event_synchronize", id(self)))
+
+    def elapsed_time(self, other: Any) -> float:
+        return 0.0
+
+    def recorded_time(self) -> int:
+        return 0
+
+    def ipc_handle(self) -> bytes:
+        return b"sim-ipc-handle"
+
+    @classmethod
+    def from_ipc_handle(cls, device: Any, handle: bytes) -> Any:
+        return cls.__new__(cls)
+
+    @property
+    def npu_event(self) -> int:
+        return self._sim_handle
+
+    @property
+    def device(self) -> Any:
+        return None if self._sim_device is None else torch.device("npu", self._sim_device)
+
+
+class _NPUGraph(metaclass=_StaticType):
+    """``NPUGraph`` bindings (Graph.cpp); capture checks the *current* stream."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        self = object.__new__(cls)
+        self._sim_capture_stream: int | None = None
+        self._sim_captured = False
+        return self
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def capture_begin(
+        self, pool: Any = None, capture_error_mode: str = "global", report_shape: bool = False
+    ) -> None:
+        device = STATE.device()
+        if _is_ext(STATE.current(device)):
+            raise RuntimeError(native_not_supported("NPUGraph::capture_begin") + _suffix(7))
+        self._sim_capture_stream = STATE.current(device)
+        STATE.log.append(("capture_begin", id(self), self._sim_capture_stream))
+
+    def capture_end(self) -> None:
+        if _is_ext(STATE.current(STATE.device())):
+            raise RuntimeError(native_not_supported("NPUGraph::capture_end") + _suffix(7))
+        self._sim_captured = True
+        STATE.log.append(("capture_end", id(self)))
+
+    def replay(self) -> None:
+        STATE.log.append(("replay", id(self), STATE.current(STATE.device())))
+
+    def reset(self) -> None:
+        self._sim_captured = False
+
+    def pool(self) -> tuple[int, int]:
+        return (id(self) & 0xFFFF, 0)
+
+
+for _cls in (_NPUStreamBase, _NPUEventBase, _NPUGraph):
+    _cls.__module__ = "torch_npu._C"
+    _STATIC.add(_cls)
+
+
+# --- module functions (Module.cpp / Graph.cpp) ------------------------------------------------
+
+
+def _npu_getDevice() -> int:
+    return STATE.device()
+
+
+_npu_getDeviceWithoutSet = _npu_getDevice
+_npu_getLocalDevice = _npu_getDevice
+
+
+def _npu_setDevice(index: int) -> None:
+    STATE.set_device(index)
+
+
+def _npu_maybeExchangeDevice(index: int) -> int:
+    previous = STATE.device()
+    STATE.set_device(index)
+    return previous
+
+
+def _npu_getDeviceCount() -> int:
+    return DEVICE_COUNT
+
+
+def _resolve_device(index: int) -> int:
+    return STATE.device() if index is None or index < 0 else index
+
+
+def _npu_getCurrentStream(index: int) -> tuple[int, int, int]:
+    device = _resolve_device(index)
+    return (STATE.current(device), device, PRIVATEUSE1)
+
+
+def _npu_getDefaultStream(index: int) -> tuple[int, int, int]:
+    return (0, _resolve_device(index), PRIVATEUSE1)
+
+
+def _npu_setStream(stream_id: int = 0, device_index: int = 0, device_type: int = 0) -> None:
+    _validate(stream_id, device_index)
+    if device_index != STATE.device():
+        STATE.set_device(device_index)
+    STATE.set_current(device_index, stream_id)
+
+
+def _npu_synchronize() -> None:  # device-wide; covers external streams too
+    STATE.log.append(("device_synchronize", STATE.device()))
+
+
+def _npu_emptyCache() -> None:
+    STATE.log.append(("empty_cache",))
+
+
+def _weak_ref_tensor(tensor: Any) -> Any:
+    return tensor
+
+
+def _npu_set_task_queue_enable(mode: int) -> None:
+    STATE.log.append(("task_queue", mode))
+
+
+def _npu_get_task_queue_enable() -> int:
+    return 1
+
+
+def _graph_pool_handle() -> tuple[int, int]:
+    return (1, 0)
+
+
+def _npu_isCurrentStreamCapturing() -> bool:
+    return False  # no capture is ever left open in the simulation
+
+
+def _graph_task_group_begin(stream: Any) -> None:
+    check_not_external(stream, "graph_task_group_begin")
+    STATE.log.append(("graph_task_group_begin", stream.stream_id))
+
+
+def _graph_task_group_end(stream: Any) -> int:
+    check_not_external(stream, "graph_task_group_end")
+    STATE.log.append(("graph_task_group_end", stream.stream_id))
+    return 0x1234
+
+
+def _graph_task_update_begin(stream: Any, handle: Any) -> None:
+    check_not_external(stream, "graph_task_update_begin")
+    STATE.log.append(("graph_task_update_begin", stream.stream_id, handle))
+
+
+def _graph_task_update_end(stream: Any) -> None:
+    check_not_external(stream, "graph_task_update_end")
+    STATE.log.append(("graph_task_update_end", stream.stream_id))
+
+
+def _super_kernel_scope_begin(scope_name: Any = None) -> None:
+    if _is_ext(STATE.current(STATE.device())):
+        raise RuntimeError(native_not_supported("super_kernel_scope_begin") + _suffix(7))
+    STATE.log.append(("super_kernel_scope_begin", scope_name))
+
+
+def _super_kernel_scope_end(scope_name: Any = None) -> None:
+    if _is_ext(STATE.current(STATE.device())):
+        raise RuntimeError(native_not_supported("super_kernel_scope_end") + _suffix(7))
+    STATE.log.append(("super_kernel_scope_end", scope_name))
+
+
+def _launch_host_func(stream: Any, fn: Any, user_data: Any) -> None:
+    check_not_external(stream, "launch_callback")
+    STATE.log.append(("launch_host_func", stream.stream_id))
+
+
+def _launch_host_func_pending(stream: Any, fn: Any, user_data: Any) -> None:
+    STATE.log.append(("launch_host_func_pending", stream.stream_id))  # no check (NPUGraph.cpp)
+
+
+def _subscribe_report(stream: Any) -> None:
+    STATE.report_threads += 1  # Graph.cpp:576-579 creates the report thread before the check
+    check_not_external(stream, "subscribe_report")
+    STATE.log.append(("subscribe_report", stream.stream_id))
+
+
+def _unsubscribe_report(stream: Any) -> None:
+    if _is_ext(stream.stream_id):  # Graph.cpp:591 synchronizes the stream first
+        raise RuntimeError(NATIVE_SYNCHRONIZE + _suffix(7))
+    check_not_external(stream, "unsubscribe_report")
+    STATE.log.append(("unsubscribe_report", stream.stream_id))
+
+
+def record_stream(tensor: Any, stream: Any) -> None:
+    """``NPUNativeFunctions::record_stream`` (StreamAndEventKernelNpu.cpp:12)."""
+    check_not_external(stream, "record_stream")
+    STATE.log.append(("record_stream", stream.stream_id))
