@@ -144,7 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
         "Exit status: 0 clean, 1 findings, 2 usage or internal error.",
     )
     parser.add_argument(
-        "paths", nargs="*", metavar="PATH", help="files or directories to lint; '-' reads stdin"
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="files or directories to lint (default: .); '-' reads stdin",
     )
     parser.add_argument("--select", metavar="CODES", help="code prefixes to report (default: EXS)")
     parser.add_argument(
@@ -228,9 +231,7 @@ def make_options(args: argparse.Namespace) -> Options:
     extend_select = config.extend_select + (_codes(args.extend_select, "--extend-select") or ())
     ignore = _codes(args.ignore, "--ignore")
     exclude = _globs(args.exclude)
-    paths = tuple(args.paths)
-    if not paths:
-        raise UsageError("no paths given (use '.' for the current directory, '-' for stdin)")
+    paths = tuple(args.paths) or (".",)  # like flake8 and ruff
     if "-" in paths and len(paths) > 1:
         raise UsageError("'-' (stdin) cannot be combined with other paths")
     if args.stdin_filename and "-" not in paths:
