@@ -93,3 +93,17 @@ def test_parallel_real_analysis_matches_serial(
     assert main(["-j", "2", "."]) == 1
     assert capsys.readouterr().out == serial
     assert serial.count("EXS101") == 6 and serial.count("EXS102") == 6
+
+
+def test_noqa_on_the_with_line_silences_a_graph_capture(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = (
+        "import torch\next = torch.npu.ExternalStream(h)\n"
+        "with torch.npu.graph(\n    g, stream=ext\n):  # noqa: EXS106\n    y = 1\n"
+    )
+    status, out = run_text(in_tmp, capsys, source)
+    assert status == 1 and len(out) == 1  # reported on the `with` line, not where noqa is
+    assert out[0].startswith("snippet.py:3:") and ": EXS106 " in out[0]
+    fixed = source.replace("with torch.npu.graph(\n", "with torch.npu.graph(  # noqa: EXS106\n")
+    assert run_text(in_tmp, capsys, fixed) == (0, [])
