@@ -48,11 +48,15 @@ class Rule:
     native: tuple[str, ...] = ()
 
     def message(self, operation: str, subject: str) -> str:
-        """The one-line lint message: code, operation, subject with origin, why and fix."""
+        """The one-line lint message: code, operation, subject with origin, why and fix.
+
+        ``subject`` names the stream with its preposition: "on ExternalStream 'ext'
+        (created line 3)" or "while the current stream is ExternalStream 'ext' (...)".
+        """
         if self.code in _CTOR_CODES:
             return f"{self.code} {operation}: {self.why_short}; {self.fix_short}"
         return (
-            f"{self.code} {operation} on {subject} is not supported by torch_npu "
+            f"{self.code} {operation} {subject} is not supported by torch_npu "
             f"({self.why_short}): {self.fix_short}"
         )
 

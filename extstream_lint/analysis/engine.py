@@ -71,20 +71,25 @@ def _render(
     for item in raw:
         line, col = positions[item.anchor]
         rule = RULES[item.code]
-        subject = _subject(item.stream, item.text, positions) if item.stream else ""
+        subject = _subject(item.stream, item.text, item.implicit, positions) if item.stream else ""
         findings.append(Finding(line, col, item.code, rule.message(item.operation, subject)))
     return sorted(findings)
 
 
-def _subject(stream: ExtStream, text: str | None, positions: dict[cst.CSTNode, Position]) -> str:
-    """How a message names the stream and where it became external."""
+def _subject(
+    stream: ExtStream, text: str | None, implicit: bool, positions: dict[cst.CSTNode, Position]
+) -> str:
+    """How a message names the stream (with its preposition) and where it became external."""
     line = positions[stream.origin][0]  # type: ignore[index]
     where = f"({stream.how} line {line})"
     if stream.current_of is not None:
-        maybe = "" if stream.must else "which may be "
         named = f"{stream.noun} '{stream.current_of}'" if stream.current_of else f"an {stream.noun}"
-        return f"the current stream, {maybe}{named} {where},"
+        if implicit:
+            maybe = "" if stream.must else "may be "
+            return f"while the current stream {maybe or 'is '}{named} {where}"
+        maybe = "" if stream.must else "which may be "
+        return f"on the current stream, {maybe}{named} {where},"
     if stream.must:
-        return f"{stream.noun} '{text}' {where}" if text else f"an {stream.noun} {where}"
+        return f"on {stream.noun} '{text}' {where}" if text else f"on an {stream.noun} {where}"
     name = f"'{text}'" if text else "a stream"
-    return f"{name}, which may be an {stream.noun} {where},"
+    return f"on {name}, which may be an {stream.noun} {where},"

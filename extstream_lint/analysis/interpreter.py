@@ -58,6 +58,7 @@ class RawFinding:
     operation: str
     stream: ExtStream | None = None
     text: str | None = None
+    implicit: bool = False
 
 
 @dataclass(eq=False)
@@ -141,7 +142,7 @@ class Interpreter:
             return
         if isinstance(issue, Issue):
             self.findings[key] = RawFinding(
-                anchor, issue.code, issue.operation, issue.stream, issue.text
+                anchor, issue.code, issue.operation, issue.stream, issue.text, issue.implicit
             )
         else:
             self.findings[key] = RawFinding(anchor, issue.code, issue.operation)
@@ -437,7 +438,8 @@ class Interpreter:
                 current = self._current(state)
                 if current is not None:
                     self._report(
-                        node, Issue("EXS106", "torch.accelerator.Graph() capture", current, None)
+                        node,
+                        Issue("EXS106", "torch.accelerator.Graph() capture", current, None, True),
                     )
             if item.asname is not None:
                 self.bind_target(

@@ -55,6 +55,8 @@ class Issue:
     operation: str
     stream: ExtStream
     text: str | None
+    #: The stream is not named by the call: it is whatever is current at the time.
+    implicit: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,15 +116,15 @@ def check_method(
             and _absent_or_none(arg)
             and not site.double_star
         ):
-            issues.append(Issue(code, f"{method}() with no stream", current, None))
+            issues.append(Issue(code, f"{method}() with no stream", current, None, True))
         if issues or not isinstance(receiver, Work):
             return issues
     if current is None:
         return issues
     if method in c.GRAPH_CAPTURE_METHODS and (receiver is None or isinstance(receiver, Graph)):
-        issues.append(Issue("EXS106", op, current, None))
+        issues.append(Issue("EXS106", op, current, None, True))
     elif method in c.WORK_WAIT_METHODS and isinstance(receiver, Work):
-        issues.append(Issue("EXS111", f"Work.{method}()", current, None))
+        issues.append(Issue("EXS111", f"Work.{method}()", current, None, True))
     return issues
 
 
@@ -147,7 +149,7 @@ def check_function(
         return []
     code = c.CURRENT_STREAM_FUNCTIONS.get(qualname)
     if code is not None:
-        return [Issue(code, op, current, None)] if current is not None else []
+        return [Issue(code, op, current, None, True)] if current is not None else []
     owner, _, method = qualname.rpartition(".")
     if owner in c.STREAM_CLASSES and site.positional and site.star_at != 0:
         # torch.Stream.synchronize(ext): the receiver is the first argument.

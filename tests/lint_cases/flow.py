@@ -216,3 +216,10 @@ def deleted(h):
     del ext
     ext = torch.npu.Stream()
     ext.synchronize()
+
+
+def implicit_current_on_some_paths(h, cond):
+    ext = ExternalStream(h)
+    if cond:
+        torch.npu.set_stream(ext)
+    torch.npu.super_kernel_scope_begin()  # EXS108(may)
