@@ -107,3 +107,31 @@ def test_noqa_on_the_with_line_silences_a_graph_capture(
     assert out[0].startswith("snippet.py:3:") and ": EXS106 " in out[0]
     fixed = source.replace("with torch.npu.graph(\n", "with torch.npu.graph(  # noqa: EXS106\n")
     assert run_text(in_tmp, capsys, fixed) == (0, [])
+
+
+def test_same_findings_as_the_flake8_plugin_on_the_golden_cases(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both adapters share the pre-filter and the analysis: their reports must agree.
+
+    Files this Python cannot compile are left out: flake8 stops at its own E999 there,
+    while the CLI (which needs no ``ast``) still reports them.
+    """
+    from flake8.main.cli import main as flake8_main
+
+    cases = REPO / "tests" / "lint_cases"
+    monkeypatch.chdir(cases)
+    compiles = set()
+    for path in sorted(cases.glob("*.py")):
+        try:
+            compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+        except SyntaxError:
+            continue
+        compiles.add(path.name)
+    assert len(compiles) >= 5
+    flake8_main(["--isolated", "--select=EXS", "-j", "1", *sorted(compiles)])
+    expected = sorted(capsys.readouterr().out.splitlines())
+    main(["--isolated", "-j", "1", *sorted(compiles)])
+    actual = sorted(capsys.readouterr().out.splitlines())
+    assert len(expected) > 50
+    assert actual == expected
