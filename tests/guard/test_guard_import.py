@@ -1,0 +1,76 @@
+"""Import cost and the behaviour without torch_npu, each in a fresh interpreter."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+    )  # fmt: skip
+
+
+HEAVY = "('torch', 'torch_npu', 'libcst', 'flake8')"
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import extstream_guard",
+        "import extstream_guard.pytest_plugin",
+        "from extstream_guard import install, installed, is_external, ExternalStreamError",
+        "import os; os.environ['EXTSTREAM_GUARD'] = 'off'; import extstream_guard.auto",
+    ],
+)
+def test_import_is_cheap(statement: str) -> None:
+    result = _python(
+        f"""
+        import sys
+        {statement}
+        heavy = [m for m in {HEAVY} if m in sys.modules]
+        assert not heavy, heavy
+        """
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_install_without_torch_npu_says_what_to_install() -> None:
+    result = _python(
+        """
+        import extstream_guard
+        try:
+            extstream_guard.install()
+        except ImportError as exc:
+            print(exc)
+        else:
+            raise SystemExit("install() worked without torch_npu")
+        assert extstream_guard.get_mode() == "off"
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert "extstream_guard needs torch_npu; install torch-npu" in result.stdout
+    assert "pip install 'extstream[npu]'" in result.stdout
+
+
+def test_guarded_class_without_torch_npu_raises_import_error() -> None:
+    result = _python(
+        """
+        import extstream_guard
+        try:
+            extstream_guard.ExternalStream
+        except ImportError as exc:
+            print("ImportError:", exc)
+        """
+    )
+    assert "ImportError: extstream_guard needs torch_npu" in result.stdout, result.stderr
