@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 
 import libcst as cst
 
@@ -22,12 +23,24 @@ def analyze_source(
     used only for positions. Never raises: a file that cannot be analysed yields a single
     EXS000 finding saying why, so one odd file never stops a run.
     """
+    limit = sys.getrecursionlimit()
     try:
         text = _decode(source)
+        if tree is None:
+            try:
+                tree = ast.parse(text)
+            except (RecursionError, MemoryError):
+                # CPython itself gives up; libcst would take minutes on such input.
+                return [_cannot_analyse("it is nested too deeply for CPython's parser")]
+            except (SyntaxError, ValueError):
+                tree = None  # maybe syntax newer than this Python: libcst decides
         try:
             module = cst.parse_module(text)
         except cst.ParserSyntaxError as error:
             return [_cannot_analyse(f"libcst cannot parse it: {_one_line(error)}")]
+        # Statements and expressions nest within CPython's own limits, but our walk takes a
+        # few frames per level: leave room, as black and pylint do.
+        sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
         raw = Interpreter(module).run()
         if not raw:
             return []
@@ -36,6 +49,11 @@ def analyze_source(
         return [_cannot_analyse("it is nested too deeply")]
     except Exception as error:  # a bug of ours must not end the user's lint run
         return [_cannot_analyse(f"internal error {type(error).__name__}: {_one_line(error)}")]
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+_RECURSION_LIMIT = 8000
 
 
 def _decode(source: str | bytes) -> str:

@@ -693,8 +693,13 @@ class Interpreter:
         return Const(0.5)  # any non-integer number: only its type matters
 
     def _eval_string(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
-        for child in children(node):  # f-string replacement fields may hold calls
-            self.eval(child, state, scope)
+        # "a" "b" "c" ... nests to the right; only f-string replacement fields hold code.
+        while isinstance(node, cst.ConcatenatedString):
+            self._eval_string(node.left, state, scope)
+            node = node.right
+        if isinstance(node, cst.FormattedString):
+            for child in children(node):
+                self.eval(child, state, scope)
         return Const("")
 
     def _eval_unary(self, node: cst.UnaryOperation, state: State, scope: Scope) -> Value:
@@ -724,7 +729,15 @@ class Interpreter:
         return join(body, self.eval(node.orelse, state, scope))
 
     def _eval_boolean(self, node: cst.BooleanOperation, state: State, scope: Scope) -> Value:
-        return join(self.eval(node.left, state, scope), self.eval(node.right, state, scope))
+        operands = _left_spine(node, cst.BooleanOperation)
+        return join_all([self.eval(operand, state, scope) for operand in operands])
+
+    def _eval_binary(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
+        # a + b + c + ... nests to the left: walk the spine instead of recursing, so long
+        # generated expressions do not exhaust the stack.
+        for operand in _left_spine(node, type(node)):
+            self.eval(operand, state, scope)
+        return None
 
     def _eval_await(self, node: cst.Await, state: State, scope: Scope) -> Value:
         return self.eval(node.expression, state, scope)
@@ -889,6 +902,17 @@ class Interpreter:
         return None
 
 
+def _left_spine(node: cst.CSTNode, kind: type) -> list[cst.CSTNode]:
+    """The operands of a left-nested chain of ``kind`` nodes, in source order."""
+    rights: list[cst.CSTNode] = []
+    while type(node) is kind and not node.lpar:  # type: ignore[attr-defined]
+        rights.append(node.right)  # type: ignore[attr-defined]
+        node = node.left  # type: ignore[attr-defined]
+    rights.append(node)
+    rights.reverse()
+    return rights
+
+
 _CONSTANT_NAMES: dict[str, Const] = {
     "None": Const(None),
     "True": Const(True),
@@ -911,6 +935,7 @@ _EVALUATORS = {
     cst.List: Interpreter._eval_sequence,
     cst.IfExp: Interpreter._eval_ifexp,
     cst.BooleanOperation: Interpreter._eval_boolean,
+    cst.BinaryOperation: Interpreter._eval_binary,
     cst.Await: Interpreter._eval_await,
     cst.Lambda: Interpreter._eval_lambda,
     cst.ListComp: Interpreter._eval_comprehension,
