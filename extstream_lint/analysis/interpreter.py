@@ -904,7 +904,8 @@ class Interpreter:
 
 def _left_spine(node: cst.CSTNode, kind: type) -> list[cst.CSTNode]:
     """The operands of a left-nested chain of ``kind`` nodes, in source order."""
-    rights: list[cst.CSTNode] = []
+    rights: list[cst.CSTNode] = [node.right]  # type: ignore[attr-defined]
+    node = node.left  # type: ignore[attr-defined]
     while type(node) is kind and not node.lpar:  # type: ignore[attr-defined]
         rights.append(node.right)  # type: ignore[attr-defined]
         node = node.left  # type: ignore[attr-defined]

@@ -223,3 +223,9 @@ def implicit_current_on_some_paths(h, cond):
     if cond:
         torch.npu.set_stream(ext)
     torch.npu.super_kernel_scope_begin()  # EXS108(may)
+
+
+def parenthesized_operators(h, a, b):
+    ext = (ExternalStream(h) or a) if (a and b) else (b or ExternalStream(h))
+    x = (a + b) * (a - b)
+    ext.synchronize()  # EXS101(may)
