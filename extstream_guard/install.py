@@ -100,6 +100,8 @@ def _install_locked(mode: str) -> None:
     _state.mode = mode
     try:
         for point in POINTS:
+            if point.subclass_only:
+                continue
             for path in point.owners:
                 owner = _resolve(path)
                 if owner is not None:

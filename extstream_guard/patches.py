@@ -16,6 +16,9 @@ stream to check:
                   calls without tensors, when the group's backend is HCCL/LCCL)
 ``work``          ``wait``/``synchronize`` of the work classes that guarded collectives return
 
+``subclass_only`` rows are applied to the guarded ``extstream_guard.ExternalStream`` class
+only (see :attr:`Point.subclass_only`).
+
 ``defined_in`` (``module:qualname``) is where the contract test finds the Python definition in
 the torch_npu wheel; ``params`` is the leading parameter list the wrapper relies on.
 
@@ -53,6 +56,11 @@ class Point:
     params: tuple[str, ...] = ()
     #: The attribute may be absent (older torch / torch_npu); skipped silently then.
     optional: bool = False
+    #: Only on the guarded ``extstream_guard.ExternalStream`` class, not installed globally:
+    #: ``Stream.record_event`` / ``wait_event`` reach ``Event.record`` / ``Event.wait``, which
+    #: are patched with the same code and native text, so a second check per call would only
+    #: add cost on every ordinary stream.
+    subclass_only: bool = False
 
 
 _RECORD = native_not_supported("NPUEvent::record")
@@ -71,9 +79,9 @@ def _stream_methods(cls: str) -> tuple[Point, ...]:
         Point(owners, "query", "EXS102", f"{cls}.query", NATIVE_QUERY, "self",
               defined_in=f"{where}.query", params=("self",)),
         Point(owners, "record_event", "EXS103", f"{cls}.record_event", _RECORD, "self",
-              defined_in=f"{where}.record_event", params=("self", "event")),
+              defined_in=f"{where}.record_event", params=("self", "event"), subclass_only=True),
         Point(owners, "wait_event", "EXS104", f"{cls}.wait_event", _BLOCK, "self",
-              defined_in=f"{where}.wait_event", params=("self", "event")),
+              defined_in=f"{where}.wait_event", params=("self", "event"), subclass_only=True),
         Point(owners, "wait_stream", "EXS104", f"{cls}.wait_stream", _BLOCK, "wait_stream",
               index=1, name="stream", defined_in=f"{where}.wait_stream",
               params=("self", "stream")),

@@ -25,12 +25,11 @@ from .errors import (
     build_message,
 )
 from .patches import Point
-from .predicate import EXTERNAL_MARK, PRIVATEUSE1, is_external
+from .predicate import EXTERNAL_MARK, is_external
 
 __all__ = ["make_wrapper", "report", "unwrap"]
 
 _MARK = EXTERNAL_MARK
-_PU1 = PRIVATEUSE1
 #: Attribute set on every wrapper so the original can be found again (``unwrap``).
 WRAPPER_FLAG = "__extstream_guard__"
 
@@ -79,10 +78,10 @@ def _current() -> Any:
 def _self(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
-            external = self.device_type == _PU1 and self.stream_id & _MARK
-        except AttributeError:
-            external = False
-        if external:
+            marked = self.stream_id & _MARK
+        except (AttributeError, TypeError):
+            marked = 0
+        if marked and is_external(self):
             report(point, self, SELF)
         return orig(self, *args, **kwargs)
 
@@ -95,10 +94,10 @@ def _arg(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         stream = args[index] if len(args) > index else kwargs.get(name)
         try:
-            external = stream.device_type == _PU1 and stream.stream_id & _MARK
-        except AttributeError:
-            external = False
-        if external:
+            marked = stream.stream_id & _MARK
+        except (AttributeError, TypeError):
+            marked = 0
+        if marked and is_external(stream):
             report(point, stream, ARG)
         return orig(*args, **kwargs)
 
@@ -113,10 +112,10 @@ def _event(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
         if current:
             stream = _current()
         try:
-            external = stream.device_type == _PU1 and stream.stream_id & _MARK
-        except AttributeError:
-            external = False
-        if external:
+            marked = stream.stream_id & _MARK
+        except (AttributeError, TypeError):
+            marked = 0
+        if marked and is_external(stream):
             report(point, stream, CURRENT if current else ARG)
         return orig(self, stream)
 
@@ -132,13 +131,17 @@ def _wait_stream(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
     )  # fmt: skip
 
     def wrapper(self: Any, stream: Any) -> Any:
-        if is_external(stream):
+        try:
+            marked = stream.stream_id & _MARK
+        except (AttributeError, TypeError):
+            marked = 0
+        if marked and is_external(stream):
             report(recorded, stream, ARG)
         try:
-            external = self.device_type == _PU1 and self.stream_id & _MARK
-        except AttributeError:
-            external = False
-        if external:
+            marked = self.stream_id & _MARK
+        except (AttributeError, TypeError):
+            marked = 0
+        if marked and is_external(self):
             report(point, self, SELF)
         return orig(self, stream)
 
@@ -286,6 +289,116 @@ def _work(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+# --- signature-exact wrappers for the hot kinds ---------------------------------------------------
+#
+# Packing ``*args, **kwargs`` costs more than the check itself, so the wrappers of the kinds
+# that sit on hot paths are compiled with the original's own parameter list (defaults are the
+# original's default objects, passed through unchanged). The generic closures above remain the
+# fallback for callables without an inspectable signature.
+
+_CHECK = """\
+    try:
+        _xg_marked = {stream}.stream_id & _xg_MARK
+    except (AttributeError, TypeError):
+        _xg_marked = 0
+    if _xg_marked and _xg_is_external({stream}):
+        _xg_report(_xg_point, {stream}, _xg_which)
+"""
+_CTOR = """\
+    if "stream_ptr" in {kwargs}:
+        return _xg_slow({first}, {positional}**{kwargs})
+"""
+
+
+_Parts = tuple[list[str], list[str], dict[str, Any]]
+
+
+def _parameters(func: Callable[..., Any], hint: tuple[str, ...]) -> _Parts:
+    """``(definition parts, call parts, defaults namespace)`` mirroring ``func``'s signature."""
+    try:
+        signature = inspect.signature(func, follow_wrapped=False)
+    except (TypeError, ValueError):
+        if not hint:
+            raise
+        return list(hint), list(hint), {}
+    definition: list[str] = []
+    call: list[str] = []
+    namespace: dict[str, Any] = {}
+    keyword_only = False
+    positional_only_seen = False
+    for i, param in enumerate(signature.parameters.values()):
+        name, kind = param.name, param.kind
+        if name.startswith("_xg_"):
+            raise ValueError(name)
+        default = ""
+        if param.default is not param.empty:
+            namespace[f"_xg_d{i}"] = param.default
+            default = f"=_xg_d{i}"
+        if kind is param.POSITIONAL_ONLY:
+            positional_only_seen = True
+            definition.append(name + default)
+            call.append(name)
+            continue
+        if positional_only_seen:
+            definition.append("/")
+            positional_only_seen = False
+        if kind is param.POSITIONAL_OR_KEYWORD:
+            definition.append(name + default)
+            call.append(name)
+        elif kind is param.VAR_POSITIONAL:
+            definition.append(f"*{name}")
+            call.append(f"*{name}")
+            keyword_only = True
+        elif kind is param.KEYWORD_ONLY:
+            if not keyword_only:
+                definition.append("*")
+                keyword_only = True
+            definition.append(name + default)
+            call.append(f"{name}={name}")
+        else:
+            definition.append(f"**{name}")
+            call.append(f"**{name}")
+    if positional_only_seen:
+        definition.append("/")
+    return definition, call, namespace
+
+
+def _generated(point: Point, orig: Callable[..., Any]) -> Callable[..., Any] | None:
+    """A compiled wrapper with ``orig``'s exact signature, or None when it cannot be made."""
+    try:
+        definition, call, namespace = _parameters(orig, point.params)
+    except (TypeError, ValueError):
+        return None
+    names = [part.lstrip("*").split("=")[0] for part in definition if part not in ("*", "/")]
+    if point.kind in ("self", "arg"):
+        stream = names[0] if point.kind == "self" else point.name
+        if stream not in names:
+            return None
+        prologue = _CHECK.format(stream=stream)
+        which = SELF if point.kind == "self" else ARG
+    else:  # ctor_stream / ctor_sync: only calls passing stream_ptr take the slow path
+        kwargs = next((part[2:] for part in definition if part.startswith("**")), None)
+        if kwargs is None or not names:
+            return None
+        positional = "".join(
+            f"{part}, " for part in call[1:] if not part.startswith("*") and "=" not in part
+        )
+        prologue = _CTOR.format(first=names[0], positional=positional, kwargs=kwargs)
+        which = ""
+        sync_launch = point.kind == "ctor_sync"
+        namespace["_xg_slow"] = _ctor_stream(point, orig, sync_launch=sync_launch)
+    source = (
+        f"def _xg_wrapper({', '.join(definition)}):\n{prologue}"
+        f"    return _xg_orig({', '.join(call)})\n"
+    )
+    namespace.update(
+        _xg_MARK=_MARK, _xg_is_external=is_external, _xg_report=report, _xg_point=point,
+        _xg_which=which, _xg_orig=orig,
+    )  # fmt: skip
+    exec(compile(source, f"<extstream_guard wrapper for {point.operation}>", "exec"), namespace)
+    return namespace["_xg_wrapper"]
+
+
 _FACTORIES: dict[str, Callable[[Point, Callable[..., Any]], Callable[..., Any]]] = {
     "self": _self,
     "arg": _arg,
@@ -304,7 +417,11 @@ _FACTORIES: dict[str, Callable[[Point, Callable[..., Any]], Callable[..., Any]]]
 
 def make_wrapper(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
     """A wrapper that checks ``point`` and then calls ``orig`` with the same arguments."""
-    wrapper = _FACTORIES[point.kind](point, orig)
+    wrapper = None
+    if point.kind in ("self", "arg", "ctor_stream", "ctor_sync"):
+        wrapper = _generated(point, orig)
+    if wrapper is None:
+        wrapper = _FACTORIES[point.kind](point, orig)
     try:
         functools.update_wrapper(wrapper, orig)
     except (AttributeError, TypeError):  # some C callables lack the usual dunders

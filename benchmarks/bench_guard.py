@@ -1,0 +1,155 @@
+"""Cost of extstream_guard on calls it lets through, against a 4-element CPU ``torch.add``.
+
+Runs over the simulated torch_npu the tests use (the real Python files of the torch-npu 2.13.0
+wheel on a fake C layer; the wheel is fetched into ``.cache/`` on first use), so it needs no NPU.
+For each operation on an ordinary (torch_npu-managed) stream it times batches of unguarded and
+guarded calls interleaved in one run (round-robin, so machine noise hits both alike) plus a
+batch of ``torch.add`` on two 4-element CPU tensors, and prints
+
+    overhead = median(guarded) - median(unguarded)      (ns per call)
+    ratio    = overhead / median(torch.add)
+
+The target is ratio <= 0.10 for every operation. Run from the repository root:
+
+    python benchmarks/bench_guard.py [--rounds 41] [--calls 2000]
+
+Exit status 1 if any ratio exceeds the target (a report, not a timed test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TARGET = 0.10
+
+
+def _batch(fn: Callable[[], Any], calls: int) -> float:
+    start = time.perf_counter_ns()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter_ns() - start) / calls
+
+
+def _measure(
+    operations: dict[str, Callable[[], Callable[[], Any]]],
+    into: dict[str, list[float]],
+    add: Callable[[], Any],
+    adds: list[float],
+    calls: int,
+    log: list[Any],
+) -> None:
+    for name, make in operations.items():
+        into[name].append(_batch(make(), calls))
+        log.clear()  # the fake C layer logs every call; keep the heap flat
+        adds.append(_batch(add, calls))
+
+
+def _operations(tn: Any, torch: Any) -> dict[str, Callable[[], Callable[[], Any]]]:
+    """Each entry builds the call afresh, so it binds whatever the class holds right now."""
+    npu = tn.npu
+    stream, other = npu.Stream(), npu.Stream()
+    event = npu.Event()
+    event.record(other)
+    sync_launch = npu.SyncLaunchStream()
+    from tests.guard.npusim import npu_tensor
+
+    tensor = npu_tensor()
+    return {
+        "Stream.synchronize": lambda: stream.synchronize,
+        "Stream.query": lambda: stream.query,
+        "Stream.wait_event": lambda: lambda: stream.wait_event(event),
+        "Stream.wait_stream": lambda: lambda: stream.wait_stream(other),
+        "Stream.record_event": lambda: stream.record_event,
+        "Event.record(stream)": lambda: lambda: event.record(stream),
+        "Event.record() [current]": lambda: event.record,
+        "SyncLaunchStream.query": lambda: sync_launch.query,
+        "graph_task_group_begin": lambda: lambda: npu.graph_task_group_begin(stream),
+        "Tensor.record_stream": lambda: lambda: tensor.record_stream(stream),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=41)
+    parser.add_argument("--calls", type=int, default=2000)
+    args = parser.parse_args(argv)
+
+    import torch
+
+    import extstream_guard
+    from tests import _npu_wheel
+    from tests.guard import npusim
+
+    sim = npusim.build(
+        _npu_wheel.python_tree(_npu_wheel.DEFAULT_VERSION), _npu_wheel.DEFAULT_VERSION
+    )
+    npusim.activate(sim)
+    try:
+        tn = sim.torch_npu
+        operations = _operations(tn, torch)
+        a, b = torch.ones(4), torch.ones(4)
+        add = lambda: torch.add(a, b)  # noqa: E731 - the baseline call, like the others
+        plain: dict[str, list[float]] = {name: [] for name in operations}
+        guarded: dict[str, list[float]] = {name: [] for name in operations}
+        adds: list[float] = []
+        log = sim.state.log
+        for _ in range(3):  # warm up caches and the simulated registry
+            _batch(add, args.calls)
+        gc.disable()  # like timeit: collector pauses are noise, not guard cost
+        try:
+            for round_ in range(args.rounds):
+                # Alternate which side goes first, so drift hits both alike.
+                for guard_on in (False, True) if round_ % 2 else (True, False):
+                    if guard_on:
+                        extstream_guard.install()
+                    else:
+                        extstream_guard.uninstall()
+                    target = guarded if guard_on else plain
+                    _measure(operations, target, add, adds, args.calls, log)
+                gc.collect()
+        finally:
+            gc.enable()
+            extstream_guard.uninstall()
+    finally:
+        npusim.deactivate()
+
+    baseline = statistics.median(adds)
+    print(f"baseline torch.add(4-element CPU tensors): {baseline:8.1f} ns/call")
+    print(f"{'operation':34} {'unguarded':>10} {'guarded':>10} {'overhead':>9} {'ratio':>7}")
+    worst = 0.0
+    informational = []
+    for name in operations:
+        before, after = statistics.median(plain[name]), statistics.median(guarded[name])
+        overhead = after - before
+        ratio = overhead / baseline
+        if before > 5 * baseline:
+            informational.append(name)
+            flag = "  (info)"
+        else:
+            worst = max(worst, ratio)
+            flag = "" if ratio <= TARGET else "  > target"
+        print(f"{name:34} {before:10.1f} {after:10.1f} {overhead:9.1f} {ratio:7.3f}{flag}")
+    print(
+        f"worst ratio {worst:.3f} (target <= {TARGET:.2f}); rounds={args.rounds}, "
+        f"calls/batch={args.calls}, python {sys.version.split()[0]}, torch {torch.__version__}"
+    )
+    if informational:
+        print(
+            "informational (unguarded cost > 5x the baseline, so noise exceeds the guard's "
+            f"cost; not judged): {', '.join(informational)}"
+        )
+    return 0 if worst <= TARGET else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
