@@ -74,6 +74,7 @@ def env(sim: Any) -> Iterator[Any]:
             group=groups["hccl"],
             lccl_group=groups["lccl"],
             cpu_group=groups["gloo"],
+            p2p=True,
         )
     finally:
         for group in groups.values():

@@ -34,7 +34,8 @@ class Env:
     """What a scenario needs: torch, torch_npu, streams, events, tensors, process groups.
 
     ``pointer(k)`` is a raw stream handle to wrap; ``tensor()`` an NPU tensor; ``group`` a
-    one-rank HCCL process group (None where none can be made); ``lccl_group`` likewise.
+    HCCL process group (None where none can be made); ``lccl_group`` likewise; ``cpu_group`` a
+    gloo one; ``p2p`` whether ``group`` has a peer rank 1.
     """
 
     def __init__(
@@ -46,10 +47,13 @@ class Env:
         group: Any = None,
         lccl_group: Any = None,
         cpu_group: Any = None,
+        p2p: bool = False,
     ) -> None:
         self.torch, self.tn, self.npu = torch, torch_npu, torch_npu.npu
         self.pointer, self.tensor = pointer, tensor
         self.group, self.lccl_group, self.cpu_group = group, lccl_group, cpu_group
+        #: ``group`` has a rank 1 to send to (point-to-point needs a peer).
+        self.p2p = p2p
         self.dist = torch.distributed
 
     def ext(self, k: int = 0) -> Any:
@@ -427,7 +431,7 @@ def _(env: Env) -> Any:
         env.tn.distributed.all_gather_into_tensor_uneven(out, tensor, group=env.group)
 
 
-@_s("send-current", "X03", "EXS111", RECORD, needs="dist")
+@_s("send-current", "X03", "EXS111", RECORD, needs="p2p")
 def _(env: Env) -> Any:
     tensor = env.tensor()
     with env.current(env.ext()):
@@ -699,6 +703,7 @@ def _needs(env: Env, scenario: Scenario) -> str | None:
         "dist": env.group is None,
         "lccl": env.lccl_group is None,
         "cpu_dist": env.cpu_group is None,
+        "p2p": env.group is None or not env.p2p,
     }
     return scenario.needs if missing.get(scenario.needs, False) else None
 
