@@ -409,6 +409,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_ERROR
+    except BrokenPipeError:  # `extstream-lint . | head`: stop quietly, as other tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_ERROR
     except Exception as exc:  # an internal error must not look like a clean run
         import traceback
 
