@@ -80,6 +80,8 @@ class Scenario:
     native: str | None = None
     off_error: type[BaseException] = RuntimeError
     needs: str = ""
+    #: The scenario itself reads ``npu_stream`` (so the "guard never reads it" count skips it).
+    reads_npu_stream: bool = False
 
     @property
     def fails_natively(self) -> bool:
@@ -364,6 +366,20 @@ def _(env: Env) -> Any:
         env.npu.set_stream(before)
 
 
+@_s("graph-default-capture-stream-ext", "X17", "EXS106",
+    native_not_supported("NPUGraph::capture_begin"))  # fmt: skip
+def _(env: Env) -> Any:
+    before = env.npu.current_stream()
+    saved = env.npu.graph.__dict__.get("default_capture_stream")
+    env.npu.graph.default_capture_stream = env.ext()
+    try:
+        with env.npu.graph(env.npu.NPUGraph()):
+            pass
+    finally:
+        env.npu.graph.default_capture_stream = saved
+        env.npu.set_stream(before)
+
+
 # --- X19 / X20 / X03 / X04 via torch.distributed -------------------------------------------------
 @_s("all_reduce-current", "X19", "EXS111", HCCL, needs="dist")
 def _(env: Env) -> Any:
@@ -546,6 +562,49 @@ def _(env: Env) -> Any:
     env.npu.set_stream(before)
 
 
+@_s("works-with-ext-context-manager", "5", None, None)
+def _(env: Env) -> Any:
+    ext = env.ext()
+    with ext:
+        assert env.npu.current_stream() == ext
+    assert env.npu.current_stream() != ext
+
+
+@_s("works-ops-and-implicit-syncs-under-ext", "5", None, None)
+def _(env: Env) -> Any:
+    with env.current(env.ext()):
+        tensor = env.tensor() + 1
+        assert float(tensor.sum().item()) == 14.0
+        assert tensor.cpu().shape == (4,)
+
+
+def _attributes(env: Env) -> Any:
+    ext = env.ext()
+    assert ext.device_type == 20 and ext.stream_id & (1 << 30)
+    assert ext.device_index == 0 and str(ext.device) == "npu:0"
+    assert ext.npu_stream == env.pointer(0)
+    assert hash(ext) == hash(env.ext()) and ext == env.ext()
+    assert "npu_stream=" in repr(ext)
+    assert isinstance(ext, env.npu.Stream) and isinstance(ext, env.torch.Stream)
+    try:
+        _ = ext.priority
+    except RuntimeError as exc:  # torch_npu refuses it for every stream
+        assert "get_priority" in str(exc)
+
+
+SCENARIOS.append(
+    Scenario("works-attributes-equality-hash-repr", "5", None, _attributes, reads_npu_stream=True)
+)
+
+
+@_s("works-stream-limits", "5", None, None, needs="stream_limit")
+def _(env: Env) -> Any:
+    ext = env.ext()
+    limit = env.npu.get_stream_limit(ext)
+    env.npu.set_stream_limit(ext, limit["cube_core_num"], limit["vector_core_num"])
+    env.npu.reset_stream_limit(ext)
+
+
 @_s("works-device-synchronize-under-ext", "5", None, None)
 def _(env: Env) -> Any:
     with env.current(env.ext()):
@@ -704,6 +763,7 @@ def _needs(env: Env, scenario: Scenario) -> str | None:
         "lccl": env.lccl_group is None,
         "cpu_dist": env.cpu_group is None,
         "p2p": env.group is None or not env.p2p,
+        "stream_limit": not hasattr(env.npu, "get_stream_limit"),
     }
     return scenario.needs if missing.get(scenario.needs, False) else None
 
@@ -738,7 +798,7 @@ def check(env: Env, scenario: Scenario, mode: str) -> None:
 
     reason = _needs(env, scenario)
     if reason:
-        pytest.skip(f"this environment has no process group for {reason!r}")
+        pytest.skip(f"this environment cannot run {reason!r} scenarios")
     if mode == "off":
         extstream_guard.uninstall()
         _native(env, scenario)

@@ -3,14 +3,14 @@
 :func:`build` assembles, once per process, a ``torch_npu`` package in memory:
 
 * ``torch_npu._C``: :mod:`.fake_c` (immutable base types, exact C++ texts);
-* ``torch_npu.npu.utils``, ``torch_npu.npu.streams``, ``torch_npu.npu.graphs`` and
-  ``torch_npu.utils._error_code``: the **real** files from the wheel in ``.cache/``, executed
-  unchanged;
+* ``torch_npu.npu.utils``, ``torch_npu.npu.streams``, ``torch_npu.npu.graphs``,
+  ``torch_npu.npu.npu_config`` and ``torch_npu.utils._error_code``: the **real** files from the
+  wheel in ``.cache/``, executed unchanged;
 * ``torch_npu.npu`` itself: a small namespace re-exporting them the way the real
   ``npu/__init__.py`` does (that file imports half of torch_npu, so it is not executed), plus the
   private hooks ``_launch_host_func`` & co. as the same one-line forwarders to ``_C``;
 * stubs for what the real files import but cannot run here (``_backends.get_soc_version``,
-  ``_compiler._config``, the graph-op handler registry, ``utils.utils``);
+  ``_compiler._config``, the graph-op handler registry, ``utils.utils``, ``_path_manager``);
 * ``torch_npu.distributed``: the uneven all-gather forwarder of :mod:`.fake_dist`;
 * ``torch._C._get_accelerator`` (needs C++ PrivateUse1 hooks) while active.
 
@@ -41,6 +41,7 @@ _REAL_FILES = {
     "torch_npu.npu.utils": "npu/utils.py",
     "torch_npu.npu.streams": "npu/streams.py",
     "torch_npu.npu.graphs": "npu/graphs.py",
+    "torch_npu.npu.npu_config": "npu/npu_config.py",
 }
 
 
@@ -150,6 +151,9 @@ def build(tree: Path, version: str) -> Sim:
         "torch_npu._compiler": _package("torch_npu._compiler"),
         "torch_npu._compiler._config": _module(
             "torch_npu._compiler._config", force_npugraph_gc=False
+        ),
+        "torch_npu.utils._path_manager": _module(
+            "torch_npu.utils._path_manager", PathManager=type("PathManager", (), {})
         ),
         "torch_npu.npu": _package("torch_npu.npu"),
         "torch_npu.npu._backends": _module(

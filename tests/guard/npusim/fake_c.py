@@ -485,6 +485,31 @@ def _unsubscribe_report(stream: Any) -> None:
     STATE.log.append(("unsubscribe_report", stream.stream_id))
 
 
+_LIMITS: dict[tuple[int, int, int], int] = {}
+
+
+def _npu_set_stream_res_limit(
+    stream_id: int = 0, device_index: int = 0, device_type: int = 0, type: int = 0, value: int = 0
+) -> None:  # NPUFunctions.cpp:559-582: no external check
+    _validate(stream_id, device_index)
+    _LIMITS[(device_index, stream_id, type)] = value
+
+
+def _npu_reset_stream_res_limit(
+    stream_id: int = 0, device_index: int = 0, device_type: int = 0
+) -> None:
+    _validate(stream_id, device_index)
+    for key in [k for k in _LIMITS if k[:2] == (device_index, stream_id)]:
+        del _LIMITS[key]
+
+
+def _npu_get_stream_res_limit(
+    stream_id: int = 0, device_index: int = 0, device_type: int = 0, type: int = 0
+) -> int:
+    _validate(stream_id, device_index)
+    return _LIMITS.get((device_index, stream_id, type), 24 if type == 0 else 48)
+
+
 def record_stream(tensor: Any, stream: Any) -> None:
     """``NPUNativeFunctions::record_stream`` (StreamAndEventKernelNpu.cpp:12)."""
     check_not_external(stream, "record_stream")
