@@ -12,8 +12,9 @@ stream to check:
 ``attr``          attribute ``name`` of the receiver (``graph.__enter__``: ``capture_stream``)
 ``wait_stream``   both sides: the argument is recorded on (EXS103), the receiver waits (EXS104)
 ``ctor_*``        constructor arguments (EXS001 / EXS002), see :mod:`extstream_guard.ctor`
-``collective``    the current stream of every NPU tensor's device (or of the current device for
-                  calls without tensors, when the group's backend is HCCL/LCCL)
+``collective``    the current stream of the device of every NPU tensor among the arguments
+``group``         the same, and for calls without tensors (``barrier``, object collectives) the
+                  current device, when the group's backend is HCCL/LCCL
 ``work``          ``wait``/``synchronize`` of the work classes that guarded collectives return
 
 ``subclass_only`` rows are applied to the guarded ``extstream_guard.ExternalStream`` class

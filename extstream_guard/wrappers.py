@@ -223,13 +223,22 @@ def _npu_devices(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
     return found
 
 
-def _backend_name(orig: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+def _backend_name(
+    signature: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> str:
+    """The backend of the call's ``group`` argument ("" when it cannot be told)."""
     try:
-        bound = inspect.signature(orig).bind_partial(*args, **kwargs)
-        group = bound.arguments.get("group")
+        group = signature.bind_partial(*args, **kwargs).arguments.get("group")  # type: ignore[union-attr]
         return str(_state.torch.distributed.get_backend(group)).lower()  # type: ignore[union-attr]
     except Exception:  # no default group, not a group, unknown backend: not ours to judge
         return ""
+
+
+def _signature_of(func: Callable[..., Any]) -> inspect.Signature | None:
+    try:
+        return inspect.signature(func)
+    except (TypeError, ValueError):
+        return None
 
 
 def _native_for(point: Point, backend: str) -> str:
@@ -249,10 +258,13 @@ def _check_devices(point: Point, devices: list[Any], native: str) -> None:
 def _collective(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
     from .install import watch_work  # the installer owns the patch records
 
+    signature = _signature_of(orig)
+
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         devices = _npu_devices(args, kwargs)
         if devices:
-            _check_devices(point, devices, _native_for(point, _backend_name(orig, args, kwargs)))
+            backend = _backend_name(signature, args, kwargs)
+            _check_devices(point, devices, _native_for(point, backend))
         result = orig(*args, **kwargs)
         if devices and result is not None:
             watch_work(result)
@@ -264,9 +276,11 @@ def _collective(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
 def _group(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
     from .install import watch_work
 
+    signature = _signature_of(orig)
+
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         devices = _npu_devices(args, kwargs)
-        backend = _backend_name(orig, args, kwargs)
+        backend = _backend_name(signature, args, kwargs)
         if not devices and ("hccl" in backend or "lccl" in backend):
             devices = [None]  # the collective runs on the current device
         if devices:
