@@ -38,6 +38,11 @@ def analyze_source(
             module = cst.parse_module(text)
         except cst.ParserSyntaxError as error:
             return [_cannot_analyse(f"libcst cannot parse it: {_one_line(error)}")]
+        except (RecursionError, MemoryError):
+            raise
+        except Exception as error:  # libcst's own bugs surface as TypeError and friends
+            reason = f"{type(error).__name__}: {_one_line(error)}"
+            return [_cannot_analyse(f"libcst failed on it: {reason}")]
         # Statements and expressions nest within CPython's own limits, but our walk takes a
         # few frames per level: leave room, as black and pylint do.
         sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
