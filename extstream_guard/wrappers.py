@@ -1,8 +1,9 @@
 """Wrapper factories, one per ``kind`` of :mod:`extstream_guard.patches`.
 
-The hot path (a call on an ordinary stream) is kept to two attribute reads and a comparison
-inside a try block (zero-cost in CPython 3.11+); no allocation, no lock, no mode lookup. Only a
-detected external stream reaches :func:`report`, which reads the mode and raises or warns.
+The hot path (a call on an ordinary stream) is one attribute read (``stream_id``) and a bit test
+inside a try block (zero-cost in CPython 3.11+); ``device_type`` is read only when bit 30 is set.
+No allocation, no lock, no mode lookup: only a detected external stream reaches :func:`report`,
+which reads the mode and raises or warns.
 """
 
 from __future__ import annotations
@@ -392,8 +393,9 @@ def _generated(point: Point, orig: Callable[..., Any]) -> Callable[..., Any] | N
         which = SELF if point.kind == "self" else ARG
     else:  # ctor_stream / ctor_sync: only calls passing stream_ptr take the slow path
         kwargs = next((part[2:] for part in definition if part.startswith("**")), None)
-        if kwargs is None or not names:
-            return None
+        simple = all("=" not in part and not part.startswith("*") for part in call[:-1])
+        if kwargs is None or not names or not simple:
+            return None  # keyword-only or *args: the generic wrapper handles those
         positional = "".join(
             f"{part}, " for part in call[1:] if not part.startswith("*") and "=" not in part
         )
