@@ -347,21 +347,34 @@ def _(env: Env) -> Any:
         pass
 
 
+def _close_capture(env: Env, graph: Any, stream: Any) -> None:
+    """A refused capture_end leaves the capture open (on hardware): end it where it began."""
+    with contextlib.suppress(RuntimeError), env.current(stream):
+        graph.capture_end()
+
+
 @_s("capture_end-current", "X18", "EXS106", native_not_supported("NPUGraph::capture_end"))
 def _(env: Env) -> Any:
-    graph = env.npu.NPUGraph()
-    with env.current(env.managed()):
+    graph, managed = env.npu.NPUGraph(), env.managed()
+    with env.current(managed):
         graph.capture_begin()
-    with env.current(env.ext()):
-        graph.capture_end()
+    try:
+        with env.current(env.ext()):
+            graph.capture_end()
+    except BaseException:
+        _close_capture(env, graph, managed)
+        raise
 
 
 @_s("graph-exit-ext-current", "X18", "EXS106", native_not_supported("NPUGraph::capture_end"))
 def _(env: Env) -> Any:
-    before = env.npu.current_stream()
+    before, graph = env.npu.current_stream(), env.npu.NPUGraph()
     try:
-        with env.npu.graph(env.npu.NPUGraph()):
+        with env.npu.graph(graph):
             env.npu.set_stream(env.ext())
+    except BaseException:
+        _close_capture(env, graph, env.npu.graph.default_capture_stream)
+        raise
     finally:
         env.npu.set_stream(before)
 

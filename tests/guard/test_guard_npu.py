@@ -59,7 +59,8 @@ def hardware() -> Iterator[Env]:
     try:
         yield Env(
             torch, torch_npu, pointer=pointer,
-            tensor=lambda: torch.ones(4, device="npu"), group=group, cpu_group=cpu_group,
+            tensor=lambda: torch.tensor([1.0, 2.0, 3.0, 4.0], device="npu"), group=group,
+            cpu_group=cpu_group,
         )  # fmt: skip
     finally:
         import extstream_guard
