@@ -19,16 +19,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests import _npu_wheel  # noqa: E402
-
-
-def wheel_tree(version: str) -> Path:
-    """The wheel's Python tree; fails (or skips when offline is requested) if unavailable."""
-    try:
-        return _npu_wheel.python_tree(version)
-    except _npu_wheel.WheelUnavailable as exc:
-        if _npu_wheel.offline():
-            pytest.skip(f"EXTSTREAM_NPU_WHEEL_OFFLINE set: {exc}")
-        pytest.fail(str(exc), pytrace=False)
+from tests.guard._wheels import wheel_tree  # noqa: E402
 
 
 @pytest.fixture(scope="session")

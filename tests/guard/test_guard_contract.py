@@ -19,7 +19,7 @@ import pytest
 from extstream_guard.patches import POINTS, Point
 from extstream_lint.contract import NATIVE_PRIORITY, NATIVE_SYNC_LAUNCH, RULES
 from tests import _npu_wheel
-from tests.guard.conftest import wheel_tree
+from tests.guard._wheels import wheel_tree
 
 VERSIONS = ("2.13.0", "2.14.0")
 _PREFIX = "External NPU stream is not supported in "
