@@ -1,0 +1,141 @@
+"""The adapter's promises that flake8's output alone cannot show.
+
+* libcst (and the analysis) is imported only for files that pass the text pre-filter, so
+  installing the plugin costs almost nothing on ordinary code;
+* the plugin works from flake8's ``lines`` and never reopens the file;
+* nothing that goes wrong inside the analysis — even libcst failing to import — aborts the
+  flake8 run: it becomes one EXS000 finding on that file.
+
+flake8 runs in-process inside a small driver subprocess, so ``sys.modules`` can be inspected
+and the analysis replaced, without polluting the test process.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from exs_flake8_support import MISUSE
+
+from extstream_lint.flake8_plugin import ExtStreamChecker
+
+#: Runs flake8 in-process, then prints which of our modules got imported (last stdout line).
+_DRIVER = r"""
+import json, sys
+sabotage = sys.argv[1]
+if sabotage == "no-libcst":
+    sys.modules["libcst"] = None  # ``import libcst`` now raises ImportError
+elif sabotage == "analysis-raises":
+    import extstream_lint.analysis as analysis
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("simulated analysis bug")
+
+    analysis.analyze_source = broken
+from flake8.main.application import Application
+
+app = Application()
+app.run(["--isolated", "-j1", *sys.argv[2:]])
+print(json.dumps({
+    "exit": app.exit_code(),
+    "libcst": sys.modules.get("libcst") is not None,
+    "analysis": "extstream_lint.analysis" in sys.modules,
+    "plugin": "extstream_lint.flake8_plugin" in sys.modules,
+}))
+"""
+
+
+def _drive(tmp_path: Path, sabotage: str, *args: str) -> tuple[dict[str, object], str, str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _DRIVER, sabotage, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    lines = proc.stdout.strip().splitlines()
+    assert lines, f"driver printed nothing (exit {proc.returncode}):\n{proc.stderr}"
+    report = json.loads(lines[-1])
+    return report, "\n".join(lines[:-1]), proc.stderr
+
+
+PLAIN = "import torch\n\ns = torch.cuda.Stream()\ns.synchronize()  # a managed stream: fine\n"
+
+
+def test_libcst_is_not_imported_for_files_without_markers(tmp_path: Path) -> None:
+    for i in range(3):
+        (tmp_path / f"plain_{i}.py").write_text(PLAIN, encoding="utf-8")
+    report, output, stderr = _drive(tmp_path, "none", "plain_0.py", "plain_1.py", "plain_2.py")
+    assert report["plugin"] is True, (report, stderr)  # our plugin did run ...
+    assert report["libcst"] is False, (report, stderr)  # ... without libcst
+    assert report["analysis"] is False, (report, stderr)
+    assert output == "", output
+
+
+def test_libcst_is_imported_once_a_file_needs_it(tmp_path: Path) -> None:
+    # The positive control of the test above: the driver can see the import happen.
+    (tmp_path / "plain.py").write_text(PLAIN, encoding="utf-8")
+    (tmp_path / "bad.py").write_text(MISUSE, encoding="utf-8")
+    report, output, stderr = _drive(tmp_path, "none", "--select=EXS", "plain.py", "bad.py")
+    assert report["libcst"] is True, (report, stderr)
+    assert output.splitlines() == [line for line in output.splitlines() if "EXS101" in line]
+    assert "bad.py:3:1: EXS101" in output, (output, stderr)
+
+
+def test_analysis_exception_becomes_exs000_and_flake8_goes_on(tmp_path: Path) -> None:
+    (tmp_path / "a_bad.py").write_text(MISUSE, encoding="utf-8")
+    (tmp_path / "b_plain.py").write_text("import os\nx = undefined_name\n", encoding="utf-8")
+    report, output, stderr = _drive(
+        tmp_path, "analysis-raises", "--select=EXS,F821", "a_bad.py", "b_plain.py"
+    )
+    assert "Traceback" not in stderr, stderr
+    lines = output.splitlines()
+    assert [line.split(" ", 2)[:2] for line in lines] == [
+        ["a_bad.py:1:1:", "EXS000"],
+        ["b_plain.py:2:5:", "F821"],
+    ], (output, stderr)
+    assert "simulated analysis bug" in lines[0], lines[0]
+    assert report["exit"] == 1
+
+
+def test_missing_libcst_becomes_exs000_and_flake8_goes_on(tmp_path: Path) -> None:
+    (tmp_path / "a_bad.py").write_text(MISUSE, encoding="utf-8")
+    (tmp_path / "b_plain.py").write_text("import os\nx = undefined_name\n", encoding="utf-8")
+    report, output, stderr = _drive(
+        tmp_path, "no-libcst", "--select=EXS,F821", "a_bad.py", "b_plain.py"
+    )
+    assert "Traceback" not in stderr, stderr
+    codes = [line.split(" ", 2)[:2] for line in output.splitlines()]
+    assert codes == [["a_bad.py:1:1:", "EXS000"], ["b_plain.py:2:5:", "F821"]], (output, stderr)
+    assert "libcst" in output.splitlines()[0], output
+    assert report["exit"] == 1
+
+
+def test_checker_is_built_from_flake8_parameters_and_yields_0_based_columns() -> None:
+    checker = ExtStreamChecker(
+        tree=ast.parse(MISUSE), lines=MISUSE.splitlines(True), filename="x.py"
+    )
+    results = list(checker.run())
+    assert [(line, col, text.split()[0], kind) for line, col, text, kind in results] == [
+        (3, 0, "EXS101", ExtStreamChecker)
+    ]
+
+
+def test_checker_never_reads_the_file(tmp_path: Path) -> None:
+    # flake8 (stdin, editors) may hand over lines that differ from the file on disk.
+    on_disk = tmp_path / "mod.py"
+    on_disk.write_text("print('nothing to see')\n", encoding="utf-8")
+    checker = ExtStreamChecker(ast.parse(MISUSE), MISUSE.splitlines(True), str(on_disk))
+    assert [r[0] for r in checker.run()] == [3]
+    missing = ExtStreamChecker(ast.parse(MISUSE), MISUSE.splitlines(True), "/no/such/file.py")
+    assert [r[0] for r in missing.run()] == [3]
+
+
+def test_checker_skips_marker_free_lines_even_with_a_bogus_tree() -> None:
+    # The pre-filter decides before the tree is looked at.
+    checker = ExtStreamChecker(tree=None, lines=PLAIN.splitlines(True))  # type: ignore[arg-type]
+    assert list(checker.run()) == []
