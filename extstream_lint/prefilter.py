@@ -8,11 +8,10 @@ never parsed: this keeps the plugin's cost on ordinary files close to zero.
 
 from __future__ import annotations
 
-import re
-
-_MARKERS = re.compile(r"ExternalStream|stream_ptr")
-
 
 def might_use_external_streams(text: str) -> bool:
-    """True if ``text`` could create or annotate an external stream."""
-    return _MARKERS.search(text) is not None
+    """True if ``text`` could create or annotate an external stream.
+
+    Two substring tests: an order of magnitude faster than an alternation regex.
+    """
+    return "ExternalStream" in text or "stream_ptr" in text
