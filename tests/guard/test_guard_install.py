@@ -249,3 +249,19 @@ def test_guarded_class_follows_the_installed_mode(env: Any) -> None:
         pytest.raises(RuntimeError, match="NPUStream::synchronize"),
     ):
         guarded(env.pointer(0)).synchronize()
+
+
+def test_warnings_point_at_the_calling_line(env: Any) -> None:
+    ext = env.ext()
+    extstream_guard.install("warn")
+    with pytest.warns(ExternalStreamWarning) as caught, pytest.raises(RuntimeError):
+        ext.synchronize()
+    assert caught[0].filename == __file__
+
+
+def test_a_pointer_torch_npu_rejects_with_type_error_stays_a_type_error(env: Any) -> None:
+    extstream_guard.install()
+    with pytest.raises(TypeError) as info:
+        env.npu.ExternalStream(None)
+    assert isinstance(info.value, ExternalStreamError) and info.value.code == "EXS001"
+    assert "argument 6 must be int, not None" in str(info.value)
