@@ -6,8 +6,11 @@ For each operation on an ordinary (torch_npu-managed) stream it times batches of
 guarded calls interleaved in one run (round-robin, so machine noise hits both alike) plus a
 batch of ``torch.add`` on two 4-element CPU tensors, and prints
 
-    overhead = median(guarded) - median(unguarded)      (ns per call)
-    ratio    = overhead / median(torch.add)
+    overhead = min(guarded) - min(unguarded)      (ns per call, best batch of each)
+    ratio    = overhead / min(torch.add)
+
+The minimum over batches is timeit's convention: on a shared machine every other statistic mostly
+measures the neighbours. The medians are printed too, for a sense of the noise.
 
 The target is ratio <= 0.10 for every operation. ``Stream.wait_stream`` is three guarded calls
 (its own check of both sides, then the ``Event.record`` and ``Event.wait`` it makes), so it pays
@@ -127,22 +130,34 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         npusim.deactivate()
 
-    baseline = statistics.median(adds)
-    print(f"baseline torch.add(4-element CPU tensors): {baseline:8.1f} ns/call")
-    print(f"{'operation':34} {'unguarded':>10} {'guarded':>10} {'overhead':>9} {'ratio':>7}")
+    baseline = min(adds)
+    print(
+        f"baseline torch.add(4-element CPU tensors): {baseline:8.1f} ns/call "
+        f"(median {statistics.median(adds):.1f})"
+    )
+    print(
+        f"{'operation':34} {'unguarded':>10} {'guarded':>10} {'overhead':>9} {'ratio':>7}"
+        f" {'median ratio':>13}"
+    )
     worst = 0.0
     informational = []
     for name in operations:
-        before, after = statistics.median(plain[name]), statistics.median(guarded[name])
+        before, after = min(plain[name]), min(guarded[name])
         overhead = after - before
         ratio = overhead / baseline
+        median_ratio = (
+            statistics.median(guarded[name]) - statistics.median(plain[name])
+        ) / statistics.median(adds)
         if before > 5 * baseline:
             informational.append(name)
             flag = "  (info)"
         else:
             worst = max(worst, ratio)
             flag = "" if ratio <= TARGET else "  > target"
-        print(f"{name:34} {before:10.1f} {after:10.1f} {overhead:9.1f} {ratio:7.3f}{flag}")
+        print(
+            f"{name:34} {before:10.1f} {after:10.1f} {overhead:9.1f} {ratio:7.3f}"
+            f" {median_ratio:13.3f}{flag}"
+        )
     print(
         f"worst ratio {worst:.3f} (target <= {TARGET:.2f}); rounds={args.rounds}, "
         f"calls/batch={args.calls}, python {sys.version.split()[0]}, torch {torch.__version__}"
