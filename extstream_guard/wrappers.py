@@ -17,7 +17,7 @@ from typing import Any
 
 from extstream_lint.contract import native_not_supported
 
-from . import _state
+from . import _fastpath, _state
 from .ctor import Problem, check_external, check_stream_ptr_kwargs
 from .errors import (
     ExternalStreamError,
@@ -131,6 +131,8 @@ def _wait_stream(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
         operation=f"{point.operation} (records an event on its argument)",
     )  # fmt: skip
 
+    fast = _fastpath.plan(orig)
+
     def wrapper(self: Any, stream: Any) -> Any:
         try:
             marked = stream.stream_id & _MARK
@@ -144,6 +146,20 @@ def _wait_stream(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
             marked = 0
         if marked and is_external(self):
             report(point, self, SELF)
+        if (
+            fast is not None
+            and type(stream).record_event in fast.record_event
+            and type(self).wait_event in fast.wait_event
+        ):
+            # Both streams are checked: do what the stock code does, minus two re-checks.
+            event_cls = fast.streams.Event
+            record = vars(event_cls).get("record")
+            wait = vars(event_cls).get("wait")
+            if getattr(record, WRAPPER_FLAG, False) and getattr(wait, WRAPPER_FLAG, False):
+                event = event_cls()
+                record.__wrapped__(event, stream)
+                wait.__wrapped__(event, self)
+                return None
         return orig(self, stream)
 
     return wrapper
