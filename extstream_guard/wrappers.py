@@ -153,8 +153,7 @@ def _wait_stream(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
         ):
             # Both streams are checked: do what the stock code does, minus two re-checks.
             event_cls = fast.streams.Event
-            record = vars(event_cls).get("record")
-            wait = vars(event_cls).get("wait")
+            record, wait = event_cls.record, event_cls.wait
             if getattr(record, WRAPPER_FLAG, False) and getattr(wait, WRAPPER_FLAG, False):
                 event = event_cls()
                 record.__wrapped__(event, stream)
