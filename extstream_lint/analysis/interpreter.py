@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Union
 
 import libcst as cst
@@ -32,6 +32,7 @@ from .values import (
     CVoidP,
     Event,
     ExtStream,
+    Foreign,
     FunctionInfo,
     Graph,
     Instance,
@@ -43,6 +44,7 @@ from .values import (
     Work,
     join,
     join_all,
+    join_current,
     join_states,
 )
 
@@ -73,6 +75,11 @@ class Scope:
     summary: dict[str, Value] = field(default_factory=dict)
     cls: ClassInfo | None = None
     function: FunctionInfo | None = None
+    #: ``global x`` / ``nonlocal x``: the scope that really holds ``x``.
+    outer_names: dict[str, Scope] = field(default_factory=dict)
+
+    def holder(self, name: str) -> Scope:
+        return self.outer_names.get(name, self)
 
 
 @dataclass
@@ -95,6 +102,10 @@ class Interpreter:
         self._classes: dict[cst.ClassDef, ClassInfo] = {}
         self._deferred: list[tuple[cst.FunctionDef, Scope, ClassInfo | None]] = []
         self._loops: list[_Loop] = []
+        #: ``torch.npu.graph.default_capture_stream`` is process-wide: every assignment to
+        #: it anywhere in the file, joined (learnt in the first pass).
+        self._default_capture: Value = None
+        self._default_capture_seen = False
 
     # --- driver -------------------------------------------------------------------------
 
@@ -161,6 +172,7 @@ class Interpreter:
         state.env[name] = value
         state.forget_paths_under(name)
         if self.learning:
+            scope = scope.holder(name)
             scope.local_names.add(name)
             scope.summary[name] = (
                 join(scope.summary[name], value) if name in scope.summary else value
@@ -169,6 +181,8 @@ class Interpreter:
     def lookup(self, name: str, state: State, scope: Scope) -> Value:
         if name in state.env:
             return state.env[name]
+        if name in scope.outer_names:
+            return scope.outer_names[name].summary.get(name)
         if name in scope.local_names and scope.kind != "class":
             return None
         parent = scope.parent
@@ -208,6 +222,12 @@ class Interpreter:
                 qualified = canonical(f"{owner.qualname}.{target.attr.value}", self.transfer_to_npu)
                 if qualified == c.DEFAULT_CAPTURE_STREAM:
                     state.env[qualified] = value
+                    if self.learning:
+                        seen = self._default_capture_seen
+                        self._default_capture = (
+                            join(self._default_capture, value) if seen else value
+                        )
+                        self._default_capture_seen = True
                 return
             if key is not None:
                 state.set_path(key, value)
@@ -300,10 +320,25 @@ class Interpreter:
             self._import_from(stmt, state, scope)
         elif isinstance(stmt, cst.Del):
             self._delete(stmt.target, state)
+        elif isinstance(stmt, (cst.Global, cst.Nonlocal)):
+            self._declare_outer(stmt, scope)
         else:
             for child in children(stmt):
                 self.eval(child, state, scope)
         return state
+
+    def _declare_outer(self, stmt: cst.Global | cst.Nonlocal, scope: Scope) -> None:
+        target: Scope | None = scope.parent
+        if isinstance(stmt, cst.Global):
+            while target is not None and target.parent is not None:
+                target = target.parent
+        else:
+            while target is not None and target.kind == "class":
+                target = target.parent
+        if target is None or target is scope:
+            return
+        for item in stmt.names:
+            scope.outer_names[item.name.value] = target
 
     def _delete(self, target: cst.CSTNode, state: State) -> None:
         key = dotted_name(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
@@ -402,8 +437,17 @@ class Interpreter:
         return self._loop(state, scope, run_body, node.orelse, exits=not forever)
 
     def exec_Try(self, node: cst.CSTNode, state: State, scope: Scope) -> State | None:
-        body_end = self._suite(node.body, state.copy(), scope)
-        handler_entry = join_states([state, body_end]) or state
+        loop = self._loops[-1] if self._loops else None
+        marks = (len(loop.breaks), len(loop.continues)) if loop else (0, 0)
+        # An exception may leave the body after any statement: handlers see each state.
+        seen: list[State | None] = [state]
+        body_end: State | None = state.copy()
+        for stmt in node.body.body:
+            if body_end is None:
+                break
+            body_end = self.exec_stmt(stmt, body_end, scope)
+            seen.append(body_end.copy() if body_end is not None else None)
+        handler_entry = join_states(seen) or state
         ends: list[State | None] = []
         for handler in node.handlers:
             entry = handler_entry.copy()
@@ -417,6 +461,17 @@ class Interpreter:
         if node.finalbody is not None:
             final_entry = result if result is not None else handler_entry.copy()
             final_end = self._suite(node.finalbody.body, final_entry, scope)
+            if loop is not None:  # break and continue leave through finally too
+                with self._silenced():
+                    for jumps, mark in ((loop.breaks, marks[0]), (loop.continues, marks[1])):
+                        jumps[mark:] = [
+                            end
+                            for end in (
+                                self._suite(node.finalbody.body, jump, scope)
+                                for jump in jumps[mark:]
+                            )
+                            if end is not None
+                        ]
             return final_end if result is not None else None
         return result
 
@@ -425,11 +480,13 @@ class Interpreter:
     def exec_With(self, node: cst.With, state: State, scope: Scope) -> State | None:
         saved = state.current
         changed = False
+        loop = self._loops[-1] if self._loops else None
+        marks = (len(loop.breaks), len(loop.continues)) if loop else (0, 0)
         for item in node.items:
             value = self.eval(item.item, state, scope)
             entered = value
             if isinstance(value, StreamCtx):
-                entered = value.stream
+                entered = None
                 changed = self._make_current(value.stream, value.label, node, state) or changed
             elif isinstance(value, ExtStream):
                 label = dotted_name(item.item) or ""
@@ -449,20 +506,26 @@ class Interpreter:
                     scope,
                 )
         end = self._suite(node.body, state, scope)
-        if end is not None and changed:
-            end.current = saved
+        if changed:  # __exit__ restores the stream, however the block is left
+            if end is not None:
+                end.current = saved
+            if loop is not None:
+                for jump in (*loop.breaks[marks[0] :], *loop.continues[marks[1] :]):
+                    jump.current = saved
         return end
 
     def _make_current(self, stream: Value, label: str, origin: cst.CSTNode, state: State) -> bool:
         """Make ``stream`` current; returns whether the current stream may have changed."""
         if isinstance(stream, Const) and stream.value is None:
             return False  # torch.npu.stream(None) is a no-op
-        if isinstance(stream, ExtStream):
-            if stream.current_of is not None:  # the current stream itself
-                return False
-            state.current = Current(stream, label, origin)
-        else:
+        if not isinstance(stream, ExtStream):
             state.current = None
+            return True
+        if stream.current_of is not None:  # a saved current stream, made current again
+            label, origin = stream.current_of, stream.origin  # type: ignore[assignment]
+        made = Current(replace(stream, current_of=None, nullable=False), label, origin)
+        # A stream that may be None leaves the previous current stream on that path.
+        state.current = join_current(made, state.current) if stream.nullable else made
         return True
 
     def exec_Match(self, node: cst.Match, state: State, scope: Scope) -> State | None:
@@ -509,6 +572,9 @@ class Interpreter:
                 )
                 info.returns_known = True
         cls = scope.cls if scope.kind == "class" else None
+        if cls is not None:
+            names = {(dotted_name(d.decorator) or "").rsplit(".", 1)[-1] for d in node.decorators}
+            info.is_property = bool(names & {"property", "cached_property"})
         self.bind(node.name.value, info, state, scope)
         if cls is not None and self.learning:
             cls.methods[node.name.value] = info
@@ -655,8 +721,16 @@ class Interpreter:
             return true_state, false_state
         narrowed = ExtStream(all(hits), "checked by isinstance()", test)
         true_state.set_path(key, narrowed)
-        if all(hits) and isinstance(state.env.get(key), ExtStream):
-            false_state.env[key] = None
+        before = state.env.get(key)
+        if (
+            all(hits)
+            and isinstance(before, ExtStream)
+            and before.noun == "ExternalStream"
+            and before.current_of is None
+        ):
+            # Stream(stream_ptr=...) and current_stream() are external without being
+            # ExternalStream instances: isinstance() is False for them (spec 6).
+            false_state.set_path(key, None)
         return (false_state, true_state) if negated else (true_state, false_state)
 
     # --- expressions --------------------------------------------------------------------
@@ -793,7 +867,10 @@ class Interpreter:
         if isinstance(base, Instance):
             if name in base.cls.attrs:
                 return base.cls.attrs[name]
-            return base.cls.methods.get(name)
+            method = base.cls.methods.get(name)
+            if method is not None and method.is_property:
+                return method.returns
+            return method
         if isinstance(base, ClassInfo):
             return base.attrs.get(name) or base.methods.get(name)
         return None
@@ -847,7 +924,7 @@ class Interpreter:
                 return self._returned(callee, node)
             return None
         if isinstance(callee, Ref):
-            return self._call_ref(callee.qualname, site, state, current)
+            return self._call_ref(callee.qualname, site, state, scope, current)
         if isinstance(callee, FunctionInfo):
             return self._returned(callee, node)
         if isinstance(callee, ClassInfo):
@@ -861,7 +938,12 @@ class Interpreter:
         return value
 
     def _call_ref(
-        self, qualname: str, site: CallSite, state: State, current: ExtStream | None
+        self,
+        qualname: str,
+        site: CallSite,
+        state: State,
+        scope: Scope,
+        current: ExtStream | None,
     ) -> Value:
         node = site.node
         if qualname in (c.EXTERNAL_STREAM_CLASS, c.STREAM_CLASS, c.SYNC_LAUNCH_STREAM_CLASS):
@@ -873,10 +955,22 @@ class Interpreter:
             if qualname == c.EXTERNAL_STREAM_CLASS:
                 return ExtStream(True, "created", node)
             return ExtStream(True, "created with stream_ptr", node, "external stream")
-        for issue in check_function(
-            site, qualname, current, state.env.get(c.DEFAULT_CAPTURE_STREAM)
-        ):
+        if c.DEFAULT_CAPTURE_STREAM in state.env or scope.kind == "module":
+            capture_default = state.env.get(c.DEFAULT_CAPTURE_STREAM)  # in program order
+        else:  # a function may run after any module-level assignment
+            capture_default = self._default_capture
+        for issue in check_function(site, qualname, current, capture_default):
             self._report(node, issue)
+        if qualname == "torch_npu.npu.graph":
+            # Entering it makes its capture stream current (spec 2.2): the stream= argument,
+            # else graph.default_capture_stream, else a managed pool stream.
+            arg = site.arg(2, "stream")
+            if arg is not None and not (isinstance(arg.value, Const) and arg.value.value is None):
+                return StreamCtx(arg.value, arg.text or "")
+            default = capture_default if isinstance(capture_default, ExtStream) else None
+            return StreamCtx(default, "torch.npu.graph.default_capture_stream")
+        if qualname in _FOREIGN_CLASSES:
+            return Foreign()
         if qualname in c.CURRENT_STREAM_GETTERS:
             return current
         if qualname in c.STREAM_SETTERS:
@@ -944,3 +1038,6 @@ _EVALUATORS = {
     cst.GeneratorExp: Interpreter._eval_comprehension,
     cst.DictComp: Interpreter._eval_comprehension,
 }
+
+#: Classes of other backends whose methods share names with torch_npu's (capture_begin...).
+_FOREIGN_CLASSES = frozenset({"torch.cuda.CUDAGraph", "torch.cuda.graphs.CUDAGraph"})

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .. import contract as c
-from .values import Const, CVoidP, Event, ExtStream, Graph, Value, Work
+from .values import CapturingGraph, Const, CVoidP, Event, ExtStream, Graph, Value, Work
 
 _MISSING = object()
 
@@ -121,7 +121,9 @@ def check_method(
             return issues
     if current is None:
         return issues
-    if method in c.GRAPH_CAPTURE_METHODS and (receiver is None or isinstance(receiver, Graph)):
+    if method in c.GRAPH_CAPTURE_METHODS and (
+        receiver is None or isinstance(receiver, (Graph, CapturingGraph))
+    ):
         issues.append(Issue("EXS106", op, current, None, True))
     elif method in c.WORK_WAIT_METHODS and isinstance(receiver, Work):
         issues.append(Issue("EXS111", f"Work.{method}()", current, None, True))

@@ -8,7 +8,7 @@ the environment, the bottom of the lattice).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Union
 
 
@@ -27,11 +27,12 @@ class ExtStream:
     #: Set when the value is the *current* stream (``torch.npu.current_stream()`` while
     #: an external stream is current): the name that was made current.
     current_of: str | None = None
+    #: ``None`` on some paths. Harmless for method calls (``None`` has no ``synchronize``),
+    #: but ``torch.npu.stream(None)`` is a no-op, so making it current is only a "may".
+    nullable: bool = False
 
     def weakened(self) -> ExtStream:
-        if not self.must:
-            return self
-        return ExtStream(False, self.how, self.origin, self.noun, self.current_of)
+        return replace(self, must=False) if self.must else self
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,11 @@ class StreamCtx:
 
 
 @dataclass(frozen=True)
+class Foreign:
+    """An object of a known API that is not torch_npu's (``torch.cuda.CUDAGraph()``)."""
+
+
+@dataclass(frozen=True)
 class Seq:
     """A tuple or list display, kept element-wise for unpacking and iteration."""
 
@@ -97,6 +103,8 @@ class FunctionInfo:
     #: The return annotation decided it; ``return`` statements are not consulted.
     returns_known: bool = False
     returns_seen: bool = False
+    #: ``@property``: reading the attribute calls it.
+    is_property: bool = False
 
 
 @dataclass(eq=False)
@@ -125,6 +133,7 @@ Value = Union[
     CapturingGraph,
     Work,
     StreamCtx,
+    Foreign,
     Seq,
     FunctionInfo,
     ClassInfo,
@@ -143,10 +152,18 @@ def join(a: Value, b: Value) -> Value:
         return a
     if isinstance(a, ExtStream):
         if isinstance(b, ExtStream):
-            return a if a.must and b.must else a.weakened()
-        return a if _is_none(b) else a.weakened()
+            return replace(a, must=a.must and b.must, nullable=a.nullable or b.nullable)
+        return replace(a, nullable=True) if _is_none(b) else a.weakened()
     if isinstance(b, ExtStream):
-        return b if _is_none(a) else b.weakened()
+        return join(b, a)
+    if isinstance(a, StreamCtx) or isinstance(b, StreamCtx):
+        # ``torch.npu.stream(ext) if c else nullcontext()``: ext current on some paths.
+        ctx = a if isinstance(a, StreamCtx) else b
+        other = b if ctx is a else a
+        stream = join(ctx.stream, other.stream) if isinstance(other, StreamCtx) else None
+        if stream is None and isinstance(ctx.stream, ExtStream):
+            stream = ctx.stream.weakened()
+        return StreamCtx(stream, ctx.label)
     if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items):
         return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items)))
     return None

@@ -67,3 +67,9 @@ queue.synchronize()
 future.query()
 threading_event.wait()
 timer.record()
+
+# A CUDA graph is not an NPU graph, even while an NPU external stream is current.
+cuda_graph = torch.cuda.CUDAGraph()
+with torch.npu.stream(ext):
+    cuda_graph.capture_begin()
+    cuda_graph.capture_end()
