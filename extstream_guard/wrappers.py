@@ -328,7 +328,7 @@ def _work(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
 
 _CHECK = """\
     try:
-        _xg_marked = {stream}.stream_id & _xg_MARK
+        _xg_marked = {stream}.stream_id & {mark}
     except (AttributeError, TypeError):
         _xg_marked = 0
     if _xg_marked and _xg_is_external({stream}):
@@ -404,7 +404,7 @@ def _generated(point: Point, orig: Callable[..., Any]) -> Callable[..., Any] | N
         stream = names[0] if point.kind == "self" else point.name
         if stream not in names:
             return None
-        prologue = _CHECK.format(stream=stream)
+        prologue = _CHECK.format(stream=stream, mark=_MARK)  # a constant, not a global lookup
         which = SELF if point.kind == "self" else ARG
     else:  # ctor_stream / ctor_sync: only calls passing stream_ptr take the slow path
         kwargs = next((part[2:] for part in definition if part.startswith("**")), None)
@@ -423,7 +423,7 @@ def _generated(point: Point, orig: Callable[..., Any]) -> Callable[..., Any] | N
         f"    return _xg_orig({', '.join(call)})\n"
     )
     namespace.update(
-        _xg_MARK=_MARK, _xg_is_external=is_external, _xg_report=report, _xg_point=point,
+        _xg_is_external=is_external, _xg_report=report, _xg_point=point,
         _xg_which=which, _xg_orig=orig,
     )  # fmt: skip
     exec(compile(source, f"<extstream_guard wrapper for {point.operation}>", "exec"), namespace)
