@@ -38,7 +38,7 @@ from .config import (
 )
 from .contract import RULES
 from .discovery import iter_files, matches_any
-from .findings import Finding
+from .findings import Finding, cannot_analyse
 from .formats import FORMATTERS, Located, format_statistics
 from .noqa import filter_noqa
 from .prefilter import might_use_external_streams
@@ -80,12 +80,12 @@ def lint_text(text: str, filename: str) -> list[Finding]:
     """Pre-filter, then the analysis: every finding of one decoded file, unfiltered."""
     if not might_use_external_streams(text):
         return []
-    from .analysis import analyze_source  # libcst only for files that need it
-
     try:
+        from .analysis import analyze_source  # libcst only for files that need it
+
         return list(analyze_source(_normalize_newlines(text), filename))
     except Exception as exc:  # analyze_source must not raise; one bad file must not end the run
-        return [Finding(1, 0, "EXS000", f"EXS000 internal error in the analysis: {exc!r}")]
+        return [cannot_analyse(f"internal error in the analysis: {exc!r}")]
 
 
 def _lint_job(job: tuple[str, str]) -> list[Finding]:

@@ -14,3 +14,11 @@ class Finding:
     code: str
     #: The full one-line message, starting with the code (flake8 convention).
     message: str
+
+
+def cannot_analyse(reason: str) -> Finding:
+    """The single EXS000 finding of a file whose analysis failed, saying why."""
+    from .contract import RULES
+
+    message = RULES["EXS000"].message(f"could not analyse this file ({reason})", "")
+    return Finding(1, 0, "EXS000", message)

@@ -12,6 +12,7 @@ import ast
 from collections.abc import Iterator
 
 from . import __version__
+from .findings import cannot_analyse
 from .prefilter import might_use_external_streams
 
 
@@ -30,8 +31,12 @@ class ExtStreamChecker:
         source = "".join(self.lines)
         if not might_use_external_streams(source):
             return
-        from .analysis import analyze_source  # libcst is imported only when a file needs it
-
         tree = self.tree if isinstance(self.tree, ast.Module) else None
-        for finding in analyze_source(source, self.filename, tree=tree):
+        try:
+            from .analysis import analyze_source  # libcst only when a file needs it
+
+            findings = analyze_source(source, self.filename, tree=tree)
+        except Exception as error:  # a broken install must not abort the user's flake8 run
+            findings = [cannot_analyse(f"{type(error).__name__}: {error}")]
+        for finding in findings:
             yield finding.line, finding.col, finding.message, type(self)

@@ -8,7 +8,7 @@ import sys
 import libcst as cst
 
 from ..contract import RULES
-from ..findings import Finding
+from ..findings import Finding, cannot_analyse
 from .interpreter import Interpreter, RawFinding
 from .positions import Position, locate
 from .values import ExtStream
@@ -31,18 +31,18 @@ def analyze_source(
                 tree = ast.parse(text)
             except (RecursionError, MemoryError):
                 # CPython itself gives up; libcst would take minutes on such input.
-                return [_cannot_analyse("it is nested too deeply for CPython's parser")]
+                return [cannot_analyse("it is nested too deeply for CPython's parser")]
             except (SyntaxError, ValueError):
                 tree = None  # maybe syntax newer than this Python: libcst decides
         try:
             module = cst.parse_module(text)
         except cst.ParserSyntaxError as error:
-            return [_cannot_analyse(f"libcst cannot parse it: {_one_line(error)}")]
+            return [cannot_analyse(f"libcst cannot parse it: {_one_line(error)}")]
         except (RecursionError, MemoryError):
             raise
         except Exception as error:  # libcst's own bugs surface as TypeError and friends
             reason = f"{type(error).__name__}: {_one_line(error)}"
-            return [_cannot_analyse(f"libcst failed on it: {reason}")]
+            return [cannot_analyse(f"libcst failed on it: {reason}")]
         # Statements and expressions nest within CPython's own limits, but our walk takes a
         # few frames per level: leave room, as black and pylint do.
         sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
@@ -51,9 +51,9 @@ def analyze_source(
             return []
         return _render(module, raw, text, tree)
     except RecursionError:
-        return [_cannot_analyse("it is nested too deeply")]
+        return [cannot_analyse("it is nested too deeply")]
     except Exception as error:  # a bug of ours must not end the user's lint run
-        return [_cannot_analyse(f"internal error {type(error).__name__}: {_one_line(error)}")]
+        return [cannot_analyse(f"internal error {type(error).__name__}: {_one_line(error)}")]
     finally:
         sys.setrecursionlimit(limit)
 
@@ -74,11 +74,6 @@ def _decode(source: str | bytes) -> str:
 def _one_line(error: BaseException) -> str:
     text = " ".join(str(error).split())
     return text if len(text) <= 200 else text[:197] + "..."
-
-
-def _cannot_analyse(reason: str) -> Finding:
-    rule = RULES["EXS000"]
-    return Finding(1, 0, "EXS000", rule.message(f"could not analyse this file ({reason})", ""))
 
 
 def _render(

@@ -189,7 +189,9 @@ def test_analysis_exception_becomes_exs000_for_that_file(
     monkeypatch.setattr(analysis, "analyze_source", explode)
     (in_tmp / "m.py").write_text(HEADER)
     assert main(["-j", "1", "m.py"]) == 1
-    assert capsys.readouterr().out.startswith("m.py:1:1: EXS000 internal error in the analysis")
+    assert capsys.readouterr().out.startswith(
+        "m.py:1:1: EXS000 could not analyse this file (internal error in the analysis"
+    )
 
 
 @pytest.mark.parametrize(
