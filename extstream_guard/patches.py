@@ -146,15 +146,10 @@ def _collective(owners: tuple[str, ...], attr: str, public: str, defined_in: str
                  defined_in=defined_in, optional=True)  # fmt: skip
 
 
-#: torch >= 2.13 spellings that ``all_gather_into_tensor`` / ``reduce_scatter_tensor`` forward
-#: to; not (yet) in ``contract.COLLECTIVES``, which lists the names the linter knows.
-_NEWER_TORCH_COLLECTIVES = ("all_gather_single", "reduce_scatter_single")
-
-
 def _collectives() -> tuple[Point, ...]:
     points = [
         _collective(("torch.distributed", "torch.distributed.distributed_c10d"), name, name)
-        for name in (*COLLECTIVES, *_NEWER_TORCH_COLLECTIVES)
+        for name in COLLECTIVES
         if name not in ("all_gather_into_tensor_uneven", "reduce_scatter_tensor_uneven",
                         "all_to_all_vc")
     ]  # fmt: skip
