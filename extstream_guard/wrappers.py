@@ -271,15 +271,23 @@ def _check_devices(point: Point, devices: list[Any], native: str) -> None:
             report(point, stream, CURRENT, native)
 
 
-def _collective(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+def _collective(
+    point: Point, orig: Callable[..., Any], *, group_only: bool = False
+) -> Callable[..., Any]:
+    """Check the current stream of every NPU tensor's device; ``group_only`` calls (barrier,
+    object collectives) carry no tensor and run on the current device of an HCCL group."""
     from .install import watch_work  # the installer owns the patch records
 
     signature = _signature_of(orig)
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         devices = _npu_devices(args, kwargs)
-        if devices:
+        backend = ""
+        if devices or group_only:
             backend = _backend_name(signature, args, kwargs)
+            if not devices and ("hccl" in backend or "lccl" in backend):
+                devices = [None]  # the collective runs on the current device
+        if devices:
             _check_devices(point, devices, _native_for(point, backend))
         result = orig(*args, **kwargs)
         if devices and result is not None:
@@ -290,23 +298,7 @@ def _collective(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _group(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
-    from .install import watch_work
-
-    signature = _signature_of(orig)
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        devices = _npu_devices(args, kwargs)
-        backend = _backend_name(signature, args, kwargs)
-        if not devices and ("hccl" in backend or "lccl" in backend):
-            devices = [None]  # the collective runs on the current device
-        if devices:
-            _check_devices(point, devices, _native_for(point, backend))
-        result = orig(*args, **kwargs)
-        if devices and result is not None:
-            watch_work(result)
-        return result
-
-    return wrapper
+    return _collective(point, orig, group_only=True)
 
 
 def _work(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:

@@ -73,6 +73,15 @@ def _ext(arg: Arg | None) -> ExtStream | None:
     return None
 
 
+def _stream_argument(
+    site: CallSite, spec: tuple[str, int, str]
+) -> tuple[str, Arg | None, ExtStream | None]:
+    """The rule code, the stream argument named by a table entry, and whether it is external."""
+    code, position, keyword = spec
+    arg = site.arg(position, keyword)
+    return code, arg, _ext(arg)
+
+
 def _absent_or_none(arg: Arg | None) -> bool:
     return arg is None or (isinstance(arg.value, Const) and arg.value.value is None)
 
@@ -104,9 +113,7 @@ def check_method(
         return issues
     spec = c.STREAM_ARGUMENT_METHODS.get(method)
     if spec is not None:
-        code, position, keyword = spec
-        arg = site.arg(position, keyword)
-        stream = _ext(arg)
+        code, arg, stream = _stream_argument(site, spec)
         if stream is not None:
             issues.append(Issue(code, op, stream, arg.text if arg else None))
         elif (
@@ -137,9 +144,7 @@ def check_function(
     op = f"{site.callee_text}()"
     spec = c.STREAM_ARGUMENT_FUNCTIONS.get(qualname)
     if spec is not None:
-        code, position, keyword = spec
-        arg = site.arg(position, keyword)
-        stream = _ext(arg)
+        code, arg, stream = _stream_argument(site, spec)
         if stream is not None:
             return [Issue(code, op, stream, arg.text if arg else None)]
         if (
