@@ -30,14 +30,27 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-#: Starts flake8's own ``main`` after hiding the distributions named in argv[1] (comma list)
-#: from flake8's entry-point discovery. Both sides of every comparison use it.
+#: Starts flake8's own ``main``. argv[1] is the side: ``without`` hides our distribution from
+#: flake8's entry-point discovery (the only difference between the sides); ``with-timed`` also
+#: adds up the time spent inside our checker (lazy imports included) and prints it on exit.
 DRIVER = r"""
 import sys
+side = sys.argv[1]
 from flake8.plugins import finder
-hidden = set(sys.argv[1].split(",")) - {""}
 discover = finder._find_importlib_plugins
-finder._find_importlib_plugins = lambda: (p for p in discover() if p.package not in hidden)
+if side == "without":
+    finder._find_importlib_plugins = lambda: (p for p in discover() if p.package != "extstream")
+if side == "with-timed":
+    import atexit, time
+    from extstream_lint.flake8_plugin import ExtStreamChecker
+    run, spent = ExtStreamChecker.run, [0.0]
+    def timed_run(self):
+        start = time.perf_counter()
+        results = list(run(self))
+        spent[0] += time.perf_counter() - start
+        return iter(results)
+    ExtStreamChecker.run = timed_run
+    atexit.register(lambda: sys.stderr.write(f"EXS_SELF_SECONDS={spent[0]!r}\n"))
 from flake8.main.cli import main
 main(sys.argv[2:])
 """
@@ -54,14 +67,16 @@ class Timing:
     wall: float
     cpu: float
     output: str
+    #: Seconds spent inside our checker (``with-timed`` side only, and only with ``-j1``).
+    plugin: float = 0.0
 
 
-def flake8(hide: str, args: Sequence[str]) -> Timing:
+def flake8(side: str, args: Sequence[str]) -> Timing:
     """Run flake8 once through the driver; return wall and child CPU seconds and stdout."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", DRIVER, hide, "--isolated", *args],
+        [sys.executable, "-c", DRIVER, side, "--isolated", *args],
         capture_output=True,
         text=True,
         check=False,
@@ -71,12 +86,16 @@ def flake8(hide: str, args: Sequence[str]) -> Timing:
     if done.returncode not in (0, 1):
         sys.exit(f"flake8 {args[:3]} failed ({done.returncode}): {done.stderr[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Timing(wall, cpu, done.stdout)
+    marker = "EXS_SELF_SECONDS="
+    plugin = [float(x[len(marker) :]) for x in done.stderr.splitlines() if x.startswith(marker)]
+    return Timing(wall, cpu, done.stdout, plugin[0] if plugin else 0.0)
 
 
-def interleaved(args: Sequence[str], repeats: int, label: str) -> dict[str, list[Timing]]:
+def interleaved(
+    args: Sequence[str], repeats: int, label: str, timed: bool = False
+) -> dict[str, list[Timing]]:
     """``repeats`` runs of each side, alternating which side goes first."""
-    sides = {WITH: "", WITHOUT: DISTRIBUTION}
+    sides = {WITH: "with-timed" if timed else "with", WITHOUT: "without"}
     runs: dict[str, list[Timing]] = {WITH: [], WITHOUT: []}
     for repeat in range(repeats):
         order = [WITH, WITHOUT] if repeat % 2 == 0 else [WITHOUT, WITH]
@@ -116,8 +135,8 @@ def torch_sample(count: int) -> tuple[str, list[str]]:
 
 def check_driver() -> None:
     """The baseline really lacks our plugin, and the other side really has it."""
-    shown = flake8("", ["--version"]).output
-    hidden = flake8(DISTRIBUTION, ["--version"]).output
+    shown = flake8("with", ["--version"]).output
+    hidden = flake8("without", ["--version"]).output
     if f"{DISTRIBUTION}:" not in shown or f"{DISTRIBUTION}:" in hidden:
         sys.exit(f"driver check failed:\n  with: {shown!r}\n  without: {hidden!r}")
     print(f"driver check: with    -> {shown.splitlines()[0]}")
@@ -139,8 +158,8 @@ def bench_files(count: int, repeats: int, jobs: int) -> float:
         f"\n(a) flake8 --select=E,F,W -j{jobs} on {len(files)} files of {root} "
         f"({size / 1e6:.1f} MB; {len(marked)} pass our pre-filter: {', '.join(marked) or '-'})"
     )
-    flake8("", args)  # warm the page cache and .pyc files for both sides
-    runs = interleaved(args, repeats, "files")
+    flake8("with", args)  # warm the page cache and .pyc files for both sides
+    runs = interleaved(args, repeats, "files", timed=jobs == 1)
     extra = sorted(
         set(runs[WITH][0].output.splitlines()) - set(runs[WITHOUT][0].output.splitlines())
     )
@@ -157,7 +176,39 @@ def bench_files(count: int, repeats: int, jobs: int) -> float:
         )
         if attr == "wall":
             result = overhead
+    paired = statistics.median(w.wall / o.wall for w, o in zip(runs[WITH], runs[WITHOUT]))
+    print(f"  median of the paired wall ratios (run i with / run i without): {paired:.3f}")
+    if jobs == 1:
+        inside = statistics.median(t.plugin for t in runs[WITH])
+        without = statistics.median(t.wall for t in runs[WITHOUT])
+        print(
+            f"  time inside our checker (libcst import included): median {inside:.2f}s "
+            f"= {inside / without * 100:.1f}% of the baseline's median wall time"
+        )
     return result
+
+
+#: flake8's own modules first, so only what our plugin adds on top of them is counted.
+IMPORT_PROBE = (
+    "import flake8.main.application, flake8.checker, pycodestyle, pyflakes.checker, mccabe; "
+    "import extstream_lint.flake8_plugin"
+)
+
+
+def plugin_import_ms(repeats: int) -> float:
+    """Median cumulative import time of our plugin module after flake8's (``-X importtime``)."""
+    values = []
+    for _ in range(repeats):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", IMPORT_PROBE],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        for line in done.stderr.splitlines():
+            if line.rstrip().endswith("| extstream_lint.flake8_plugin"):
+                values.append(int(line.split("|")[1]) / 1000)
+    return statistics.median(values)
 
 
 def bench_startup(repeats: int) -> float:
@@ -178,6 +229,11 @@ def bench_startup(repeats: int) -> float:
                 )
                 if attr == "wall":
                     worst = max(worst, (with_ - without) * 1e3)
+    imported = plugin_import_ms(repeats)
+    print(
+        f"\n(b) importing our plugin module after flake8's own (python -X importtime, "
+        f"cumulative): median {imported:.1f} ms (the direct, low-noise view of the same cost)"
+    )
     return worst
 
 
@@ -185,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=300, help="torch files to lint (300)")
     parser.add_argument("--repeats", type=int, default=5, help="runs per side for (a) (5)")
-    parser.add_argument("--startup-repeats", type=int, default=15, help="runs per side, (b)")
+    parser.add_argument("--startup-repeats", type=int, default=31, help="runs per side, (b)")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="flake8 jobs (1)")
     args = parser.parse_args(argv)
     print(f"python {sys.version.split()[0]}, baseline = same flake8 with '{DISTRIBUTION}' hidden")

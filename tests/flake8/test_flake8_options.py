@@ -143,6 +143,21 @@ def test_stdin_honours_noqa(flake8) -> None:
     assert run.violations == []
 
 
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xef\xbb\xbf" + MISUSE.encode(),
+        ("# -*- coding: latin-1 -*-\n# café\n" + MISUSE).encode("latin-1"),
+    ],
+    ids=["bom", "latin1"],
+)
+def test_stdin_bytes_are_decoded_like_files(flake8, data: bytes) -> None:
+    run = flake8("--select=EXS", "--stdin-display-name=mod.py", "-", stdin=data)
+    run.assert_flake8_went_on()
+    expected_line = 3 if data.startswith(b"\xef") else 5
+    assert run.at("mod.py") == [(expected_line, 1, "EXS101")], run.describe()
+
+
 def test_stdin_is_read_not_a_file_of_the_display_name(flake8, write) -> None:
     # A file of the display name exists with clean content: the plugin must analyse stdin.
     write("mod.py", CLEAN_USE)
