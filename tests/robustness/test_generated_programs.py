@@ -60,7 +60,6 @@ INJECTIONS = {
 
 SETTINGS = settings(
     deadline=None,
-    database=None,
     print_blob=True,
     suppress_health_check=[
         HealthCheck.too_slow,
