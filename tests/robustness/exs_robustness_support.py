@@ -22,6 +22,13 @@ from extstream_lint.prefilter import might_use_external_streams
 
 #: A finding message starts with its code, then a space.
 _MESSAGE = re.compile(r"^EXS\d{3} \S")
+#: Line ends as Python's tokenizer sees them (a lone ``\r`` ends a line too).
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def newlines(text: str) -> int:
+    """How many line ends ``text`` has, counted like CPython (``\r\n``, ``\r``, ``\n``)."""
+    return len(_NEWLINE.findall(text))
 
 
 @dataclass(frozen=True)
@@ -96,7 +103,7 @@ def analyse_file(path: str, progress_dir: str | None = None) -> Outcome:
         result = None
         problems = [f"raised {type(error).__name__}: {str(error)[:200]}"]
     else:
-        problems = check_findings(result, text.count("\n") + 1)
+        problems = check_findings(result, newlines(text) + 1)
     seconds = time.perf_counter() - start
     findings = [f for f in result if isinstance(f, Finding)] if isinstance(result, list) else []
     exs000 = next((f.message for f in findings if f.code == "EXS000"), "")

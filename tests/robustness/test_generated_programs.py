@@ -15,7 +15,7 @@ import tokenize
 
 import hypothesmith
 import pytest
-from exs_robustness_support import check_findings, cpython_tree
+from exs_robustness_support import check_findings, cpython_tree, newlines
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -72,7 +72,7 @@ SETTINGS = settings(
 def _assert_survives(source: str) -> list[Finding]:
     tree = cpython_tree(source)  # what flake8 would pass (None: flake8 would stop at E999)
     findings = analyze_source(source, "<generated>", tree=tree)
-    assert check_findings(findings, source.count("\n") + 1) == [], source
+    assert check_findings(findings, newlines(source) + 1) == [], repr(source)
     # bytes in, same answer: the analysis decodes like CPython (unless a generated coding
     # cookie on line 2 names another codec, which legitimately changes the text)
     encoded = source.encode("utf-8")
@@ -112,7 +112,7 @@ def test_programs_that_do_not_touch_ext_still_report_the_misuse(code: str) -> No
         event("generated code may interfere: only checked for crashes")
         return
     event("generated code is inert: the misuse must be found")
-    assert ("EXS101", source.count("\n")) in {(f.code, f.line) for f in findings}, source
+    assert ("EXS101", newlines(source)) in {(f.code, f.line) for f in findings}, repr(source)
 
 
 #: Nodes that may leave the module early, loop forever or rebind names behind our back.
