@@ -110,7 +110,7 @@ def test_decoding_honours_coding_cookie_bom_and_newlines() -> None:
 def test_analysis_sees_decoded_text_with_flake8_line_numbers(
     in_tmp: Path, fake_analysis: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = "# -*- coding: latin-1 -*-\r\n# ExternalStream \xe9\r\n\xe9 = BAD_EXS101()\r\n"
+    source = "# -*- coding: latin-1 -*-\r\n# npu ExternalStream \xe9\r\n\xe9 = BAD_EXS101()\r\n"
     (in_tmp / "m.py").write_bytes(source.encode("latin-1"))
     assert main(["-j", "1", "m.py"]) == 1
     assert capsys.readouterr().out == "m.py:3:5: EXS101 fake finding\n"

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from extstream_lint.analysis import analyze_source
-from extstream_lint.prefilter import might_use_external_streams
 from tests import _npu_wheel
 
 
@@ -25,7 +24,9 @@ def _candidates(root: Path) -> list[tuple[Path, str]]:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        if might_use_external_streams(text):
+        # The markers alone, without the pre-filter's "npu" test: torch's CUDA stream code
+        # must be analysed here to prove it gives no false alarm.
+        if "ExternalStream" in text or "stream_ptr" in text:
             found.append((path, text))
     return found
 
