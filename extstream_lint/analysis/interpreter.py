@@ -214,9 +214,8 @@ class Interpreter:
         elif isinstance(target, cst.StarredElement):
             self.bind_target(target.value, None, state, scope)
         elif isinstance(target, cst.Attribute):
-            self.eval(target.value, state, scope)
+            owner = self.eval(target.value, state, scope)
             key = dotted_name(target)
-            owner = self._attribute_owner(target, state, scope)
             if isinstance(owner, Ref) and key is not None:
                 # torch.npu.graph.default_capture_stream = ext
                 qualified = canonical(f"{owner.qualname}.{target.attr.value}", self.transfer_to_npu)
@@ -237,10 +236,6 @@ class Interpreter:
                 attrs[name] = join(attrs[name], value) if name in attrs else value
         else:  # subscripts and anything else: evaluate for the calls inside
             self.eval(target, state, scope)
-
-    def _attribute_owner(self, target: cst.Attribute, state: State, scope: Scope) -> Value:
-        with self._silenced():
-            return self.eval(target.value, state, scope)
 
     # --- statements ---------------------------------------------------------------------
 

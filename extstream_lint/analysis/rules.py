@@ -13,8 +13,6 @@ import libcst as cst
 from .. import contract as c
 from .values import CapturingGraph, Const, CVoidP, Event, ExtStream, Graph, Value, Work
 
-_MISSING = object()
-
 
 @dataclass
 class Arg:
