@@ -30,7 +30,6 @@ from .predicate import EXTERNAL_MARK, is_external
 
 __all__ = ["make_wrapper", "report", "unwrap"]
 
-_MARK = EXTERNAL_MARK
 #: Attribute set on every wrapper so the original can be found again (``unwrap``).
 WRAPPER_FLAG = "__extstream_guard__"
 
@@ -76,13 +75,12 @@ def _current() -> Any:
     return _state.torch_npu.npu.current_stream()  # type: ignore[union-attr]
 
 
+# --- generic closures: the fallback for callables without an inspectable signature ----------
+
+
 def _self(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            marked = self.stream_id & _MARK
-        except (AttributeError, TypeError):
-            marked = 0
-        if marked and is_external(self):
+        if is_external(self):
             report(point, self, SELF)
         return orig(self, *args, **kwargs)
 
@@ -94,11 +92,7 @@ def _arg(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         stream = args[index] if len(args) > index else kwargs.get(name)
-        try:
-            marked = stream.stream_id & _MARK
-        except (AttributeError, TypeError):
-            marked = 0
-        if marked and is_external(stream):
+        if is_external(stream):
             report(point, stream, ARG)
         return orig(*args, **kwargs)
 
@@ -106,17 +100,11 @@ def _arg(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _event(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
-    # Resolves the default exactly as torch_npu does (``torch_npu.npu.current_stream()``) and
-    # passes it on, so the stream is looked up once and the original sees the same value.
     def wrapper(self: Any, stream: Any = None) -> Any:
         current = stream is None
         if current:
             stream = _current()
-        try:
-            marked = stream.stream_id & _MARK
-        except (AttributeError, TypeError):
-            marked = 0
-        if marked and is_external(stream):
+        if is_external(stream):
             report(point, stream, CURRENT if current else ARG)
         return orig(self, stream)
 
@@ -124,44 +112,25 @@ def _event(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _wait_stream(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
-    # torch_npu evaluates ``stream.record_event()`` first (recording on the argument), then
-    # makes ``self`` wait: check both before anything is recorded, in that order.
-    recorded = dataclasses.replace(
-        point, code="EXS103", native=native_not_supported("NPUEvent::record"),
-        operation=f"{point.operation} (records an event on its argument)",
-    )  # fmt: skip
-
-    fast = _fastpath.plan(orig)
+    recorded = _recorded_side(point)
 
     def wrapper(self: Any, stream: Any) -> Any:
-        try:
-            marked = stream.stream_id & _MARK
-        except (AttributeError, TypeError):
-            marked = 0
-        if marked and is_external(stream):
+        if is_external(stream):
             report(recorded, stream, ARG)
-        try:
-            marked = self.stream_id & _MARK
-        except (AttributeError, TypeError):
-            marked = 0
-        if marked and is_external(self):
+        if is_external(self):
             report(point, self, SELF)
-        if (
-            fast is not None
-            and type(stream).record_event in fast.record_event
-            and type(self).wait_event in fast.wait_event
-        ):
-            # Both streams are checked: do what the stock code does, minus two re-checks.
-            event_cls = fast.streams.Event
-            record, wait = event_cls.record, event_cls.wait
-            if getattr(record, WRAPPER_FLAG, False) and getattr(wait, WRAPPER_FLAG, False):
-                event = event_cls()
-                record.__wrapped__(event, stream)
-                wait.__wrapped__(event, self)
-                return None
         return orig(self, stream)
 
     return wrapper
+
+
+def _recorded_side(point: Point) -> Point:
+    """``wait_stream``'s first step: torch_npu evaluates ``stream.record_event()`` (recording on
+    the argument), then makes ``self`` wait. Both are checked before anything is recorded."""
+    return dataclasses.replace(
+        point, code="EXS103", native=native_not_supported("NPUEvent::record"),
+        operation=f"{point.operation} (records an event on its argument)",
+    )  # fmt: skip
 
 
 def _current_kind(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
@@ -311,20 +280,48 @@ def _work(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-# --- signature-exact wrappers for the hot kinds ---------------------------------------------------
+# --- compiled wrappers for the hot kinds ------------------------------------------------------
 #
 # Packing ``*args, **kwargs`` costs more than the check itself, so the wrappers of the kinds
 # that sit on hot paths are compiled with the original's own parameter list (defaults are the
 # original's default objects, passed through unchanged). The generic closures above remain the
 # fallback for callables without an inspectable signature.
 
+#: The one check every compiled wrapper inlines. Managed stream ids are small non-negative ints,
+#: so two int compares (specialised by CPython 3.11 for one-digit ints, cheaper than ``&`` with
+#: the two-digit ``1 << 30``) clear an ordinary stream; an id that may carry bit 30 goes on to
+#: the full test. Neither ``is_external`` nor ``report`` raises what the ``except`` swallows.
 _CHECK = """\
     try:
-        _xg_marked = {stream}.stream_id & {mark}
+        _xg_id = {stream}.stream_id
+        if (_xg_id > {below_mark} or _xg_id < 0) and _xg_is_external({stream}):
+            _xg_report({point}, {stream}, {which})
     except (AttributeError, TypeError):
-        _xg_marked = 0
-    if _xg_marked and _xg_is_external({stream}):
-        _xg_report(_xg_point, {stream}, _xg_which)
+        pass
+""".replace("{below_mark}", str(EXTERNAL_MARK - 1))  # a constant in the code, no lookup
+#: ``Event.record/wait(stream=None)``: resolve the default exactly as torch_npu does
+#: (``torch_npu.npu.current_stream()``) and pass it on, so it is looked up once.
+_EVENT_DEFAULT = """\
+    _xg_which = _xg_ARG
+    if {stream} is None:
+        {stream} = _xg_current()
+        _xg_which = _xg_CURRENT
+"""
+#: ``wait_stream`` once both sides are checked, when torch_npu's stock code is in place
+#: (:mod:`extstream_guard._fastpath`): its own steps, down to the C base type's record/wait.
+_WAIT_STREAM_FAST = """\
+    if (
+        type(stream).record_event in _xg_record_event_ok
+        and type(self).wait_event in _xg_wait_event_ok
+        and _xg_event_cls.record is _xg_trusted_record
+        and _xg_event_cls.wait is _xg_trusted_wait
+        and _xg_streams.Event is _xg_event_cls
+    ):
+        _xg_event = _xg_event_cls()
+        _xg_base_record(_xg_event, stream)
+        _xg_base_wait(_xg_event, self)
+        return None
+    _xg_learn()
 """
 _CTOR = """\
     if "stream_ptr" in {kwargs}:
@@ -392,12 +389,23 @@ def _generated(point: Point, orig: Callable[..., Any]) -> Callable[..., Any] | N
     except (TypeError, ValueError):
         return None
     names = [part.lstrip("*").split("=")[0] for part in definition if part not in ("*", "/")]
+    stream = names[0] if point.kind == "self" and names else point.name
+    if point.kind in ("self", "arg", "event", "wait_stream") and stream not in names:
+        return None
     if point.kind in ("self", "arg"):
-        stream = names[0] if point.kind == "self" else point.name
-        if stream not in names:
+        which = "_xg_SELF" if point.kind == "self" else "_xg_ARG"
+        prologue = _CHECK.format(stream=stream, point="_xg_point", which=which)
+    elif point.kind == "event":
+        prologue = _EVENT_DEFAULT.format(stream=stream) + _CHECK.format(
+            stream=stream, point="_xg_point", which="_xg_which"
+        )
+    elif point.kind == "wait_stream":
+        if names[:2] != ["self", "stream"] or len(names) != 2:
             return None
-        prologue = _CHECK.format(stream=stream, mark=_MARK)  # a constant, not a global lookup
-        which = SELF if point.kind == "self" else ARG
+        namespace["_xg_recorded"] = _recorded_side(point)
+        prologue = _CHECK.format(stream="stream", point="_xg_recorded", which="_xg_ARG")
+        prologue += _CHECK.format(stream="self", point="_xg_point", which="_xg_SELF")
+        prologue += _wait_stream_fast(orig, namespace)
     else:  # ctor_stream / ctor_sync: only calls passing stream_ptr take the slow path
         kwargs = next((part[2:] for part in definition if part.startswith("**")), None)
         simple = all("=" not in part and not part.startswith("*") for part in call[:-1])
@@ -407,7 +415,6 @@ def _generated(point: Point, orig: Callable[..., Any]) -> Callable[..., Any] | N
             f"{part}, " for part in call[1:] if not part.startswith("*") and "=" not in part
         )
         prologue = _CTOR.format(first=names[0], positional=positional, kwargs=kwargs)
-        which = ""
         sync_launch = point.kind == "ctor_sync"
         namespace["_xg_slow"] = _ctor_stream(point, orig, sync_launch=sync_launch)
     source = (
@@ -415,11 +422,35 @@ def _generated(point: Point, orig: Callable[..., Any]) -> Callable[..., Any] | N
         f"    return _xg_orig({', '.join(call)})\n"
     )
     namespace.update(
-        _xg_is_external=is_external, _xg_report=report, _xg_point=point,
-        _xg_which=which, _xg_orig=orig,
+        _xg_is_external=is_external, _xg_report=report, _xg_current=_current, _xg_point=point,
+        _xg_orig=orig, _xg_SELF=SELF, _xg_ARG=ARG, _xg_CURRENT=CURRENT,
     )  # fmt: skip
     exec(compile(source, f"<extstream_guard wrapper for {point.operation}>", "exec"), namespace)
     return namespace["_xg_wrapper"]
+
+
+def _wait_stream_fast(orig: Callable[..., Any], namespace: dict[str, Any]) -> str:
+    """The fast tail of a compiled ``wait_stream`` and its names, or "" when the code is not
+    torch_npu's stock (then the wrapper checks both sides and calls ``orig``)."""
+    plan = _fastpath.plan(orig, unwrap)
+    if plan is None:
+        return ""
+
+    def learn() -> None:
+        # Trust Event.record / Event.wait as they are now if they are the stock methods or the
+        # guard's wrappers of them; anything else (a spy, a later patch) keeps the normal path.
+        record, wait = plan.event_cls.record, plan.event_cls.wait
+        trusted = plan.trusts(record, wait)
+        namespace["_xg_trusted_record"] = record if trusted else None
+        namespace["_xg_trusted_wait"] = wait if trusted else None
+
+    namespace.update(
+        _xg_record_event_ok=plan.record_event, _xg_wait_event_ok=plan.wait_event,
+        _xg_event_cls=plan.event_cls, _xg_streams=plan.streams, _xg_base_record=plan.record,
+        _xg_base_wait=plan.wait, _xg_trusted_record=None, _xg_trusted_wait=None,
+        _xg_learn=learn,
+    )  # fmt: skip
+    return _WAIT_STREAM_FAST
 
 
 _FACTORIES: dict[str, Callable[[Point, Callable[..., Any]], Callable[..., Any]]] = {
@@ -441,7 +472,7 @@ _FACTORIES: dict[str, Callable[[Point, Callable[..., Any]], Callable[..., Any]]]
 def make_wrapper(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
     """A wrapper that checks ``point`` and then calls ``orig`` with the same arguments."""
     wrapper = None
-    if point.kind in ("self", "arg", "ctor_stream", "ctor_sync"):
+    if point.kind in ("self", "arg", "event", "wait_stream", "ctor_stream", "ctor_sync"):
         wrapper = _generated(point, orig)
     if wrapper is None:
         wrapper = _FACTORIES[point.kind](point, orig)

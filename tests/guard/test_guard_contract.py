@@ -187,6 +187,12 @@ def test_wait_stream_fast_path_matches_the_wheel(version: str) -> None:
             method = _member(node, name)
             assert method is not None
             assert _fastpath.shape(method) == _fastpath.expected(name), f"{cls}.{name} changed"
+    event = _top(tree, "Event")
+    assert isinstance(event, ast.ClassDef)
+    for name in ("record", "wait"):
+        method = _member(event, name)
+        assert method is not None
+        assert _fastpath.shape(method) == _fastpath.expected(f"Event.{name}"), f"Event.{name}"
 
 
 @pytest.fixture(scope="module")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
 
 import extstream_guard
 from extstream_guard import ExternalStreamError, _fastpath
+from extstream_guard.wrappers import unwrap
 
 
 def _effects(sim: Any, env: Any, call: Any) -> list[tuple[Any, ...]]:
@@ -32,14 +34,14 @@ def test_same_records_and_waits_as_without_the_guard(sim: Any, env: Any) -> None
 
 
 def test_the_plan_is_made_from_the_stock_wheel_code(sim: Any) -> None:
-    plan = _fastpath.plan(sim.torch_npu.npu.streams.Stream.wait_stream)
+    plan = _fastpath.plan(sim.torch_npu.npu.streams.Stream.wait_stream, unwrap)
     assert plan is not None and len(plan.record_event) == len(plan.wait_event) == 2
 
     def wait_stream(self: Any, stream: Any) -> None:
         self.wait_event(stream.record_event(), 1)
 
     wait_stream.__module__ = "torch_npu.npu.streams"
-    assert _fastpath.plan(wait_stream) is None
+    assert _fastpath.plan(wait_stream, unwrap) is None
 
 
 def test_subclass_overrides_are_honoured(sim: Any, env: Any) -> None:
@@ -87,3 +89,76 @@ def test_external_sides_are_still_refused(env: Any) -> None:
     with pytest.raises(ExternalStreamError) as info:
         env.ext().wait_stream(env.managed())
     assert info.value.code == "EXS104"
+
+
+def _python_calls(call: Any) -> list[str]:
+    """Qualified names of the Python functions ``call`` enters."""
+    names: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            names.append(frame.f_code.co_qualname)
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return names
+
+
+def test_the_fast_path_is_taken_on_stock_code(env: Any) -> None:
+    """What the benchmark's wait_stream figure rests on: no nested checks or stock frames."""
+    stream, other = env.managed(), env.managed()
+    assert "Stream.record_event" in _python_calls(lambda: stream.wait_stream(other))
+    extstream_guard.install()
+    stream.wait_stream(other)  # the first call learns which Event methods it may bypass
+    called = _python_calls(lambda: stream.wait_stream(other))
+    for bypassed in ("Stream.record_event", "Stream.wait_event", "Event.record", "Event.wait"):
+        assert bypassed not in called
+
+
+def test_an_event_patch_made_before_install_is_honoured(
+    sim: Any, env: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    event_cls = env.npu.Event
+    seen: list[Any] = []
+    stock = event_cls.wait
+
+    def spy(self: Any, stream: Any = None) -> None:
+        seen.append(stream)
+        stock(self, stream)
+
+    monkeypatch.setattr(event_cls, "wait", spy)
+    extstream_guard.install()
+    stream = env.managed()
+    stream.wait_stream(env.managed())
+    stream.wait_stream(env.managed())
+    assert seen == [stream, stream]
+
+
+def test_a_rebound_streams_event_is_honoured(
+    sim: Any, env: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """torch_npu's own code resolves ``Event`` at call time; so does the guard, failing alike."""
+    streams = sim.torch_npu.npu.streams
+    stock_event = streams.Event
+    made: list[Any] = []
+
+    def factory() -> Any:
+        made.append(1)
+        return stock_event()
+
+    stream, other = env.managed(), env.managed()
+    outcomes = []
+    for install in (False, True):
+        if install:
+            extstream_guard.install()
+            stream.wait_stream(other)
+        monkeypatch.setattr(streams, "Event", factory)
+        with pytest.raises(TypeError) as info:
+            stream.wait_stream(other)
+        outcomes.append((str(info.value), len(made)))
+        monkeypatch.setattr(streams, "Event", stock_event)
+        made.clear()
+    assert outcomes[0] == outcomes[1] and outcomes[0][1] == 1
