@@ -313,15 +313,16 @@ _WAIT_STREAM_FAST = """\
     if (
         type(stream).record_event in _xg_record_event_ok
         and type(self).wait_event in _xg_wait_event_ok
-        and _xg_event_cls.record is _xg_trusted_record
-        and _xg_event_cls.wait is _xg_trusted_wait
         and _xg_streams.Event is _xg_event_cls
+        and (
+            (_xg_event_cls.record is _xg_trusted_record and _xg_event_cls.wait is _xg_trusted_wait)
+            or _xg_learn()
+        )
     ):
         _xg_event = _xg_event_cls()
         _xg_base_record(_xg_event, stream)
         _xg_base_wait(_xg_event, self)
         return None
-    _xg_learn()
 """
 _CTOR = """\
     if "stream_ptr" in {kwargs}:
@@ -400,7 +401,7 @@ def _generated(point: Point, orig: Callable[..., Any]) -> Callable[..., Any] | N
             stream=stream, point="_xg_point", which="_xg_which"
         )
     elif point.kind == "wait_stream":
-        if names[:2] != ["self", "stream"] or len(names) != 2:
+        if names != ["self", "stream"]:
             return None
         namespace["_xg_recorded"] = _recorded_side(point)
         prologue = _CHECK.format(stream="stream", point="_xg_recorded", which="_xg_ARG")
@@ -436,13 +437,15 @@ def _wait_stream_fast(orig: Callable[..., Any], namespace: dict[str, Any]) -> st
     if plan is None:
         return ""
 
-    def learn() -> None:
-        # Trust Event.record / Event.wait as they are now if they are the stock methods or the
-        # guard's wrappers of them; anything else (a spy, a later patch) keeps the normal path.
+    def learn() -> bool:
+        # Reached only when Event.record / Event.wait are not the pair last trusted (the first
+        # call, or someone patched them): trust them as they are now if they are the stock
+        # methods or the guard's wrappers of them; anything else keeps the normal path.
         record, wait = plan.event_cls.record, plan.event_cls.wait
         trusted = plan.trusts(record, wait)
         namespace["_xg_trusted_record"] = record if trusted else None
         namespace["_xg_trusted_wait"] = wait if trusted else None
+        return trusted
 
     namespace.update(
         _xg_record_event_ok=plan.record_event, _xg_wait_event_ok=plan.wait_event,
