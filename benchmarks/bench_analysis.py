@@ -128,8 +128,8 @@ def measure(
         for tool in names:
             tools[tool](text, tree)
         result = analyze_source(text, name, tree=tree)
-        if any(f.code == "EXS000" for f in result):
-            print(f"  warning: EXS000 on {name}: {result[0].message[:160]}")
+        if any(f.code == "XST000" for f in result):
+            print(f"  warning: XST000 on {name}: {result[0].message[:160]}")
         findings[group] += len(result)
     totals: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for repeat in range(repeats):

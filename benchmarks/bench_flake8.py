@@ -50,7 +50,7 @@ if side == "with-timed":
         spent[0] += time.perf_counter() - start
         return iter(results)
     ExtStreamChecker.run = timed_run
-    atexit.register(lambda: sys.stderr.write(f"EXS_SELF_SECONDS={spent[0]!r}\n"))
+    atexit.register(lambda: sys.stderr.write(f"XST_SELF_SECONDS={spent[0]!r}\n"))
 from flake8.main.cli import main
 main(sys.argv[2:])
 """
@@ -86,7 +86,7 @@ def flake8(side: str, args: Sequence[str]) -> Timing:
     if done.returncode not in (0, 1):
         sys.exit(f"flake8 {args[:3]} failed ({done.returncode}): {done.stderr[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    marker = "EXS_SELF_SECONDS="
+    marker = "XST_SELF_SECONDS="
     plugin = [float(x[len(marker) :]) for x in done.stderr.splitlines() if x.startswith(marker)]
     return Timing(wall, cpu, done.stdout, plugin[0] if plugin else 0.0)
 
@@ -163,7 +163,7 @@ def bench_files(count: int, repeats: int, jobs: int) -> float:
     extra = sorted(
         set(runs[WITH][0].output.splitlines()) - set(runs[WITHOUT][0].output.splitlines())
     )
-    print(f"  lines only the plugin side printed: {len(extra)} (EXS codes start with E)")
+    print(f"  lines only the plugin side printed: {len(extra)} (XST codes start with E)")
     for line in extra[:5]:
         print(f"    {line[:150]}")
     result = 0.0

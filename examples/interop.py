@@ -14,15 +14,15 @@ def run(handle: int, model, x, g):
     ext = ExternalStream(handle)  # handle: the aclrtStream of another library
     with torch.npu.stream(ext):
         y = model(x)  # launching ops on the external stream is fine
-        done = torch.npu.current_stream().record_event()  # EXS103
-        dist.all_reduce(y)  # EXS111
-    y.record_stream(ext)  # EXS105
-    ext.synchronize()  # EXS101
-    with torch.npu.graph(g, stream=ext):  # EXS106
+        done = torch.npu.current_stream().record_event()  # XST103
+        dist.all_reduce(y)  # XST111
+    y.record_stream(ext)  # XST105
+    ext.synchronize()  # XST101
+    with torch.npu.graph(g, stream=ext):  # XST106
         model(x)
     return y, done
 
 
 def unsafe_defaults():
-    s = torch_npu.npu.ExternalStream(0)  # EXS001
+    s = torch_npu.npu.ExternalStream(0)  # XST001
     return s

@@ -1,4 +1,4 @@
-"""Constructor validation for external streams (rules EXS001 and EXS002).
+"""Constructor validation for external streams (rules XST001 and XST002).
 
 torch_npu parses ``stream_ptr`` with the C format ``K`` (no overflow check) and treats 0 as "no
 pointer", so ``ExternalStream(0)`` silently becomes an ordinary pool stream, ``True`` / ``-1`` /
@@ -37,7 +37,7 @@ class Problem:
 def _not_int(value: Any) -> Problem:
     name = "None" if value is None else type(value).__name__
     return Problem(
-        "EXS001",
+        "XST001",
         f"stream_ptr={value!r} is not an integer pointer",
         native=f"argument 6 must be int, not {name}",
         type_error=True,
@@ -47,11 +47,11 @@ def _not_int(value: Any) -> Problem:
 def normalize_pointer(value: Any) -> tuple[int, Problem | None]:
     """Return ``(pointer, problem)``; ``c_void_p`` and ``__index__`` objects become ints."""
     if isinstance(value, bool):
-        return 0, Problem("EXS001", f"stream_ptr={value!r} is a bool, not a pointer")
+        return 0, Problem("XST001", f"stream_ptr={value!r} is a bool, not a pointer")
     if isinstance(value, ctypes.c_void_p):
         if value.value is None:
             return 0, Problem(
-                "EXS001",
+                "XST001",
                 "stream_ptr is a null ctypes.c_void_p",
                 native="argument 6 must be int, not c_void_p",
                 type_error=True,
@@ -65,28 +65,28 @@ def normalize_pointer(value: Any) -> tuple[int, Problem | None]:
         return 0, _not_int(value)
     if pointer == 0:
         return 0, Problem(
-            "EXS001",
+            "XST001",
             "stream_ptr=0 is a null pointer, for which torch_npu silently returns an "
             "ordinary pool stream",
         )
     if pointer < 0 or pointer > _MAX_POINTER:
         return 0, Problem(
-            "EXS001", f"stream_ptr={pointer:#x} is outside the unsigned 64-bit pointer range"
+            "XST001", f"stream_ptr={pointer:#x} is outside the unsigned 64-bit pointer range"
         )
     return pointer, None
 
 
 def _keyword_problem(kwargs: dict[str, Any], priority: Any) -> Problem | None:
     if isinstance(priority, int) and priority != 0:
-        return Problem("EXS002", f"priority={priority!r} was given", native=NATIVE_PRIORITY)
+        return Problem("XST002", f"priority={priority!r} was given", native=NATIVE_PRIORITY)
     sync = kwargs.get("is_sync_launch", 0)
     if isinstance(sync, int) and sync != 0:
-        return Problem("EXS002", f"is_sync_launch={sync!r} was given", native=NATIVE_SYNC_LAUNCH)
+        return Problem("XST002", f"is_sync_launch={sync!r} was given", native=NATIVE_SYNC_LAUNCH)
     for name in _ID_KEYWORDS:
         value = kwargs.get(name, 0)
         if isinstance(value, int) and value != 0:
             return Problem(
-                "EXS002", f"{name}={value!r} was given, which makes torch_npu ignore stream_ptr"
+                "XST002", f"{name}={value!r} was given, which makes torch_npu ignore stream_ptr"
             )
     return None
 
@@ -129,7 +129,7 @@ def check_stream_ptr_kwargs(
         priority = args[1] if len(args) > 1 else kwargs.get("priority", 0)
         if sync_launch:
             problem = Problem(
-                "EXS002",
+                "XST002",
                 "SyncLaunchStream always sets is_sync_launch=1",
                 native=NATIVE_SYNC_LAUNCH,
             )

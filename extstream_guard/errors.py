@@ -22,7 +22,7 @@ class ExternalStreamError(RuntimeError):
     """An operation torch_npu does not support on an external NPU stream.
 
     A ``RuntimeError`` like torch_npu's own error, so existing ``except RuntimeError`` code and
-    regex assertions still work. Attributes: ``code`` (``EXS...``), ``operation`` (the Python
+    regex assertions still work. Attributes: ``code`` (``XST...``), ``operation`` (the Python
     API), ``device`` (device index, or None) and ``stream_id`` (or None).
     """
 

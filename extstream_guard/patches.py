@@ -10,8 +10,8 @@ stream to check:
 ``event``         ``Event.record/wait(stream=None)``: the argument, else the current stream
 ``current``       the calling thread's current stream (no stream argument at all)
 ``attr``          attribute ``name`` of the receiver (``graph.__enter__``: ``capture_stream``)
-``wait_stream``   both sides: the argument is recorded on (EXS103), the receiver waits (EXS104)
-``ctor_*``        constructor arguments (EXS001 / EXS002), see :mod:`extstream_guard.ctor`
+``wait_stream``   both sides: the argument is recorded on (XST103), the receiver waits (XST104)
+``ctor_*``        constructor arguments (XST001 / XST002), see :mod:`extstream_guard.ctor`
 ``collective``    the current stream of the device of every NPU tensor among the arguments
 ``group``         the same, and for calls without tensors (``barrier``, object collectives) the
                   current device, when the group's backend is HCCL/LCCL
@@ -75,15 +75,15 @@ def _stream_methods(cls: str) -> tuple[Point, ...]:
     owners = (f"torch_npu.npu.{cls}", f"{_S}.{cls}")
     where = f"{_S}:{cls}"
     return (
-        Point(owners, "synchronize", "EXS101", f"{cls}.synchronize", NATIVE_SYNCHRONIZE, "self",
+        Point(owners, "synchronize", "XST101", f"{cls}.synchronize", NATIVE_SYNCHRONIZE, "self",
               defined_in=f"{where}.synchronize", params=("self",)),
-        Point(owners, "query", "EXS102", f"{cls}.query", NATIVE_QUERY, "self",
+        Point(owners, "query", "XST102", f"{cls}.query", NATIVE_QUERY, "self",
               defined_in=f"{where}.query", params=("self",)),
-        Point(owners, "record_event", "EXS103", f"{cls}.record_event", _RECORD, "self",
+        Point(owners, "record_event", "XST103", f"{cls}.record_event", _RECORD, "self",
               defined_in=f"{where}.record_event", params=("self", "event"), subclass_only=True),
-        Point(owners, "wait_event", "EXS104", f"{cls}.wait_event", _BLOCK, "self",
+        Point(owners, "wait_event", "XST104", f"{cls}.wait_event", _BLOCK, "self",
               defined_in=f"{where}.wait_event", params=("self", "event"), subclass_only=True),
-        Point(owners, "wait_stream", "EXS104", f"{cls}.wait_stream", _BLOCK, "wait_stream",
+        Point(owners, "wait_stream", "XST104", f"{cls}.wait_stream", _BLOCK, "wait_stream",
               index=1, name="stream", defined_in=f"{where}.wait_stream",
               params=("self", "stream")),
     )  # fmt: skip
@@ -93,21 +93,21 @@ def _event_methods(cls: str) -> tuple[Point, ...]:
     owners = (f"torch_npu.npu.{cls}", f"{_S}.{cls}")
     where = f"{_S}:{cls}"
     return (
-        Point(owners, "record", "EXS103", f"{cls}.record", _RECORD, "event",
+        Point(owners, "record", "XST103", f"{cls}.record", _RECORD, "event",
               index=1, name="stream", defined_in=f"{where}.record", params=("self", "stream")),
-        Point(owners, "wait", "EXS104", f"{cls}.wait", _BLOCK, "event",
+        Point(owners, "wait", "XST104", f"{cls}.wait", _BLOCK, "event",
               index=1, name="stream", defined_in=f"{where}.wait", params=("self", "stream")),
     )  # fmt: skip
 
 
 def _graph_task(attr: str, params: tuple[str, ...]) -> Point:
-    return Point(("torch_npu.npu", _G), attr, "EXS107", f"torch.npu.{attr}",
+    return Point(("torch_npu.npu", _G), attr, "XST107", f"torch.npu.{attr}",
                  native_not_supported(attr), "arg", index=0, name="stream",
                  defined_in=f"{_G}:{attr}", params=params)  # fmt: skip
 
 
 def _super_kernel(attr: str) -> Point:
-    return Point(("torch_npu.npu", _G), attr, "EXS108", f"torch.npu.{attr}",
+    return Point(("torch_npu.npu", _G), attr, "XST108", f"torch.npu.{attr}",
                  native_not_supported(attr), "current", defined_in=f"{_G}:{attr}",
                  params=("scope_name",))  # fmt: skip
 
@@ -142,7 +142,7 @@ _NPU_DIST_NAMES = {
 def _collective(owners: tuple[str, ...], attr: str, public: str, defined_in: str = "") -> Point:
     native = _RECORD if public in _EVENT_RECORD_COLLECTIVES else _HCCL
     kind = "group" if public in GROUP_ONLY_COLLECTIVES else "collective"
-    return Point(owners, attr, "EXS111", f"torch.distributed.{public}", native, kind,
+    return Point(owners, attr, "XST111", f"torch.distributed.{public}", native, kind,
                  defined_in=defined_in, optional=True)  # fmt: skip
 
 
@@ -164,14 +164,14 @@ def _collectives() -> tuple[Point, ...]:
 
 
 POINTS: tuple[Point, ...] = (
-    # --- constructors (EXS001 / EXS002) ---------------------------------------------------
-    Point(("torch_npu.npu.ExternalStream", f"{_S}.ExternalStream"), "__new__", "EXS001",
+    # --- constructors (XST001 / XST002) ---------------------------------------------------
+    Point(("torch_npu.npu.ExternalStream", f"{_S}.ExternalStream"), "__new__", "XST001",
           "ExternalStream", "", "ctor_external", defined_in=f"{_S}:ExternalStream.__new__",
           params=("cls", "stream_ptr", "device")),
-    Point(("torch_npu.npu.Stream", f"{_S}.Stream"), "__new__", "EXS001", "Stream",
+    Point(("torch_npu.npu.Stream", f"{_S}.Stream"), "__new__", "XST001", "Stream",
           "", "ctor_stream", defined_in=f"{_S}:Stream.__new__",
           params=("cls", "device", "priority")),
-    Point(("torch_npu.npu.SyncLaunchStream", f"{_S}.SyncLaunchStream"), "__new__", "EXS002",
+    Point(("torch_npu.npu.SyncLaunchStream", f"{_S}.SyncLaunchStream"), "__new__", "XST002",
           "SyncLaunchStream", "", "ctor_sync", defined_in=f"{_S}:SyncLaunchStream.__new__",
           params=("cls", "device", "priority")),
     # --- stream methods (X01-X04) ---------------------------------------------------------
@@ -181,18 +181,18 @@ POINTS: tuple[Point, ...] = (
     *_event_methods("Event"),
     *_event_methods("ExternalEvent"),
     # --- Tensor.record_stream (X05) --------------------------------------------------------
-    Point(("torch.Tensor",), "record_stream", "EXS105", "Tensor.record_stream",
+    Point(("torch.Tensor",), "record_stream", "XST105", "Tensor.record_stream",
           native_not_supported("record_stream"), "arg", index=1, name="s",
           params=("self", "s")),
     # --- graphs (X08-X13, X17, X18) --------------------------------------------------------
-    Point((f"{_G}.NPUGraph", "torch_npu.npu.NPUGraph"), "capture_begin", "EXS106",
+    Point((f"{_G}.NPUGraph", "torch_npu.npu.NPUGraph"), "capture_begin", "XST106",
           "NPUGraph.capture_begin", native_not_supported("NPUGraph::capture_begin"), "current",
           defined_in=f"{_G}:NPUGraph.capture_begin",
           params=("self", "pool", "capture_error_mode")),
-    Point((f"{_G}.NPUGraph", "torch_npu.npu.NPUGraph"), "capture_end", "EXS106",
+    Point((f"{_G}.NPUGraph", "torch_npu.npu.NPUGraph"), "capture_end", "XST106",
           "NPUGraph.capture_end", native_not_supported("NPUGraph::capture_end"), "current",
           defined_in=f"{_G}:NPUGraph.capture_end", params=("self",)),
-    Point((f"{_G}.graph", "torch_npu.npu.graph"), "__enter__", "EXS106",
+    Point((f"{_G}.graph", "torch_npu.npu.graph"), "__enter__", "XST106",
           "torch.npu.graph(..., stream=...)", native_not_supported("NPUGraph::capture_begin"),
           "attr", name="capture_stream", defined_in=f"{_G}:graph.__enter__",
           params=("self",)),
@@ -203,12 +203,12 @@ POINTS: tuple[Point, ...] = (
     _super_kernel("super_kernel_scope_begin"),
     _super_kernel("super_kernel_scope_end"),
     # --- private hooks (X14-X16) -----------------------------------------------------------
-    _private_hook("_launch_host_func", "EXS109", native_not_supported("launch_callback"),
+    _private_hook("_launch_host_func", "XST109", native_not_supported("launch_callback"),
                   ("op_stream", "fn", "user_data")),
-    _private_hook("_subscribe_report", "EXS110", native_not_supported("subscribe_report"),
+    _private_hook("_subscribe_report", "XST110", native_not_supported("subscribe_report"),
                   ("op_stream",)),
     # _unsubscribe_report synchronizes the stream first (Graph.cpp:591): X01's text.
-    _private_hook("_unsubscribe_report", "EXS110", NATIVE_SYNCHRONIZE, ("op_stream",)),
+    _private_hook("_unsubscribe_report", "XST110", NATIVE_SYNCHRONIZE, ("op_stream",)),
     # --- torch.distributed / torch_npu.distributed (X19, X20, X03 via syncStreams) -----------
     *_collectives(),
 )  # fmt: skip
@@ -216,6 +216,6 @@ POINTS: tuple[Point, ...] = (
 #: Patched lazily on the concrete class of works returned by guarded NPU collectives
 #: (``WorkHCCL`` ...), never on the shared base ``torch.distributed.Work``.
 WORK_POINTS: tuple[Point, ...] = (
-    Point((), "wait", "EXS111", "Work.wait", _BLOCK, "work", optional=True),
-    Point((), "synchronize", "EXS111", "Work.synchronize", _BLOCK, "work", optional=True),
+    Point((), "wait", "XST111", "Work.wait", _BLOCK, "work", optional=True),
+    Point((), "synchronize", "XST111", "Work.synchronize", _BLOCK, "work", optional=True),
 )

@@ -128,7 +128,7 @@ def _recorded_side(point: Point) -> Point:
     """``wait_stream``'s first step: torch_npu evaluates ``stream.record_event()`` (recording on
     the argument), then makes ``self`` wait. Both are checked before anything is recorded."""
     return dataclasses.replace(
-        point, code="EXS103", native=native_not_supported("NPUEvent::record"),
+        point, code="XST103", native=native_not_supported("NPUEvent::record"),
         operation=f"{point.operation} (records an event on its argument)",
     )  # fmt: skip
 

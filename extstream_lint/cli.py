@@ -6,7 +6,7 @@ that cannot hold an external stream are never parsed), hands the rest to
 flake8's ``# noqa`` rules, and prints one of the formats of :mod:`extstream_lint.formats`.
 
 Exit status: 0 nothing found, 1 findings (including files that could not be read, reported
-as EXS000 like flake8's E902), 2 a usage, configuration or internal error.
+as XST000 like flake8's E902), 2 a usage, configuration or internal error.
 
 Speed: reading, decoding and the pre-filter run in this process (they are I/O and a regex,
 cheaper than shipping files to workers); a process pool is started only when more than one
@@ -149,11 +149,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="files or directories to lint (default: .); '-' reads stdin",
     )
-    parser.add_argument("--select", metavar="CODES", help="code prefixes to report (default: EXS)")
+    parser.add_argument("--select", metavar="CODES", help="code prefixes to report (default: XST)")
     parser.add_argument(
         "--extend-select", metavar="CODES", help="code prefixes to report in addition"
     )
     parser.add_argument("--ignore", metavar="CODES", help="code prefixes not to report")
+    parser.add_argument(
+        "--extend-ignore", metavar="CODES", help="code prefixes not to report, in addition"
+    )
     parser.add_argument(
         "--exclude", metavar="GLOBS", help="globs to skip, replacing the configured ones"
     )
@@ -230,6 +233,7 @@ def make_options(args: argparse.Namespace) -> Options:
     select = _codes(args.select, "--select") or config.select
     extend_select = config.extend_select + (_codes(args.extend_select, "--extend-select") or ())
     ignore = _codes(args.ignore, "--ignore")
+    extend_ignore = config.extend_ignore + (_codes(args.extend_ignore, "--extend-ignore") or ())
     exclude = _globs(args.exclude)
     paths = tuple(args.paths) or (".",)  # like flake8 and ruff
     if "-" in paths and len(paths) > 1:
@@ -240,7 +244,7 @@ def make_options(args: argparse.Namespace) -> Options:
         paths=paths,
         selection=Selection(
             select=select + extend_select,
-            ignore=config.ignore if ignore is None else ignore,
+            ignore=(config.ignore if ignore is None else ignore) + extend_ignore,
             per_file_ignores=config.per_file_ignores,
             root=config.root,
         ),
@@ -265,7 +269,7 @@ def _display(path: str) -> str:
 
 
 def _read(path: str) -> str | Finding:
-    """The decoded text of ``path``, or the EXS000 finding that says why it cannot be read."""
+    """The decoded text of ``path``, or the XST000 finding that says why it cannot be read."""
     try:
         if path == "-":
             data = sys.stdin.buffer.read()
@@ -273,15 +277,15 @@ def _read(path: str) -> str | Finding:
             with open(path, "rb") as handle:
                 data = handle.read()
     except OSError as exc:
-        return Finding(1, 0, "EXS000", f"EXS000 cannot read file: {exc.strerror or exc}")
+        return Finding(1, 0, "XST000", f"XST000 cannot read file: {exc.strerror or exc}")
     try:
         return decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
-        return Finding(1, 0, "EXS000", f"EXS000 cannot decode file: {exc}")
+        return Finding(1, 0, "XST000", f"XST000 cannot decode file: {exc}")
 
 
 def _sources(options: Options) -> Iterator[tuple[str, str | Finding]]:
-    """(shown path, decoded text or the EXS000 finding of a file that cannot be read)."""
+    """(shown path, decoded text or the XST000 finding of a file that cannot be read)."""
     if options.paths == ("-",):
         shown = options.stdin_filename
         if shown == "stdin" or not matches_any(shown, options.exclude, options.root):
@@ -357,8 +361,8 @@ class _Analyser:
             try:
                 done.append((shown, future.result()))
             except BrokenProcessPool as exc:  # a worker died (e.g. killed): report the file
-                message = f"EXS000 the analysis process died: {exc}"
-                done.append((shown, [Finding(1, 0, "EXS000", message)]))
+                message = f"XST000 the analysis process died: {exc}"
+                done.append((shown, [Finding(1, 0, "XST000", message)]))
         return done
 
 

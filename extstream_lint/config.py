@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .contract import RULES
+from .contract import CODE_PREFIX, RULES
 
 __all__ = [
     "CONFIG_KEYS",
@@ -30,9 +30,10 @@ SECTION = "tool.extstream-lint"
 
 #: Every key ``[tool.extstream-lint]`` accepts, with what it holds (for error messages).
 CONFIG_KEYS: Mapping[str, str] = {
-    "select": "list of code prefixes to report (default: all EXS codes)",
+    "select": "list of code prefixes to report (default: all XST codes)",
     "extend-select": "list of code prefixes added to select",
     "ignore": "list of code prefixes not to report",
+    "extend-ignore": "list of code prefixes not to report, added to ignore",
     "exclude": "list of globs of paths to skip, added to the built-in excludes",
     "per-file-ignores": "table of glob = list of code prefixes ignored in matching files",
     "jobs": "number of processes (default: all cores)",
@@ -41,6 +42,7 @@ CONFIG_KEYS: Mapping[str, str] = {
 # flake8's rule for a code prefix (``flake8.defaults.VALID_CODE_PREFIX``), re-stated so the
 # error can say what is wrong.
 _PREFIX = re.compile(r"^[A-Z]{1,3}[0-9]{0,3}$")
+_OWN_PREFIX = CODE_PREFIX
 
 
 class ConfigError(Exception):
@@ -51,9 +53,10 @@ class ConfigError(Exception):
 class Config:
     """The settings the CLI runs with, once file and flags are merged."""
 
-    select: tuple[str, ...] = ("EXS",)
+    select: tuple[str, ...] = ("XST",)
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    extend_ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     jobs: int | None = None
@@ -126,6 +129,10 @@ def load_config(path: str) -> Config:
         config.ignore = validate_selectors(_str_list(table, "ignore", where), f"{where}: ignore")
     if "exclude" in table:
         config.exclude = tuple(_str_list(table, "exclude", where))
+    if "extend-ignore" in table:
+        config.extend_ignore = validate_selectors(
+            _str_list(table, "extend-ignore", where), f"{where}: extend-ignore"
+        )
     if "per-file-ignores" in table:
         config.per_file_ignores = _per_file_ignores(table["per-file-ignores"], where)
     if "jobs" in table:
@@ -138,7 +145,7 @@ def load_config(path: str) -> Config:
 
 def _str_list(table: Mapping[str, Any], key: str, where: str) -> list[str]:
     value = table[key]
-    if isinstance(value, str):  # be kind to `ignore = "EXS101"`
+    if isinstance(value, str):  # be kind to `ignore = "XST101"`
         value = [value]
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{where}: {key} must be a list of strings, not {value!r}")
@@ -158,12 +165,12 @@ def _per_file_ignores(value: Any, where: str) -> tuple[tuple[str, tuple[str, ...
 
 
 def split_codes(value: str) -> list[str]:
-    """A flag value like ``EXS101,EXS102`` or ``EXS1 EXS2`` as a list."""
+    """A flag value like ``XST101,XST102`` or ``XST1 XST2`` as a list."""
     return [item for item in re.split(r"[,\s]+", value) if item]
 
 
 def validate_selectors(codes: Iterable[str], where: str) -> tuple[str, ...]:
-    """Check code prefixes: well-formed (flake8's rule) and matching at least one rule.
+    """Check code prefixes: well-formed (flake8's rule), and one of ours must match a rule.
 
     Upper-cases them, so ``exs101`` works as it does for ``--explain``.
     """
@@ -173,9 +180,12 @@ def validate_selectors(codes: Iterable[str], where: str) -> tuple[str, ...]:
         if not _PREFIX.match(code):
             raise ConfigError(
                 f"{where}: {raw!r} is not a code prefix (letters then up to 3 digits, "
-                "like EXS or EXS101)"
+                "like XST or XST101)"
             )
-        if not any(rule.startswith(code) for rule in RULES):
+        # Another tool's prefix (``E``, ``W``, ``F`` in a shared flake8 configuration) is
+        # accepted and selects none of ours, as in flake8; a typo in ours is an error.
+        ours = code.startswith(_OWN_PREFIX) or _OWN_PREFIX.startswith(code)
+        if ours and not any(rule.startswith(code) for rule in RULES):
             raise ConfigError(
                 f"{where}: {raw!r} matches no extstream code; valid codes: {', '.join(RULES)}"
             )

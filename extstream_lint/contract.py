@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 __all__ = [
+    "CODE_PREFIX",
     "COLLECTIVES",
     "NATIVE_QUERY",
     "NATIVE_SYNCHRONIZE",
@@ -61,7 +62,11 @@ class Rule:
         )
 
 
-_CTOR_CODES = frozenset({"EXS000", "EXS001", "EXS002"})
+_CTOR_CODES = frozenset({"XST000", "XST001", "XST002"})
+
+#: Every code is this prefix and three digits. flake8 selects by prefix, so it must not
+#: start with a letter another tool owns (``E``/``W``/``F``: ``ignore = E`` would hide it).
+CODE_PREFIX = "XST"
 
 # --- torch_npu's own error texts (spec section 1 and 2), reused verbatim by the guard ---------
 
@@ -92,7 +97,7 @@ def native_not_supported(api_name: str, *, current: bool = False) -> str:
 
 _RULE_LIST: tuple[Rule, ...] = (
     Rule(
-        code="EXS000",
+        code="XST000",
         category="INTERNAL",
         title="file could not be analysed",
         what="A file that mentions external streams but that extstream could not analyse "
@@ -102,14 +107,14 @@ _RULE_LIST: tuple[Rule, ...] = (
         why_short="the file could not be analysed",
         fixes=(
             "Report the file and the message to extstream's issue tracker.",
-            "Silence it with `# noqa: EXS000` on line 1 if the file is known to be fine.",
+            "Silence it with `# noqa: XST000` on line 1 if the file is known to be fine.",
         ),
-        fix_short="report it to extstream, or add '# noqa: EXS000' on line 1",
+        fix_short="report it to extstream, or add '# noqa: XST000' on line 1",
         example="x = () if 0 else(lambda:())  # valid Python that libcst 1.9 rejects",
         instead="x = () if 0 else (lambda: ())",
     ),
     Rule(
-        code="EXS001",
+        code="XST001",
         category="NULL_PTR",
         title="null or non-integer stream pointer",
         what="`ExternalStream(ptr)` (or `torch.npu.Stream(stream_ptr=ptr)`) whose pointer is "
@@ -133,7 +138,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         native=("X23", "X24"),
     ),
     Rule(
-        code="EXS002",
+        code="XST002",
         category="BAD_CTOR",
         title="ExternalStream argument that torch_npu refuses or ignores",
         what="`ExternalStream(...)` / `torch.npu.Stream(stream_ptr=...)` with `priority=` or "
@@ -160,7 +165,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         native=("X23", "X24"),
     ),
     Rule(
-        code="EXS101",
+        code="XST101",
         category="SYNC",
         title="synchronize() on an external stream",
         what="`ext.synchronize()`, `torch.Stream.synchronize(ext)`, and "
@@ -179,7 +184,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         native=("X01",),
     ),
     Rule(
-        code="EXS102",
+        code="XST102",
         category="QUERY",
         title="query() on an external stream",
         what="`ext.query()`, `torch.Stream.query(ext)`, and "
@@ -197,7 +202,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         native=("X02",),
     ),
     Rule(
-        code="EXS103",
+        code="XST103",
         category="RECORD",
         title="event recorded on an external stream",
         what="`ext.record_event()`, `Event.record(ext)` / `ExternalEvent.record(ext)` / "
@@ -218,7 +223,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         native=("X03", "X06"),
     ),
     Rule(
-        code="EXS104",
+        code="XST104",
         category="WAIT",
         title="external stream made to wait on an event",
         what="`ext.wait_event(e)`, `ext.wait_stream(s)`, `Event.wait(ext)` / "
@@ -237,7 +242,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         native=("X04", "X07"),
     ),
     Rule(
-        code="EXS105",
+        code="XST105",
         category="RECORD_STREAM",
         title="Tensor.record_stream on an external stream",
         what="`tensor.record_stream(ext)`, `torch.Tensor.record_stream(t, ext)` and "
@@ -256,7 +261,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         native=("X05",),
     ),
     Rule(
-        code="EXS106",
+        code="XST106",
         category="GRAPH_CAPTURE",
         title="NPU graph capture on an external stream",
         what="`torch.npu.graph(g, stream=ext)`, and `NPUGraph.capture_begin()` / "
@@ -279,7 +284,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         native=("X17", "X18"),
     ),
     Rule(
-        code="EXS107",
+        code="XST107",
         category="GRAPH_TASK",
         title="graph task group or update on an external stream",
         what="`graph_task_group_begin(ext)`, `graph_task_group_end(ext)`, "
@@ -297,7 +302,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         native=("X08", "X09", "X10", "X11"),
     ),
     Rule(
-        code="EXS108",
+        code="XST108",
         category="SUPER_KERNEL",
         title="super-kernel scope while an external stream is current",
         what="`torch.npu.super_kernel_scope_begin()` / `super_kernel_scope_end()` (and "
@@ -316,7 +321,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         native=("X12", "X13"),
     ),
     Rule(
-        code="EXS109",
+        code="XST109",
         category="CALLBACK",
         title="host callback launched on an external stream",
         what="`torch_npu.npu._launch_host_func(ext, fn, user_data)`.",
@@ -334,7 +339,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         native=("X14",),
     ),
     Rule(
-        code="EXS110",
+        code="XST110",
         category="REPORT",
         title="task report subscription on an external stream",
         what="`torch_npu.npu._subscribe_report(ext)` and `_unsubscribe_report(ext)`.",
@@ -348,7 +353,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         native=("X15", "X16"),
     ),
     Rule(
-        code="EXS111",
+        code="XST111",
         category="COLLECTIVE",
         title="HCCL collective while an external stream is current",
         what="`torch.distributed` collectives, point-to-point ops, `barrier` and "
@@ -434,55 +439,55 @@ DEFAULT_ZERO_KEYWORDS: tuple[str, ...] = ("priority", "is_sync_launch")
 
 #: Stream methods refused when the receiver is external: method -> code.
 STREAM_METHODS: Mapping[str, str] = {
-    "synchronize": "EXS101",
-    "query": "EXS102",
-    "record_event": "EXS103",
-    "wait_event": "EXS104",
+    "synchronize": "XST101",
+    "query": "XST102",
+    "record_event": "XST103",
+    "wait_event": "XST104",
 }
-#: ``s.wait_stream(other)`` records on ``other`` first (EXS103), then waits on ``s`` (EXS104).
+#: ``s.wait_stream(other)`` records on ``other`` first (XST103), then waits on ``s`` (XST104).
 WAIT_STREAM_METHOD = "wait_stream"
 
 #: Methods refused when a stream argument is external: method -> (code, position, keyword).
 #: ``record``/``wait`` with no stream use the current stream (events only).
 STREAM_ARGUMENT_METHODS: Mapping[str, tuple[str, int, str]] = {
-    "record": ("EXS103", 0, "stream"),
-    "wait": ("EXS104", 0, "stream"),
-    "record_stream": ("EXS105", 0, "s"),
+    "record": ("XST103", 0, "stream"),
+    "wait": ("XST104", 0, "stream"),
+    "record_stream": ("XST105", 0, "s"),
 }
 
 #: Functions refused when a stream argument is external: name -> (code, position, keyword).
 STREAM_ARGUMENT_FUNCTIONS: Mapping[str, tuple[str, int, str]] = {
-    "torch_npu.npu.graph": ("EXS106", 2, "stream"),
-    "torch_npu.npu.graph_task_group_begin": ("EXS107", 0, "stream"),
-    "torch_npu.npu.graph_task_group_end": ("EXS107", 0, "stream"),
-    "torch_npu.npu.graph_task_update_begin": ("EXS107", 0, "stream"),
-    "torch_npu.npu.graph_task_update_end": ("EXS107", 0, "stream"),
-    "torch_npu._C._graph_task_group_begin": ("EXS107", 0, "stream"),
-    "torch_npu._C._graph_task_group_end": ("EXS107", 0, "stream"),
-    "torch_npu._C._graph_task_update_begin": ("EXS107", 0, "stream"),
-    "torch_npu._C._graph_task_update_end": ("EXS107", 0, "stream"),
-    "torch_npu.npu._launch_host_func": ("EXS109", 0, "op_stream"),
-    "torch_npu.npu._subscribe_report": ("EXS110", 0, "op_stream"),
-    "torch_npu.npu._unsubscribe_report": ("EXS110", 0, "op_stream"),
-    "torch.Tensor.record_stream": ("EXS105", 1, "s"),
-    "torch.ops.aten.record_stream": ("EXS105", 1, "s"),
-    "torch.ops.aten.record_stream.default": ("EXS105", 1, "s"),
+    "torch_npu.npu.graph": ("XST106", 2, "stream"),
+    "torch_npu.npu.graph_task_group_begin": ("XST107", 0, "stream"),
+    "torch_npu.npu.graph_task_group_end": ("XST107", 0, "stream"),
+    "torch_npu.npu.graph_task_update_begin": ("XST107", 0, "stream"),
+    "torch_npu.npu.graph_task_update_end": ("XST107", 0, "stream"),
+    "torch_npu._C._graph_task_group_begin": ("XST107", 0, "stream"),
+    "torch_npu._C._graph_task_group_end": ("XST107", 0, "stream"),
+    "torch_npu._C._graph_task_update_begin": ("XST107", 0, "stream"),
+    "torch_npu._C._graph_task_update_end": ("XST107", 0, "stream"),
+    "torch_npu.npu._launch_host_func": ("XST109", 0, "op_stream"),
+    "torch_npu.npu._subscribe_report": ("XST110", 0, "op_stream"),
+    "torch_npu.npu._unsubscribe_report": ("XST110", 0, "op_stream"),
+    "torch.Tensor.record_stream": ("XST105", 1, "s"),
+    "torch.ops.aten.record_stream": ("XST105", 1, "s"),
+    "torch.ops.aten.record_stream.default": ("XST105", 1, "s"),
 }
 
 #: Functions refused while the current stream is external: name -> code.
 CURRENT_STREAM_FUNCTIONS: Mapping[str, str] = {
-    "torch_npu.npu.super_kernel_scope_begin": "EXS108",
-    "torch_npu.npu.super_kernel_scope_end": "EXS108",
-    "torch.ops.npu.super_kernel_scope_begin": "EXS108",
-    "torch.ops.npu.super_kernel_scope_end": "EXS108",
-    "torch.ops.npu.super_kernel_scope_begin.default": "EXS108",
-    "torch.ops.npu.super_kernel_scope_end.default": "EXS108",
-    **{f"torch.distributed.{name}": "EXS111" for name in COLLECTIVES},
-    **{f"torch_npu.distributed.{name}": "EXS111" for name in COLLECTIVES},
+    "torch_npu.npu.super_kernel_scope_begin": "XST108",
+    "torch_npu.npu.super_kernel_scope_end": "XST108",
+    "torch.ops.npu.super_kernel_scope_begin": "XST108",
+    "torch.ops.npu.super_kernel_scope_end": "XST108",
+    "torch.ops.npu.super_kernel_scope_begin.default": "XST108",
+    "torch.ops.npu.super_kernel_scope_end.default": "XST108",
+    **{f"torch.distributed.{name}": "XST111" for name in COLLECTIVES},
+    **{f"torch_npu.distributed.{name}": "XST111" for name in COLLECTIVES},
 }
-#: Methods of an NPU graph refused while the current stream is external (EXS106).
+#: Methods of an NPU graph refused while the current stream is external (XST106).
 GRAPH_CAPTURE_METHODS: tuple[str, ...] = ("capture_begin", "capture_end")
-#: Methods of a ``torch.distributed`` Work handle refused while ext is current (EXS111).
+#: Methods of a ``torch.distributed`` Work handle refused while ext is current (XST111).
 WORK_WAIT_METHODS: tuple[str, ...] = ("wait", "synchronize")
 
 #: Functions returning the current stream (a plain stream object carrying the external id).
@@ -502,7 +507,7 @@ EVENT_CLASSES: tuple[str, ...] = (
 )
 #: NPU graph classes (``capture_begin``/``capture_end`` on the current stream).
 GRAPH_CLASSES: tuple[str, ...] = ("torch_npu.npu.NPUGraph",)
-#: Graphs whose ``with`` block captures on the current stream (EXS106 when it is external).
+#: Graphs whose ``with`` block captures on the current stream (XST106 when it is external).
 CAPTURING_CONTEXTS: tuple[str, ...] = ("torch.accelerator.Graph",)
 #: ``torch.npu.graph.default_capture_stream = ext`` makes ``torch.npu.graph(g)`` capture on ext.
 DEFAULT_CAPTURE_STREAM = "torch_npu.npu.graph.default_capture_stream"

@@ -1,7 +1,7 @@
 """Rule pages rendered from the contract table: one renderer for the README and ``--explain``.
 
 Each page follows ruff's shape (What it does / Why is this bad? / Example / Use instead)
-plus the list of fixes, best first. ``extstream-lint --explain EXS101`` prints exactly the
+plus the list of fixes, best first. ``extstream-lint --explain XST101`` prints exactly the
 README text of that rule, and a test fails if the README's rules section drifts from
 :func:`render_rules_section`. Regenerate it with::
 

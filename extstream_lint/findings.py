@@ -17,8 +17,8 @@ class Finding:
 
 
 def cannot_analyse(reason: str) -> Finding:
-    """The single EXS000 finding of a file whose analysis failed, saying why."""
+    """The single XST000 finding of a file whose analysis failed, saying why."""
     from .contract import RULES
 
-    message = RULES["EXS000"].message(f"could not analyse this file ({reason})", "")
-    return Finding(1, 0, "EXS000", message)
+    message = RULES["XST000"].message(f"could not analyse this file ({reason})", "")
+    return Finding(1, 0, "XST000", message)

@@ -11,11 +11,11 @@ JSON schema (``"schema_version": 1``; keys are only ever added, never renamed)::
       "schema_version": 1,
       "tool": {"name": "extstream-lint", "version": "0.1.0"},
       "findings": [
-        {"filename": "pkg/mod.py", "line": 2, "column": 1, "code": "EXS101",
-         "message": "EXS101 synchronize() on ...",
+        {"filename": "pkg/mod.py", "line": 2, "column": 1, "code": "XST101",
+         "message": "XST101 synchronize() on ...",
          "rule": {"category": "SYNC", "title": "synchronize() on an external stream"}}
       ],
-      "statistics": {"EXS101": 1}
+      "statistics": {"XST101": 1}
     }
 """
 

@@ -1,12 +1,12 @@
 """``# noqa`` handling for the standalone CLI, with flake8's exact semantics.
 
-The same file must give the same result through ``flake8 --select=EXS`` and through
+The same file must give the same result through ``flake8 --select=XST`` and through
 ``extstream-lint``, so this module reuses flake8's own pieces instead of copying them:
 its inline regex (``flake8.defaults.NOQA_INLINE_REGEXP``), its file-level regex
 (``NOQA_FILE``) and its comma/whitespace list parser. Like flake8:
 
 * ``# noqa`` without codes silences every finding it applies to;
-* ``# noqa: EXS1`` silences every code that starts with ``EXS1`` (prefix match);
+* ``# noqa: XST1`` silences every code that starts with ``XST1`` (prefix match);
 * the comment applies to the physical line the finding is reported on, joined (as flake8
   joins them) with the lines of the same token run: a multi-line string or a backslash
   continuation. Inside brackets each physical line stands alone, so a call spread over

@@ -21,7 +21,7 @@ def analyze_source(
 
     ``tree`` is the ``ast`` of the same source if the caller has it (flake8 does); it is
     used only for positions. Never raises: a file that cannot be analysed yields a single
-    EXS000 finding saying why, so one odd file never stops a run.
+    XST000 finding saying why, so one odd file never stops a run.
     """
     limit = sys.getrecursionlimit()
     try:

@@ -491,7 +491,7 @@ class Interpreter:
                 if current is not None:
                     self._report(
                         node,
-                        Issue("EXS106", "torch.accelerator.Graph() capture", current, None, True),
+                        Issue("XST106", "torch.accelerator.Graph() capture", current, None, True),
                     )
             if item.asname is not None:
                 self.bind_target(
@@ -986,7 +986,7 @@ class Interpreter:
             return CapturingGraph()
         if qualname == "ctypes.c_void_p":
             return CVoidP()
-        if c.CURRENT_STREAM_FUNCTIONS.get(qualname) == "EXS111":
+        if c.CURRENT_STREAM_FUNCTIONS.get(qualname) == "XST111":
             return Work()
         return None
 

@@ -59,7 +59,7 @@ class Issue:
 
 @dataclass(frozen=True)
 class CtorIssue:
-    """A broken constructor rule (EXS001, EXS002)."""
+    """A broken constructor rule (XST001, XST002)."""
 
     code: str
     operation: str
@@ -101,9 +101,9 @@ def check_method(
         other = site.arg(0, "stream")
         stream = _ext(other)
         if stream is not None:  # other.record_event() runs first
-            issues.append(Issue("EXS103", op, stream, other.text if other else None))
+            issues.append(Issue("XST103", op, stream, other.text if other else None))
         elif isinstance(receiver, ExtStream):
-            issues.append(Issue("EXS104", op, receiver, receiver_text))
+            issues.append(Issue("XST104", op, receiver, receiver_text))
         return issues
     code = c.STREAM_METHODS.get(method)
     if code is not None and isinstance(receiver, ExtStream):
@@ -129,9 +129,9 @@ def check_method(
     if method in c.GRAPH_CAPTURE_METHODS and (
         receiver is None or isinstance(receiver, (Graph, CapturingGraph))
     ):
-        issues.append(Issue("EXS106", op, current, None, True))
+        issues.append(Issue("XST106", op, current, None, True))
     elif method in c.WORK_WAIT_METHODS and isinstance(receiver, Work):
-        issues.append(Issue("EXS111", f"Work.{method}()", current, None, True))
+        issues.append(Issue("XST111", f"Work.{method}()", current, None, True))
     return issues
 
 
@@ -195,14 +195,14 @@ def is_null(value: Value) -> bool:
 
 
 def check_constructor(site: CallSite, qualname: str) -> tuple[list[CtorIssue], bool]:
-    """EXS001/EXS002 for stream constructors; also says whether the result is external."""
+    """XST001/XST002 for stream constructors; also says whether the result is external."""
     name = site.callee_text
     issues: list[CtorIssue] = []
     if qualname == c.SYNC_LAUNCH_STREAM_CLASS:
         ptr = site.keywords.get("stream_ptr")
         if ptr is not None and not is_null(ptr.value):
             issues.append(
-                CtorIssue("EXS002", f"{name}(stream_ptr=...) always sets is_sync_launch=1")
+                CtorIssue("XST002", f"{name}(stream_ptr=...) always sets is_sync_launch=1")
             )
         return issues, False
     if qualname == c.EXTERNAL_STREAM_CLASS:
@@ -210,7 +210,7 @@ def check_constructor(site: CallSite, qualname: str) -> tuple[list[CtorIssue], b
         if len(site.positional) > 2 and site.star_at is None:
             issues.append(
                 CtorIssue(
-                    "EXS002",
+                    "XST002",
                     f"{name}() given a third positional argument (the second is device, "
                     "not priority)",
                 )
@@ -225,21 +225,21 @@ def check_constructor(site: CallSite, qualname: str) -> tuple[list[CtorIssue], b
         return issues, qualname == c.EXTERNAL_STREAM_CLASS and site.star_at is None
     problem = _describe_pointer(ptr.value)
     if problem is not None:
-        issues.append(CtorIssue("EXS001", f"{name}() given {problem} as stream_ptr"))
+        issues.append(CtorIssue("XST001", f"{name}() given {problem} as stream_ptr"))
         return issues, False
     for keyword, arg in (
         ("priority", priority),
         ("is_sync_launch", site.keywords.get("is_sync_launch")),
     ):
         if arg is not None and not is_null(arg.value):
-            issues.append(CtorIssue("EXS002", f"{name}() given {keyword}= for an external stream"))
+            issues.append(CtorIssue("XST002", f"{name}() given {keyword}= for an external stream"))
     ignored = [
         k for k in c.ID_KEYWORDS if k in site.keywords and not is_null(site.keywords[k].value)
     ]
     for keyword in ignored:
         issues.append(
             CtorIssue(
-                "EXS002", f"{name}() given {keyword}=, which makes torch_npu ignore stream_ptr"
+                "XST002", f"{name}() given {keyword}=, which makes torch_npu ignore stream_ptr"
             )
         )
     return issues, not ignored

@@ -3,7 +3,7 @@
 Until the real analysis lands (and to test formatting, noqa and exit codes independently
 of it), ``fake_analysis`` replaces ``extstream_lint.analysis.analyze_source`` with a tiny
 stand-in that reports ``CODE`` wherever a line says ``BAD_CODE(`` (for example
-``x = BAD_EXS101()``), at the column of ``BAD_``. Both the CLI and the flake8 plugin
+``x = BAD_XST101()``), at the column of ``BAD_``. Both the CLI and the flake8 plugin
 import the analysis at call time, so the patch reaches both; ``fork_workers`` (which it
 uses) makes the CLI fork its worker processes, so the patch reaches them too.
 """
@@ -20,7 +20,7 @@ import pytest
 from extstream_lint import analysis, cli
 from extstream_lint.findings import Finding
 
-_MARK = re.compile(r"BAD_(EXS\d{3})\(")
+_MARK = re.compile(r"BAD_(XST\d{3})\(")
 
 
 class FakeAnalysis:

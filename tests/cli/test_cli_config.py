@@ -10,7 +10,7 @@ from extstream_lint.cli import main
 from extstream_lint.config import CONFIG_KEYS, ConfigError, find_pyproject, load_config
 
 HEADER = "from torch_npu.npu import ExternalStream\n"
-BODY = HEADER + "BAD_EXS101()\nBAD_EXS102()\nBAD_EXS001()\n"
+BODY = HEADER + "BAD_XST101()\nBAD_XST102()\nBAD_XST001()\n"
 
 
 def codes_in(out: str) -> list[str]:
@@ -24,47 +24,47 @@ def write_config(directory: Path, body: str) -> Path:
 
 
 def test_nearest_pyproject_with_our_table_wins(in_tmp: Path) -> None:
-    outer = write_config(in_tmp, 'ignore = ["EXS1"]\n')
+    outer = write_config(in_tmp, 'ignore = ["XST1"]\n')
     inner = in_tmp / "sub" / "deeper"
     inner.mkdir(parents=True)
     (in_tmp / "sub" / "pyproject.toml").write_text('[project]\nname = "no-table"\n')
     assert find_pyproject(str(inner)) == str(outer)
-    mine = write_config(in_tmp / "sub", "select = ['EXS']\n")
+    mine = write_config(in_tmp / "sub", "select = ['XST']\n")
     assert find_pyproject(str(inner)) == str(mine)
 
 
 def test_config_select_and_ignore_apply(
     in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    write_config(in_tmp, 'ignore = ["EXS10"]\n')
+    write_config(in_tmp, 'ignore = ["XST10"]\n')
     (in_tmp / "m.py").write_text(BODY)
     assert main(["m.py"]) == 1
-    assert codes_in(capsys.readouterr().out) == ["EXS001"]
+    assert codes_in(capsys.readouterr().out) == ["XST001"]
 
 
 def test_flags_override_config(
     in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    write_config(in_tmp, 'ignore = ["EXS10"]\nselect = ["EXS0"]\n')
+    write_config(in_tmp, 'ignore = ["XST10"]\nselect = ["XST0"]\n')
     (in_tmp / "m.py").write_text(BODY)
-    assert main(["--ignore", "EXS102", "m.py"]) == 1  # --ignore replaces the config's
-    assert codes_in(capsys.readouterr().out) == ["EXS001"]  # select still from config
-    assert main(["--select", "EXS1", "--ignore", "EXS102", "m.py"]) == 1
-    assert codes_in(capsys.readouterr().out) == ["EXS101"]
-    assert main(["--extend-select", "EXS102", "m.py"]) == 1
-    # the longer, explicit EXS102 beats the config's broader ignore of EXS10
-    assert codes_in(capsys.readouterr().out) == ["EXS102", "EXS001"]
+    assert main(["--ignore", "XST102", "m.py"]) == 1  # --ignore replaces the config's
+    assert codes_in(capsys.readouterr().out) == ["XST001"]  # select still from config
+    assert main(["--select", "XST1", "--ignore", "XST102", "m.py"]) == 1
+    assert codes_in(capsys.readouterr().out) == ["XST101"]
+    assert main(["--extend-select", "XST102", "m.py"]) == 1
+    # the longer, explicit XST102 beats the config's broader ignore of XST10
+    assert codes_in(capsys.readouterr().out) == ["XST102", "XST001"]
 
 
 def test_longest_prefix_wins_like_flake8(
     in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (in_tmp / "m.py").write_text(BODY)
-    assert main(["--select", "EXS101", "--ignore", "EXS1", "m.py"]) == 1
-    assert codes_in(capsys.readouterr().out) == ["EXS101"]
-    assert main(["--select", "EXS1", "--ignore", "EXS101", "m.py"]) == 1
-    assert codes_in(capsys.readouterr().out) == ["EXS102"]
-    assert main(["--ignore", "EXS", "m.py"]) == 0
+    assert main(["--select", "XST101", "--ignore", "XST1", "m.py"]) == 1
+    assert codes_in(capsys.readouterr().out) == ["XST101"]
+    assert main(["--select", "XST1", "--ignore", "XST101", "m.py"]) == 1
+    assert codes_in(capsys.readouterr().out) == ["XST102"]
+    assert main(["--ignore", "XST", "m.py"]) == 0
 
 
 def test_per_file_ignores(
@@ -72,7 +72,7 @@ def test_per_file_ignores(
 ) -> None:
     write_config(
         in_tmp,
-        '[tool.extstream-lint.per-file-ignores]\n"tests/*" = ["EXS1"]\n"gen_*.py" = ["EXS"]\n',
+        '[tool.extstream-lint.per-file-ignores]\n"tests/*" = ["XST1"]\n"gen_*.py" = ["XST"]\n',
     )
     (in_tmp / "tests" / "deep").mkdir(parents=True)
     (in_tmp / "tests" / "deep" / "t.py").write_text(BODY)
@@ -82,7 +82,7 @@ def test_per_file_ignores(
     assert main(["."]) == 1
     out = capsys.readouterr().out.splitlines()
     assert [line.rsplit(":", 3)[0] for line in out] == ["pkg/m.py"] * 3 + ["tests/deep/t.py"]
-    assert out[-1].endswith("EXS001 fake finding")
+    assert out[-1].endswith("XST001 fake finding")
 
 
 def test_exclude_from_config_applies_to_walked_and_named_files(
@@ -102,12 +102,12 @@ def test_exclude_from_config_applies_to_walked_and_named_files(
     ("body", "expected"),
     [
         (
-            'selct = ["EXS"]\n',
+            'selct = ["XST"]\n',
             "unknown key 'selct' in [tool.extstream-lint] of {path}; valid keys: "
             + ", ".join(CONFIG_KEYS),
         ),
-        ('select = "EXS"\nignore = [1]\n', "ignore must be a list of strings"),
-        ('ignore = ["E501"]\n', "'E501' matches no extstream code; valid codes: EXS000"),
+        ('select = "XST"\nignore = [1]\n', "ignore must be a list of strings"),
+        ('ignore = ["XST999"]\n', "'XST999' matches no extstream code; valid codes: XST000"),
         ('ignore = ["exs-1"]\n', "'exs-1' is not a code prefix"),
         ("jobs = 0\n", "jobs must be a positive integer"),
         ('per-file-ignores = ["x"]\n', "per-file-ignores must be a table"),
@@ -133,19 +133,21 @@ def test_isolated_and_explicit_config(
     write_config(in_tmp, "bogus = 1\n")
     other = in_tmp / "other"
     other.mkdir()
-    explicit = write_config(other, 'select = ["EXS0"]\n')
+    explicit = write_config(other, 'select = ["XST0"]\n')
     (in_tmp / "m.py").write_text(BODY)
     assert main(["--isolated", "m.py"]) == 1
-    assert codes_in(capsys.readouterr().out) == ["EXS101", "EXS102", "EXS001"]
+    assert codes_in(capsys.readouterr().out) == ["XST101", "XST102", "XST001"]
     assert main(["--config", str(explicit), "m.py"]) == 1
-    assert codes_in(capsys.readouterr().out) == ["EXS001"]
+    assert codes_in(capsys.readouterr().out) == ["XST001"]
     assert main(["--config", "missing.toml", "m.py"]) == 2
 
 
 def test_bad_flags_exit_2(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (in_tmp / "m.py").write_text("x = 1\n")
-    assert main(["--select", "E501", "m.py"]) == 2
+    assert main(["--select", "XST999", "m.py"]) == 2
     assert "valid codes" in capsys.readouterr().err
+    # another tool's prefix, as in a shared flake8 configuration: accepted, selects nothing
+    assert main(["--select", "E501", "--extend-ignore", "W", "m.py"]) == 0
     assert main(["-j", "zero", "m.py"]) == 2
     assert main(["--format", "xml", "m.py"]) == 2
-    assert main(["--select", "EXS1,", "-j", "auto"]) == 0  # no paths: the current directory
+    assert main(["--select", "XST1,", "-j", "auto"]) == 0  # no paths: the current directory

@@ -61,9 +61,9 @@ def test_every_page_has_ruffs_shape_and_the_contract_text(rule: object) -> None:
 def test_explain_unknown_code_exits_2_listing_valid_codes(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["--explain", "EXS999"]) == 2
+    assert main(["--explain", "XST999"]) == 2
     err = capsys.readouterr().err
-    assert "unknown code 'EXS999'" in err
+    assert "unknown code 'XST999'" in err
     assert all(code in err for code in RULES)
 
 

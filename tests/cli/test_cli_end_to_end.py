@@ -28,23 +28,23 @@ def test_synchronize_on_external_stream_is_exs101_at_line_2_col_1(
         in_tmp, capsys, "import torch\next = torch.npu.ExternalStream(h)\next.synchronize()\n"
     )
     assert status == 1
-    assert len(out) == 1 and out[0].startswith("snippet.py:3:1: EXS101 ")
+    assert len(out) == 1 and out[0].startswith("snippet.py:3:1: XST101 ")
 
 
 def test_issue_snippet_without_import(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out = run_text(in_tmp, capsys, "ext = torch.npu.ExternalStream(h)\next.synchronize()\n")
     assert status == 1
-    assert len(out) == 1 and out[0].startswith("snippet.py:2:1: EXS101 ")
+    assert len(out) == 1 and out[0].startswith("snippet.py:2:1: XST101 ")
 
 
 def test_null_pointer_is_exs001(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out = run_text(in_tmp, capsys, "import torch\ntorch.npu.ExternalStream(0)\n")
     assert status == 1
-    assert len(out) == 1 and out[0].startswith("snippet.py:2:1: EXS001 ")
+    assert len(out) == 1 and out[0].startswith("snippet.py:2:1: XST001 ")
 
 
 def test_noqa_silences_a_real_finding(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    source = "import torch\next = torch.npu.ExternalStream(h)\next.synchronize()  # noqa: EXS101\n"
+    source = "import torch\next = torch.npu.ExternalStream(h)\next.synchronize()  # noqa: XST101\n"
     assert run_text(in_tmp, capsys, source) == (0, [])
     assert run_text(in_tmp, capsys, source, "--disable-noqa")[0] == 1
 
@@ -61,17 +61,17 @@ def test_syntax_error_in_a_candidate_file_is_exs000_and_the_run_goes_on(
     (in_tmp / "ok.py").write_text("import torch\ntorch.npu.ExternalStream(0)\n")
     assert main(["-j", "1", "."]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert [line.split(": ")[1].split()[0] for line in out] == ["EXS000", "EXS001"]
+    assert [line.split(": ")[1].split()[0] for line in out] == ["XST000", "XST001"]
     assert out[0].startswith("broken.py:")
 
 
 def test_bundled_example_with_every_format(capsys: pytest.CaptureFixture[str]) -> None:
-    """examples/interop.py marks each expected finding with a trailing '# EXSnnn'."""
+    """examples/interop.py marks each expected finding with a trailing '# XSTnnn'."""
     example = REPO / "examples" / "interop.py"
     expected = sorted(
         (number, code)
         for number, line in enumerate(example.read_text().splitlines(), start=1)
-        for code in re.findall(r"# (EXS\d{3})", line)
+        for code in re.findall(r"# (XST\d{3})", line)
     )
     assert main(["--format", "json", str(example)]) == 1
     document = json.loads(capsys.readouterr().out)
@@ -92,7 +92,7 @@ def test_parallel_real_analysis_matches_serial(
     serial = capsys.readouterr().out
     assert main(["-j", "2", "."]) == 1
     assert capsys.readouterr().out == serial
-    assert serial.count("EXS101") == 6 and serial.count("EXS102") == 6
+    assert serial.count("XST101") == 6 and serial.count("XST102") == 6
 
 
 def test_noqa_on_the_with_line_silences_a_graph_capture(
@@ -100,12 +100,12 @@ def test_noqa_on_the_with_line_silences_a_graph_capture(
 ) -> None:
     source = (
         "import torch\next = torch.npu.ExternalStream(h)\n"
-        "with torch.npu.graph(\n    g, stream=ext\n):  # noqa: EXS106\n    y = 1\n"
+        "with torch.npu.graph(\n    g, stream=ext\n):  # noqa: XST106\n    y = 1\n"
     )
     status, out = run_text(in_tmp, capsys, source)
     assert status == 1 and len(out) == 1  # reported on the `with` line, not where noqa is
-    assert out[0].startswith("snippet.py:3:") and ": EXS106 " in out[0]
-    fixed = source.replace("with torch.npu.graph(\n", "with torch.npu.graph(  # noqa: EXS106\n")
+    assert out[0].startswith("snippet.py:3:") and ": XST106 " in out[0]
+    fixed = source.replace("with torch.npu.graph(\n", "with torch.npu.graph(  # noqa: XST106\n")
     assert run_text(in_tmp, capsys, fixed) == (0, [])
 
 
@@ -129,7 +129,7 @@ def test_same_findings_as_the_flake8_plugin_on_the_golden_cases(
             continue
         compiles.add(path.name)
     assert len(compiles) >= 5
-    flake8_main(["--isolated", "--select=EXS", "-j", "1", *sorted(compiles)])
+    flake8_main(["--isolated", "--select=XST", "-j", "1", *sorted(compiles)])
     expected = sorted(capsys.readouterr().out.splitlines())
     main(["--isolated", "-j", "1", *sorted(compiles)])
     actual = sorted(capsys.readouterr().out.splitlines())

@@ -23,16 +23,16 @@ from extstream_lint.formats import (
 HEADER = "from torch_npu.npu import ExternalStream\n"
 
 RESULTS = [
-    Located("pkg/a.py", Finding(2, 0, "EXS101", "EXS101 synchronize() on ext: no")),
-    Located("pkg/a.py", Finding(7, 8, "EXS105", "EXS105 record_stream, with: colon, comma")),
-    Located("pkg/b.py", Finding(3, 4, "EXS101", "EXS101 100% wrong\nsecond line")),
+    Located("pkg/a.py", Finding(2, 0, "XST101", "XST101 synchronize() on ext: no")),
+    Located("pkg/a.py", Finding(7, 8, "XST105", "XST105 record_stream, with: colon, comma")),
+    Located("pkg/b.py", Finding(3, 4, "XST101", "XST101 100% wrong\nsecond line")),
 ]
 
 
 def test_text_is_flake8_format_with_one_based_columns() -> None:
     assert format_text(RESULTS[:2]) == (
-        "pkg/a.py:2:1: EXS101 synchronize() on ext: no\n"
-        "pkg/a.py:7:9: EXS105 record_stream, with: colon, comma\n"
+        "pkg/a.py:2:1: XST101 synchronize() on ext: no\n"
+        "pkg/a.py:7:9: XST105 record_stream, with: colon, comma\n"
     )
 
 
@@ -41,15 +41,15 @@ def test_json_schema() -> None:
     assert set(document) == {"schema_version", "tool", "findings", "statistics"}
     assert document["schema_version"] == 1
     assert document["tool"] == {"name": "extstream-lint", "version": __version__}
-    assert document["statistics"] == {"EXS101": 2, "EXS105": 1}
+    assert document["statistics"] == {"XST101": 2, "XST105": 1}
     first = document["findings"][0]
     assert first == {
         "filename": "pkg/a.py",
         "line": 2,
         "column": 1,
-        "code": "EXS101",
-        "message": "EXS101 synchronize() on ext: no",
-        "rule": {"category": "SYNC", "title": RULES["EXS101"].title},
+        "code": "XST101",
+        "message": "XST101 synchronize() on ext: no",
+        "rule": {"category": "SYNC", "title": RULES["XST101"].title},
     }
     assert [f["column"] for f in document["findings"]] == [1, 9, 5]
 
@@ -79,8 +79,8 @@ def test_sarif_structure(in_tmp: Path) -> None:
     results = run["results"]
     assert len(results) == 3
     second = results[1]
-    assert second["ruleId"] == "EXS105"
-    assert rules[second["ruleIndex"]]["id"] == "EXS105"
+    assert second["ruleId"] == "XST105"
+    assert rules[second["ruleIndex"]]["id"] == "XST105"
     assert second["level"] == "error"
     assert second["message"]["text"] == RESULTS[1].finding.message
     (location,) = second["locations"]
@@ -90,7 +90,7 @@ def test_sarif_structure(in_tmp: Path) -> None:
 
 
 def test_sarif_uri_outside_the_working_directory_is_absolute(in_tmp: Path) -> None:
-    outside = Located("/elsewhere/x.py", Finding(1, 0, "EXS001", "EXS001 m"))
+    outside = Located("/elsewhere/x.py", Finding(1, 0, "XST001", "XST001 m"))
     document = json.loads(format_sarif([outside]))
     location = document["runs"][0]["results"][0]["locations"][0]
     assert location["physicalLocation"]["artifactLocation"]["uri"] == "file:///elsewhere/x.py"
@@ -98,17 +98,17 @@ def test_sarif_uri_outside_the_working_directory_is_absolute(in_tmp: Path) -> No
 
 def test_github_annotations_escape_workflow_command_characters() -> None:
     assert format_github(RESULTS).splitlines() == [
-        "::error file=pkg/a.py,line=2,col=1,title=EXS101::EXS101 synchronize() on ext: no",
-        "::error file=pkg/a.py,line=7,col=9,title=EXS105::EXS105 record_stream, with: colon, comma",
-        "::error file=pkg/b.py,line=3,col=5,title=EXS101::EXS101 100%25 wrong%0Asecond line",
+        "::error file=pkg/a.py,line=2,col=1,title=XST101::XST101 synchronize() on ext: no",
+        "::error file=pkg/a.py,line=7,col=9,title=XST105::XST105 record_stream, with: colon, comma",
+        "::error file=pkg/b.py,line=3,col=5,title=XST101::XST101 100%25 wrong%0Asecond line",
     ]
-    odd = Located("a,b:c%.py", Finding(1, 0, "EXS001", "EXS001 m"))
+    odd = Located("a,b:c%.py", Finding(1, 0, "XST001", "XST001 m"))
     assert format_github([odd]).startswith("::error file=a%2Cb%3Ac%25.py,line=1,")
 
 
 def test_statistics_counts_per_code() -> None:
     assert format_statistics(RESULTS) == (
-        f"2     EXS101 {RULES['EXS101'].title}\n1     EXS105 {RULES['EXS105'].title}\n"
+        f"2     XST101 {RULES['XST101'].title}\n1     XST105 {RULES['XST105'].title}\n"
     )
 
 
@@ -116,44 +116,44 @@ def test_statistics_counts_per_code() -> None:
 def test_machine_formats_from_the_cli_keep_stdout_parseable(
     in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str], fmt: str
 ) -> None:
-    (in_tmp / "m.py").write_text(HEADER + "x = 1\n    # comment\nBAD_EXS101()\n")
+    (in_tmp / "m.py").write_text(HEADER + "x = 1\n    # comment\nBAD_XST101()\n")
     assert main(["--format", fmt, "--statistics", "m.py"]) == 1
     out = capsys.readouterr()
     document = json.loads(out.out)
-    assert "EXS101" in out.err  # statistics go to stderr for machine formats
+    assert "XST101" in out.err  # statistics go to stderr for machine formats
     text = json.dumps(document)
-    assert '"EXS101"' in text and "m.py" in text
+    assert '"XST101"' in text and "m.py" in text
 
 
 def test_text_statistics_follow_the_findings(
     in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (in_tmp / "m.py").write_text(HEADER + "BAD_EXS101()\nBAD_EXS101()\nBAD_EXS001()\n")
+    (in_tmp / "m.py").write_text(HEADER + "BAD_XST101()\nBAD_XST101()\nBAD_XST001()\n")
     assert main(["--statistics", "m.py"]) == 1
     assert capsys.readouterr().out.splitlines() == [
-        "m.py:2:1: EXS101 fake finding",
-        "m.py:3:1: EXS101 fake finding",
-        "m.py:4:1: EXS001 fake finding",
-        f"1     EXS001 {RULES['EXS001'].title}",
-        f"2     EXS101 {RULES['EXS101'].title}",
+        "m.py:2:1: XST101 fake finding",
+        "m.py:3:1: XST101 fake finding",
+        "m.py:4:1: XST001 fake finding",
+        f"1     XST001 {RULES['XST001'].title}",
+        f"2     XST101 {RULES['XST101'].title}",
     ]
 
 
 def test_github_format_from_the_cli(
     in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (in_tmp / "m.py").write_text(HEADER + "    BAD_EXS102()\n")
+    (in_tmp / "m.py").write_text(HEADER + "    BAD_XST102()\n")
     assert main(["--format", "github", "m.py"]) == 1
     assert capsys.readouterr().out == (
-        "::error file=m.py,line=2,col=5,title=EXS102::EXS102 fake finding\n"
+        "::error file=m.py,line=2,col=5,title=XST102::XST102 fake finding\n"
     )
 
 
 def test_output_file(
     in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (in_tmp / "m.py").write_text(HEADER + "BAD_EXS102()\n")
+    (in_tmp / "m.py").write_text(HEADER + "BAD_XST102()\n")
     assert main(["--format", "sarif", "--output-file", "out.sarif", "m.py"]) == 1
     assert capsys.readouterr().out == ""
     document = json.loads((in_tmp / "out.sarif").read_text())
-    assert document["runs"][0]["results"][0]["ruleId"] == "EXS102"
+    assert document["runs"][0]["results"][0]["ruleId"] == "XST102"

@@ -19,16 +19,16 @@ HEADER = "from torch_npu.npu import ExternalStream\n"
 
 def make_tree(root: Path) -> None:
     files = {
-        "pkg/a.py": HEADER + "BAD_EXS101()\n",
-        "pkg/b.pyi": HEADER + "BAD_EXS102()\n",
-        "pkg/notes.txt": HEADER + "BAD_EXS103()\n",
-        "pkg/sub/c.py": HEADER + "BAD_EXS104()\n",
-        ".git/hooks/h.py": HEADER + "BAD_EXS105()\n",
-        "pkg/__pycache__/a.py": HEADER + "BAD_EXS105()\n",
-        ".tox/py/x.py": HEADER + "BAD_EXS105()\n",
-        "myenv/lib/site.py": HEADER + "BAD_EXS105()\n",
+        "pkg/a.py": HEADER + "BAD_XST101()\n",
+        "pkg/b.pyi": HEADER + "BAD_XST102()\n",
+        "pkg/notes.txt": HEADER + "BAD_XST103()\n",
+        "pkg/sub/c.py": HEADER + "BAD_XST104()\n",
+        ".git/hooks/h.py": HEADER + "BAD_XST105()\n",
+        "pkg/__pycache__/a.py": HEADER + "BAD_XST105()\n",
+        ".tox/py/x.py": HEADER + "BAD_XST105()\n",
+        "myenv/lib/site.py": HEADER + "BAD_XST105()\n",
         "myenv/pyvenv.cfg": "home = /usr/bin\n",
-        "venv/y.py": HEADER + "BAD_EXS105()\n",
+        "venv/y.py": HEADER + "BAD_XST105()\n",
     }
     for name, text in files.items():
         path = root / name
@@ -42,9 +42,9 @@ def test_walks_py_and_pyi_skipping_vcs_caches_and_venvs(
     make_tree(in_tmp)
     assert main(["."]) == 1
     assert capsys.readouterr().out.splitlines() == [
-        "pkg/a.py:2:1: EXS101 fake finding",
-        "pkg/b.pyi:2:1: EXS102 fake finding",
-        "pkg/sub/c.py:2:1: EXS104 fake finding",
+        "pkg/a.py:2:1: XST101 fake finding",
+        "pkg/b.pyi:2:1: XST102 fake finding",
+        "pkg/sub/c.py:2:1: XST104 fake finding",
     ]
 
 
@@ -54,20 +54,20 @@ def test_named_files_are_linted_whatever_their_location(
     make_tree(in_tmp)
     assert main(["venv/y.py", "pkg/a.py", "pkg/a.py"]) == 1
     assert capsys.readouterr().out.splitlines() == [  # sorted, each file once
-        "pkg/a.py:2:1: EXS101 fake finding",
-        "venv/y.py:2:1: EXS105 fake finding",
+        "pkg/a.py:2:1: XST101 fake finding",
+        "venv/y.py:2:1: XST105 fake finding",
     ]
 
 
 def test_files_failing_the_prefilter_are_never_analysed(
     in_tmp: Path, fake_analysis: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (in_tmp / "plain.py").write_text("import torch\nBAD_EXS101()\ns.synchronize()\n")
-    (in_tmp / "ptr.py").write_text("torch.npu.Stream(stream_ptr=p)\nBAD_EXS001()\n")
+    (in_tmp / "plain.py").write_text("import torch\nBAD_XST101()\ns.synchronize()\n")
+    (in_tmp / "ptr.py").write_text("torch.npu.Stream(stream_ptr=p)\nBAD_XST001()\n")
     (in_tmp / "bad_syntax.py").write_text("def (:\n")
     assert main(["-j", "1", "."]) == 1
     assert [name for name, _ in fake_analysis.calls] == ["ptr.py"]
-    assert capsys.readouterr().out == "ptr.py:2:1: EXS001 fake finding\n"
+    assert capsys.readouterr().out == "ptr.py:2:1: XST001 fake finding\n"
 
 
 def test_clean_run_exits_zero_and_prints_nothing(
@@ -79,27 +79,27 @@ def test_clean_run_exits_zero_and_prints_nothing(
 
 
 def test_exit_zero(in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]) -> None:
-    (in_tmp / "m.py").write_text(HEADER + "BAD_EXS101()\n")
+    (in_tmp / "m.py").write_text(HEADER + "BAD_XST101()\n")
     assert main(["--exit-zero", "m.py"]) == 0
-    assert "EXS101" in capsys.readouterr().out
+    assert "XST101" in capsys.readouterr().out
 
 
 def test_unreadable_and_undecodable_files_are_reported_and_the_run_goes_on(
     in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (in_tmp / "good.py").write_text(HEADER + "BAD_EXS101()\n")
+    (in_tmp / "good.py").write_text(HEADER + "BAD_XST101()\n")
     (in_tmp / "latin.py").write_bytes(b"x = '\xe9'\n")  # not UTF-8 and no cookie
     (in_tmp / "cookie.py").write_bytes(b"# -*- coding: klingon -*-\n")
     os.symlink(in_tmp / "nowhere.py", in_tmp / "dangling.py")
     assert main(["missing.py", "."]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("cookie.py:1:1: EXS000 cannot decode file: ")
-    assert out[1].startswith("dangling.py:1:1: EXS000 cannot read file: No such file")
-    assert out[2] == "good.py:2:1: EXS101 fake finding"
-    assert out[3].startswith("latin.py:1:1: EXS000 cannot decode file: ")
-    assert out[4].startswith("missing.py:1:1: EXS000 cannot read file: No such file")
+    assert out[0].startswith("cookie.py:1:1: XST000 cannot decode file: ")
+    assert out[1].startswith("dangling.py:1:1: XST000 cannot read file: No such file")
+    assert out[2] == "good.py:2:1: XST101 fake finding"
+    assert out[3].startswith("latin.py:1:1: XST000 cannot decode file: ")
+    assert out[4].startswith("missing.py:1:1: XST000 cannot read file: No such file")
     assert len(out) == 5
-    assert main(["--ignore", "EXS000", "latin.py"]) == 0
+    assert main(["--ignore", "XST000", "latin.py"]) == 0
 
 
 def test_decoding_honours_coding_cookie_bom_and_newlines() -> None:
@@ -110,10 +110,10 @@ def test_decoding_honours_coding_cookie_bom_and_newlines() -> None:
 def test_analysis_sees_decoded_text_with_flake8_line_numbers(
     in_tmp: Path, fake_analysis: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = "# -*- coding: latin-1 -*-\r\n# npu ExternalStream \xe9\r\n\xe9 = BAD_EXS101()\r\n"
+    source = "# -*- coding: latin-1 -*-\r\n# npu ExternalStream \xe9\r\n\xe9 = BAD_XST101()\r\n"
     (in_tmp / "m.py").write_bytes(source.encode("latin-1"))
     assert main(["-j", "1", "m.py"]) == 1
-    assert capsys.readouterr().out == "m.py:3:5: EXS101 fake finding\n"
+    assert capsys.readouterr().out == "m.py:3:5: XST101 fake finding\n"
     ((_, seen),) = fake_analysis.calls
     assert seen == source.replace("\r\n", "\n")
 
@@ -124,13 +124,13 @@ def test_stdin_with_stdin_filename(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    data = (HEADER + "BAD_EXS102()  # noqa: EXS101\n").encode()
+    data = (HEADER + "BAD_XST102()  # noqa: XST101\n").encode()
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     assert main(["-", "--stdin-filename", "pkg/mod.py"]) == 1
-    assert capsys.readouterr().out == "pkg/mod.py:2:1: EXS102 fake finding\n"
+    assert capsys.readouterr().out == "pkg/mod.py:2:1: XST102 fake finding\n"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     assert main(["-"]) == 1
-    assert capsys.readouterr().out == "stdin:2:1: EXS102 fake finding\n"
+    assert capsys.readouterr().out == "stdin:2:1: XST102 fake finding\n"
 
 
 def test_stdin_filename_honours_per_file_ignores(
@@ -140,9 +140,9 @@ def test_stdin_filename_honours_per_file_ignores(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     (in_tmp / "pyproject.toml").write_text(
-        '[tool.extstream-lint.per-file-ignores]\n"tests/*" = ["EXS"]\n'
+        '[tool.extstream-lint.per-file-ignores]\n"tests/*" = ["XST"]\n'
     )
-    data = (HEADER + "BAD_EXS102()\n").encode()
+    data = (HEADER + "BAD_XST102()\n").encode()
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     assert main(["-", "--stdin-filename", "tests/t.py"]) == 0
 
@@ -157,7 +157,7 @@ def test_parallel_run_gives_the_serial_report(
     in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
     for n in range(12):
-        (in_tmp / f"m{n:02}.py").write_text(HEADER + f"{' ' * n}BAD_EXS1{n:02}()\n" * 2)
+        (in_tmp / f"m{n:02}.py").write_text(HEADER + f"{' ' * n}BAD_XST1{n:02}()\n" * 2)
     assert main(["-j", "1", "."]) == 1
     serial = capsys.readouterr().out
     assert main(["-j", "3", "."]) == 1
@@ -190,7 +190,7 @@ def test_analysis_exception_becomes_exs000_for_that_file(
     (in_tmp / "m.py").write_text(HEADER)
     assert main(["-j", "1", "m.py"]) == 1
     assert capsys.readouterr().out.startswith(
-        "m.py:1:1: EXS000 could not analyse this file (internal error in the analysis"
+        "m.py:1:1: XST000 could not analyse this file (internal error in the analysis"
     )
 
 
@@ -227,4 +227,4 @@ def test_a_dead_worker_is_reported_per_file_and_the_run_ends_normally(
     assert main(["-j", "2", "."]) == 1
     out = capsys.readouterr().out.splitlines()
     assert [line.split(": ", 1)[0] for line in out] == ["a.py:1:1", "b.py:1:1"]
-    assert all("EXS000 the analysis process died" in line for line in out)
+    assert all("XST000 the analysis process died" in line for line in out)

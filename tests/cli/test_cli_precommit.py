@@ -59,10 +59,10 @@ def test_hook_fails_on_misuse_and_passes_after_noqa_or_fix(tmp_path: Path) -> No
     failed = pre_commit(repo, env)
     report = failed.stdout + failed.stderr
     assert failed.returncode == 1, report
-    assert "bad.py:4:1: EXS101 " in report, report
+    assert "bad.py:4:1: XST101 " in report, report
     assert "good.py" not in report, report
 
-    (repo / "bad.py").write_text(BAD.replace("synchronize()\n", "synchronize()  # noqa: EXS101\n"))
+    (repo / "bad.py").write_text(BAD.replace("synchronize()\n", "synchronize()  # noqa: XST101\n"))
     git(repo, "add", "bad.py")
     silenced = pre_commit(repo, env)
     assert silenced.returncode == 0, silenced.stdout + silenced.stderr

@@ -1,11 +1,11 @@
-"""Fixtures for the flake8 integration tests (helpers live in ``exs_flake8_support``)."""
+"""Fixtures for the flake8 integration tests (helpers live in ``xst_flake8_support``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from exs_flake8_support import Flake8Run, run_flake8
+from xst_flake8_support import Flake8Run, run_flake8
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@
   installing the plugin costs almost nothing on ordinary code;
 * the plugin works from flake8's ``lines`` and never reopens the file;
 * nothing that goes wrong inside the analysis — even libcst failing to import — aborts the
-  flake8 run: it becomes one EXS000 finding on that file.
+  flake8 run: it becomes one XST000 finding on that file.
 
 flake8 runs in-process inside a small driver subprocess, so ``sys.modules`` can be inspected
 and the analysis replaced, without polluting the test process.
@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from exs_flake8_support import MISUSE
+from xst_flake8_support import MISUSE
 
 from extstream_lint.flake8_plugin import ExtStreamChecker
 
@@ -80,10 +80,10 @@ def test_libcst_is_imported_once_a_file_needs_it(tmp_path: Path) -> None:
     # The positive control of the test above: the driver can see the import happen.
     (tmp_path / "plain.py").write_text(PLAIN, encoding="utf-8")
     (tmp_path / "bad.py").write_text(MISUSE, encoding="utf-8")
-    report, output, stderr = _drive(tmp_path, "none", "--select=EXS", "plain.py", "bad.py")
+    report, output, stderr = _drive(tmp_path, "none", "--select=XST", "plain.py", "bad.py")
     assert report["libcst"] is True, (report, stderr)
     assert [line.split(" ", 2)[:2] for line in output.splitlines()] == [
-        ["bad.py:3:1:", "EXS101"]
+        ["bad.py:3:1:", "XST101"]
     ], (output, stderr)
 
 
@@ -91,12 +91,12 @@ def test_analysis_exception_becomes_exs000_and_flake8_goes_on(tmp_path: Path) ->
     (tmp_path / "a_bad.py").write_text(MISUSE, encoding="utf-8")
     (tmp_path / "b_plain.py").write_text("import os\nx = undefined_name\n", encoding="utf-8")
     report, output, stderr = _drive(
-        tmp_path, "analysis-raises", "--select=EXS,F821", "a_bad.py", "b_plain.py"
+        tmp_path, "analysis-raises", "--select=XST,F821", "a_bad.py", "b_plain.py"
     )
     assert "Traceback" not in stderr, stderr
     lines = output.splitlines()
     assert [line.split(" ", 2)[:2] for line in lines] == [
-        ["a_bad.py:1:1:", "EXS000"],
+        ["a_bad.py:1:1:", "XST000"],
         ["a_bad.py:2:32:", "F821"],  # pyflakes still ran on the same file
         ["b_plain.py:2:5:", "F821"],
     ], (output, stderr)
@@ -108,12 +108,12 @@ def test_missing_libcst_becomes_exs000_and_flake8_goes_on(tmp_path: Path) -> Non
     (tmp_path / "a_bad.py").write_text(MISUSE, encoding="utf-8")
     (tmp_path / "b_plain.py").write_text("import os\nx = undefined_name\n", encoding="utf-8")
     report, output, stderr = _drive(
-        tmp_path, "no-libcst", "--select=EXS,F821", "a_bad.py", "b_plain.py"
+        tmp_path, "no-libcst", "--select=XST,F821", "a_bad.py", "b_plain.py"
     )
     assert "Traceback" not in stderr, stderr
     codes = [line.split(" ", 2)[:2] for line in output.splitlines()]
     assert codes == [
-        ["a_bad.py:1:1:", "EXS000"],
+        ["a_bad.py:1:1:", "XST000"],
         ["a_bad.py:2:32:", "F821"],
         ["b_plain.py:2:5:", "F821"],
     ], (output, stderr)
@@ -127,7 +127,7 @@ def test_checker_is_built_from_flake8_parameters_and_yields_0_based_columns() ->
     )
     results = list(checker.run())
     assert [(line, col, text.split()[0], kind) for line, col, text, kind in results] == [
-        (3, 0, "EXS101", ExtStreamChecker)
+        (3, 0, "XST101", ExtStreamChecker)
     ]
 
 

@@ -8,7 +8,7 @@ run (TorchFix's trap), which these tests would see as a missing line and a trace
 from __future__ import annotations
 
 import pytest
-from exs_flake8_support import LIBCST_REJECTS, MISUSE
+from xst_flake8_support import LIBCST_REJECTS, MISUSE
 
 HEAD = "import torch\next = torch.npu.ExternalStream(handle)\n"
 TAIL = "ext.synchronize()\n"
@@ -21,9 +21,9 @@ def lint_with_other(flake8, write):
     def _lint(name: str, content: str | bytes, *options: str):
         write("other.py", MISUSE)
         write(name, content)
-        run = flake8("--select=EXS,E9", *options, name, "other.py")
+        run = flake8("--select=XST,E9", *options, name, "other.py")
         run.assert_flake8_went_on()
-        assert run.at("other.py") == [(3, 1, "EXS101")], run.describe()
+        assert run.at("other.py") == [(3, 1, "XST101")], run.describe()
         return run
 
     return _lint
@@ -38,23 +38,23 @@ def test_syntax_error_file_gets_e999_and_no_plugin_crash(lint_with_other) -> Non
 def test_file_libcst_rejects_gets_one_exs000_saying_why(lint_with_other) -> None:
     run = lint_with_other("odd.py", LIBCST_REJECTS + HEAD + TAIL)
     assert run.at("odd.py", "E9") == [], "CPython accepts this file"
-    assert run.at("odd.py") == [(1, 1, "EXS000")], run.describe()
+    assert run.at("odd.py") == [(1, 1, "XST000")], run.describe()
     (violation,) = [v for v in run.violations if v.path == "odd.py"]
     # says why: libcst 1.9 raises an internal TypeError on this input, not a syntax error
     assert "libcst" in violation.text, violation.text
 
 
 def test_exs000_is_silenced_by_noqa_on_line_1_as_its_fix_says(lint_with_other) -> None:
-    silenced = LIBCST_REJECTS.rstrip("\n") + "  # noqa: EXS000\n"
+    silenced = LIBCST_REJECTS.rstrip("\n") + "  # noqa: XST000\n"
     run = lint_with_other("odd.py", silenced + HEAD + TAIL)
     assert run.at("odd.py") == [], run.describe()
 
 
 def test_file_libcst_rejects_still_gets_other_plugins_findings(flake8, write) -> None:
     write("odd.py", LIBCST_REJECTS + HEAD + TAIL)
-    run = flake8("--select=EXS,F821", "odd.py")
+    run = flake8("--select=XST,F821", "odd.py")
     run.assert_flake8_went_on()
-    assert run.at("odd.py") == [(1, 1, "EXS000")], run.describe()
+    assert run.at("odd.py") == [(1, 1, "XST000")], run.describe()
     assert run.at("odd.py", "F821"), run.describe()
 
 
@@ -86,13 +86,13 @@ DEEP_EXPRESSIONS = {
 @pytest.mark.parametrize("expression", DEEP_EXPRESSIONS.values(), ids=DEEP_EXPRESSIONS.keys())
 def test_deeply_nested_expression_is_analysed(lint_with_other, expression: str) -> None:
     run = lint_with_other("deep.py", HEAD + expression + "\n" + TAIL)
-    assert run.at("deep.py") == [(4, 1, "EXS101")], run.describe()
+    assert run.at("deep.py") == [(4, 1, "XST101")], run.describe()
 
 
 def test_99_nested_blocks_cpythons_maximum(lint_with_other) -> None:
     blocks = "".join(" " * depth + "if y:\n" for depth in range(99))
     run = lint_with_other("blocks.py", HEAD + blocks + " " * 99 + TAIL)
-    assert run.at("blocks.py") == [(102, 100, "EXS101")], run.describe()
+    assert run.at("blocks.py") == [(102, 100, "XST101")], run.describe()
 
 
 def test_nested_functions_and_classes(lint_with_other) -> None:
@@ -103,7 +103,7 @@ def test_nested_functions_and_classes(lint_with_other) -> None:
     body = "    " * 40 + "ext.synchronize()\n"
     run = lint_with_other("nested.py", HEAD + "".join(levels) + body)
     # ``ext`` is the module's global: every nested scope sees the same external stream.
-    assert run.at("nested.py") == [(43, 161, "EXS101")], run.describe()
+    assert run.at("nested.py") == [(43, 161, "XST101")], run.describe()
 
 
 def _concatenation(lines: int) -> str:
@@ -115,51 +115,51 @@ def test_20000_line_implicit_string_concatenation(lint_with_other) -> None:
     run = lint_with_other("strings.py", _concatenation(20_000))
     found = run.at("strings.py")
     # libcst 1.9 parses at most 3,000 implicitly concatenated strings: the analysis may only
-    # say so (one EXS000 saying why), or find the misuse after the string; nothing else.
-    assert found in ([(20_005, 1, "EXS101")], [(1, 1, "EXS000")]), run.describe()
-    if found == [(1, 1, "EXS000")]:
+    # say so (one XST000 saying why), or find the misuse after the string; nothing else.
+    assert found in ([(20_005, 1, "XST101")], [(1, 1, "XST000")]), run.describe()
+    if found == [(1, 1, "XST000")]:
         (violation,) = [v for v in run.violations if v.path == "strings.py"]
         assert "libcst" in violation.text, violation.text
 
 
 def test_2000_line_implicit_string_concatenation_is_analysed(lint_with_other) -> None:
     run = lint_with_other("strings.py", _concatenation(2_000))
-    assert run.at("strings.py") == [(2_005, 1, "EXS101")], run.describe()
+    assert run.at("strings.py") == [(2_005, 1, "XST101")], run.describe()
 
 
 def test_utf8_bom(lint_with_other) -> None:
     run = lint_with_other("bom.py", b"\xef\xbb\xbf" + (HEAD + TAIL).encode())
-    assert run.at("bom.py") == [(3, 1, "EXS101")], run.describe()
+    assert run.at("bom.py") == [(3, 1, "XST101")], run.describe()
 
 
 def test_latin1_file_with_coding_cookie_and_character_columns(lint_with_other) -> None:
     source = "# -*- coding: latin-1 -*-\n" + HEAD + 'name = "café"; ext.synchronize()\n'
     run = lint_with_other("latin.py", source.encode("latin-1"))
     # flake8 columns count characters: 'ext' starts at character 15 (0-based).
-    assert run.at("latin.py") == [(4, 16, "EXS101")], run.describe()
+    assert run.at("latin.py") == [(4, 16, "XST101")], run.describe()
 
 
 def test_utf8_columns_count_characters_not_bytes(lint_with_other) -> None:
     run = lint_with_other("utf8.py", HEAD + 's = "ééé"; ext.synchronize()\n')
-    assert run.at("utf8.py") == [(3, 12, "EXS101")], run.describe()
+    assert run.at("utf8.py") == [(3, 12, "XST101")], run.describe()
 
 
 def test_undecodable_file_is_read_as_latin1_by_flake8(lint_with_other) -> None:
     content = HEAD.encode() + b"name = '\xff\xfe\xc3('\n" + TAIL.encode()
     run = lint_with_other("undecodable.py", content)
-    assert run.at("undecodable.py") == [(4, 1, "EXS101")], run.describe()
+    assert run.at("undecodable.py") == [(4, 1, "XST101")], run.describe()
 
 
 def test_unknown_coding_cookie(lint_with_other) -> None:
     content = b"# -*- coding: no-such-codec -*-\n" + (HEAD + TAIL).encode()
     run = lint_with_other("cookie.py", content)
-    assert run.at("cookie.py", "EXS0") == [], run.describe()
+    assert run.at("cookie.py", "XST0") == [], run.describe()
 
 
 def test_utf16_file(lint_with_other) -> None:
     content = ("# -*- coding: utf-16 -*-\n" + HEAD + TAIL).encode("utf-16")
     run = lint_with_other("utf16.py", content)
-    assert run.at("utf16.py", "EXS0") == [], run.describe()
+    assert run.at("utf16.py", "XST0") == [], run.describe()
 
 
 def test_null_byte(lint_with_other) -> None:
@@ -170,23 +170,23 @@ def test_null_byte(lint_with_other) -> None:
 @pytest.mark.parametrize("newline", ["\r\n", "\r"], ids=["crlf", "cr"])
 def test_other_line_endings(lint_with_other, newline: str) -> None:
     run = lint_with_other("endings.py", (HEAD + TAIL).replace("\n", newline).encode())
-    assert run.at("endings.py") == [(3, 1, "EXS101")], run.describe()
+    assert run.at("endings.py") == [(3, 1, "XST101")], run.describe()
 
 
 def test_tabs_and_form_feeds_count_as_one_column(lint_with_other) -> None:
     source = HEAD + "if y:\n\tx = 1;\text.synchronize()\n\x0c\nif y:\n\x0c    ext.query()\n"
     run = lint_with_other("ws.py", source)
-    assert run.at("ws.py") == [(4, 9, "EXS101"), (7, 6, "EXS102")], run.describe()
+    assert run.at("ws.py") == [(4, 9, "XST101"), (7, 6, "XST102")], run.describe()
 
 
 def test_no_trailing_newline_and_marker_only_in_a_comment(lint_with_other, write) -> None:
     write("comment.py", "# ExternalStream is documented elsewhere\nx = 1")
     run = lint_with_other("last.py", (HEAD + TAIL).rstrip("\n"), "comment.py")
-    assert run.at("last.py") == [(3, 1, "EXS101")], run.describe()
+    assert run.at("last.py") == [(3, 1, "XST101")], run.describe()
     assert run.at("comment.py") == [], run.describe()
 
 
 @pytest.mark.parametrize("content", ["", "\n", "\ufeff", "ExternalStream", "stream_ptr = 0\n"])
 def test_tiny_files(lint_with_other, content: str) -> None:
     run = lint_with_other("tiny.py", content)
-    assert run.at("tiny.py", "EXS0") == [], run.describe()
+    assert run.at("tiny.py", "XST0") == [], run.describe()

@@ -1,4 +1,4 @@
-"""flake8's own machinery applied to EXS codes: selection, ``# noqa``, stdin, jobs, exit codes.
+"""flake8's own machinery applied to XST codes: selection, ``# noqa``, stdin, jobs, exit codes.
 
 These go through a real ``python -m flake8`` subprocess because selection and ``# noqa``
 are flake8's job, not the plugin's: the only way to know they work is to let flake8 do them.
@@ -6,8 +6,12 @@ are flake8's job, not the plugin's: the only way to know they work is to let fla
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
-from exs_flake8_support import CLEAN_USE, MISUSE
+from xst_flake8_support import CLEAN_USE, MISUSE
 
 
 def test_plugin_is_registered_under_its_entry_point(flake8) -> None:
@@ -21,39 +25,84 @@ def test_default_selection_reports_exs101_at_flake8_column_1(flake8, write) -> N
     run = flake8("bad.py")
     run.assert_flake8_went_on()
     assert run.returncode == 1
-    assert run.at("bad.py") == [(3, 1, "EXS101")], run.describe()
+    assert run.at("bad.py") == [(3, 1, "XST101")], run.describe()
     # the other plugins still run: ``handle`` is undefined
     assert run.at("bad.py", "F821"), run.describe()
 
 
 def test_message_starts_with_code_and_says_why(flake8, write) -> None:
     write("bad.py", MISUSE)
-    run = flake8("--select=EXS", "bad.py")
+    run = flake8("--select=XST", "bad.py")
     (violation,) = run.violations
-    assert violation.code == "EXS101"
+    assert violation.code == "XST101"
     assert "synchronize" in violation.text, run.describe()
 
 
-def test_select_exs_shows_only_exs(flake8, write) -> None:
+def test_select_xst_shows_only_exs(flake8, write) -> None:
     write("bad.py", MISUSE)
-    run = flake8("--select=EXS", "bad.py")
+    run = flake8("--select=XST", "bad.py")
     assert run.returncode == 1, run.describe()
-    assert [v.code for v in run.violations] == ["EXS101"], run.describe()
+    assert [v.code for v in run.violations] == ["XST101"], run.describe()
 
 
-def test_select_e_also_selects_exs_because_flake8_matches_prefixes(flake8, write) -> None:
-    # flake8 selects by string prefix: "EXS101".startswith("E"). Users who write
-    # ``select = E,F,W`` therefore keep seeing EXS findings (and ``ignore = E`` hides them).
+def test_extend_ignore_of_pycodestyle_keeps_every_finding(flake8, write) -> None:
+    # flake8 matches codes by prefix: a prefix starting with E or W would be hidden by the
+    # common ``extend-ignore = E,W``. XST is nobody else's prefix, so it survives.
     write("bad.py", MISUSE)
-    assert flake8("--select=E,F,W", "bad.py").at("bad.py") == [(3, 1, "EXS101")]
+    run = flake8("--extend-ignore=E,W", "bad.py")
+    assert run.at("bad.py") == [(3, 1, "XST101")], run.describe()
+
+
+def test_select_of_other_tools_shows_none_of_ours(flake8, write) -> None:
+    write("bad.py", MISUSE)
+    run = flake8("--select=E,W,F", "bad.py")
+    run.assert_flake8_went_on()
+    assert run.at("bad.py") == [], run.describe()
+    assert run.at("bad.py", "F821"), run.describe()
+
+
+#: Selections a user writes in a shared flake8 configuration; the CLI must agree with flake8.
+AGREEMENT_CASES = [
+    (),
+    ("--select=XST",),
+    ("--select=E,W,F",),
+    ("--extend-ignore=E,W",),
+    ("--select=E,W,F,XST",),
+    ("--select=XST1", "--ignore=XST101"),
+    ("--select=XST101",),
+    ("--select=X",),
+    ("--ignore=XST",),
+    ("--select=F", "--extend-select=XST101"),
+    ("--select=XST", "--extend-ignore=XST101"),
+]
+
+
+@pytest.mark.parametrize("options", AGREEMENT_CASES, ids=lambda o: " ".join(o) or "default")
+def test_cli_and_flake8_agree_on_selection(flake8, write, tmp_path, options) -> None:
+    write("bad.py", MISUSE + "ext.query()\n")
+    expected = sorted(
+        (line, code)
+        for _, line, _, code in (
+            (v.path, v.line, v.col, v.code) for v in flake8(*options, "bad.py").violations
+        )
+        if code.startswith("XST")
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "extstream_lint", "--isolated", "--format=json",
+         *options, "bad.py"],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert run.returncode in (0, 1), run.stderr
+    actual = sorted((f["line"], f["code"]) for f in json.loads(run.stdout)["findings"])
+    assert actual == expected, (options, run.stdout)
 
 
 def test_select_exact_code(flake8, write) -> None:
     write("bad.py", MISUSE)
-    assert flake8("--select=EXS101", "bad.py").at("bad.py") == [(3, 1, "EXS101")]
+    assert flake8("--select=XST101", "bad.py").at("bad.py") == [(3, 1, "XST101")]
 
 
-def test_deselected_exs_is_not_reported(flake8, write) -> None:
+def test_deselected_xst_is_not_reported(flake8, write) -> None:
     write("bad.py", MISUSE)
     run = flake8("--select=F,W,C90", "bad.py")
     run.assert_flake8_went_on()
@@ -61,17 +110,17 @@ def test_deselected_exs_is_not_reported(flake8, write) -> None:
     assert run.at("bad.py", "F821"), run.describe()
 
 
-def test_extend_select_adds_exs_to_a_narrow_selection(flake8, write) -> None:
+def test_extend_select_adds_xst_to_a_narrow_selection(flake8, write) -> None:
     write("bad.py", MISUSE)
-    run = flake8("--select=F", "--extend-select=EXS101", "bad.py")
-    assert run.at("bad.py") == [(3, 1, "EXS101")], run.describe()
+    run = flake8("--select=F", "--extend-select=XST101", "bad.py")
+    assert run.at("bad.py") == [(3, 1, "XST101")], run.describe()
     assert run.at("bad.py", "F821"), run.describe()
 
 
-@pytest.mark.parametrize("option", ["--ignore=EXS101", "--extend-ignore=EXS", "--ignore=EXS1"])
+@pytest.mark.parametrize("option", ["--ignore=XST101", "--extend-ignore=XST", "--ignore=XST1"])
 def test_ignored_code_is_not_reported(flake8, write, option: str) -> None:
     write("bad.py", MISUSE)
-    run = flake8("--select=EXS,F", option, "bad.py")
+    run = flake8("--select=XST,F", option, "bad.py")
     run.assert_flake8_went_on()
     assert run.at("bad.py") == [], run.describe()
 
@@ -79,66 +128,66 @@ def test_ignored_code_is_not_reported(flake8, write, option: str) -> None:
 def test_per_file_ignores(flake8, write) -> None:
     write("bad.py", MISUSE)
     write("other.py", MISUSE)
-    run = flake8("--select=EXS", "--per-file-ignores=bad.py:EXS101", "bad.py", "other.py")
+    run = flake8("--select=XST", "--per-file-ignores=bad.py:XST101", "bad.py", "other.py")
     assert run.at("bad.py") == [], run.describe()
-    assert run.at("other.py") == [(3, 1, "EXS101")], run.describe()
+    assert run.at("other.py") == [(3, 1, "XST101")], run.describe()
 
 
 @pytest.mark.parametrize(
     "comment",
-    ["# noqa", "# noqa: EXS101", "# NOQA:EXS101", "# noqa: E501,EXS101", "# noqa: EXS"],
+    ["# noqa", "# noqa: XST101", "# NOQA:XST101", "# noqa: E501,XST101", "# noqa: XST"],
 )
 def test_noqa_silences(flake8, write, comment: str) -> None:
     write("bad.py", MISUSE.replace("ext.synchronize()", f"ext.synchronize()  {comment}"))
-    run = flake8("--select=EXS", "bad.py")
+    run = flake8("--select=XST", "bad.py")
     assert run.returncode == 0, run.describe()
     assert run.violations == [], run.describe()
 
 
-@pytest.mark.parametrize("comment", ["# noqa: E501", "# noqa: EXS102", "# noqa: F821"])
+@pytest.mark.parametrize("comment", ["# noqa: E501", "# noqa: XST102", "# noqa: F821"])
 def test_noqa_for_another_code_does_not_silence(flake8, write, comment: str) -> None:
     write("bad.py", MISUSE.replace("ext.synchronize()", f"ext.synchronize()  {comment}"))
-    run = flake8("--select=EXS", "bad.py")
-    assert run.at("bad.py") == [(3, 1, "EXS101")], run.describe()
+    run = flake8("--select=XST", "bad.py")
+    assert run.at("bad.py") == [(3, 1, "XST101")], run.describe()
 
 
 def test_noqa_on_another_line_does_not_silence(flake8, write) -> None:
-    source = MISUSE.replace("ExternalStream(handle)", "ExternalStream(handle)  # noqa: EXS101")
+    source = MISUSE.replace("ExternalStream(handle)", "ExternalStream(handle)  # noqa: XST101")
     write("bad.py", source)
-    assert flake8("--select=EXS", "bad.py").at("bad.py") == [(3, 1, "EXS101")]
+    assert flake8("--select=XST", "bad.py").at("bad.py") == [(3, 1, "XST101")]
 
 
 def test_disable_noqa_reports_anyway(flake8, write) -> None:
-    write("bad.py", MISUSE.replace("ext.synchronize()", "ext.synchronize()  # noqa: EXS101"))
-    run = flake8("--select=EXS", "--disable-noqa", "bad.py")
-    assert run.at("bad.py") == [(3, 1, "EXS101")], run.describe()
+    write("bad.py", MISUSE.replace("ext.synchronize()", "ext.synchronize()  # noqa: XST101"))
+    run = flake8("--select=XST", "--disable-noqa", "bad.py")
+    assert run.at("bad.py") == [(3, 1, "XST101")], run.describe()
 
 
 def test_exit_code_zero_on_clean_external_stream_use(flake8, write) -> None:
     write("ok.py", CLEAN_USE)
-    run = flake8("--select=EXS", "ok.py")
+    run = flake8("--select=XST", "ok.py")
     assert run.returncode == 0, run.describe()
     assert run.violations == []
 
 
 def test_exit_zero_option_keeps_output(flake8, write) -> None:
     write("bad.py", MISUSE)
-    run = flake8("--select=EXS", "--exit-zero", "bad.py")
+    run = flake8("--select=XST", "--exit-zero", "bad.py")
     assert run.returncode == 0, run.describe()
-    assert run.at("bad.py") == [(3, 1, "EXS101")], run.describe()
+    assert run.at("bad.py") == [(3, 1, "XST101")], run.describe()
 
 
 def test_stdin_with_display_name(flake8) -> None:
-    run = flake8("--select=EXS", "--stdin-display-name=pipe/mod.py", "-", stdin=MISUSE)
+    run = flake8("--select=XST", "--stdin-display-name=pipe/mod.py", "-", stdin=MISUSE)
     run.assert_flake8_went_on()
     assert [(v.path, v.line, v.col, v.code) for v in run.violations] == [
-        ("pipe/mod.py", 3, 1, "EXS101")
+        ("pipe/mod.py", 3, 1, "XST101")
     ], run.describe()
 
 
 def test_stdin_honours_noqa(flake8) -> None:
-    source = MISUSE.replace("ext.synchronize()", "ext.synchronize()  # noqa: EXS101")
-    run = flake8("--select=EXS", "--stdin-display-name=mod.py", "-", stdin=source)
+    source = MISUSE.replace("ext.synchronize()", "ext.synchronize()  # noqa: XST101")
+    run = flake8("--select=XST", "--stdin-display-name=mod.py", "-", stdin=source)
     assert run.returncode == 0, run.describe()
     assert run.violations == []
 
@@ -152,17 +201,17 @@ def test_stdin_honours_noqa(flake8) -> None:
     ids=["bom", "latin1"],
 )
 def test_stdin_bytes_are_decoded_like_files(flake8, data: bytes) -> None:
-    run = flake8("--select=EXS", "--stdin-display-name=mod.py", "-", stdin=data)
+    run = flake8("--select=XST", "--stdin-display-name=mod.py", "-", stdin=data)
     run.assert_flake8_went_on()
     expected_line = 3 if data.startswith(b"\xef") else 5
-    assert run.at("mod.py") == [(expected_line, 1, "EXS101")], run.describe()
+    assert run.at("mod.py") == [(expected_line, 1, "XST101")], run.describe()
 
 
 def test_stdin_is_read_not_a_file_of_the_display_name(flake8, write) -> None:
     # A file of the display name exists with clean content: the plugin must analyse stdin.
     write("mod.py", CLEAN_USE)
-    run = flake8("--select=EXS", "--stdin-display-name=mod.py", "-", stdin=MISUSE)
-    assert run.at("mod.py") == [(3, 1, "EXS101")], run.describe()
+    run = flake8("--select=XST", "--stdin-display-name=mod.py", "-", stdin=MISUSE)
+    assert run.at("mod.py") == [(3, 1, "XST101")], run.describe()
 
 
 def test_two_jobs_over_many_files(flake8, write) -> None:
@@ -172,16 +221,16 @@ def test_two_jobs_over_many_files(flake8, write) -> None:
     for i in range(6):
         write(f"pkg/ok_{i}.py", CLEAN_USE)
         write(f"pkg/plain_{i}.py", "import os\nprint(os.sep)\n")
-    run = flake8("-j2", "--select=EXS", "pkg")
+    run = flake8("-j2", "--select=XST", "pkg")
     run.assert_flake8_went_on()
     reported = sorted((v.path.replace("\\", "/"), v.line, v.col, v.code) for v in run.violations)
-    assert reported == sorted((name, 3, 1, "EXS101") for name in bad), run.describe()
+    assert reported == sorted((name, 3, 1, "XST101") for name in bad), run.describe()
 
 
 def test_two_jobs_match_one_job(flake8, write) -> None:
     for i in range(4):
         write(f"m{i}.py", MISUSE + "\n" * i + "ext.query()\n")
-    one = flake8("-j1", "--select=EXS", ".")
-    two = flake8("-j2", "--select=EXS", ".")
+    one = flake8("-j1", "--select=XST", ".")
+    two = flake8("-j2", "--select=XST", ".")
     assert one.violations, one.describe()
     assert sorted(one.violations, key=repr) == sorted(two.violations, key=repr)

@@ -105,99 +105,99 @@ SCENARIOS: list[Scenario] = []
 
 
 # --- X01 / X02 / X16: synchronize and query ----------------------------------------------------
-@_s("sync-self", "X01", "EXS101", NATIVE_SYNCHRONIZE)
+@_s("sync-self", "X01", "XST101", NATIVE_SYNCHRONIZE)
 def _(env: Env) -> Any:
     env.ext().synchronize()
 
 
-@_s("sync-current", "X01", "EXS101", NATIVE_SYNCHRONIZE)
+@_s("sync-current", "X01", "XST101", NATIVE_SYNCHRONIZE)
 def _(env: Env) -> Any:
     with env.current(env.ext()):
         env.npu.current_stream().synchronize()
 
 
-@_s("unsubscribe-report", "X16", "EXS110", NATIVE_SYNCHRONIZE)
+@_s("unsubscribe-report", "X16", "XST110", NATIVE_SYNCHRONIZE)
 def _(env: Env) -> Any:
     env.npu._unsubscribe_report(env.ext())
 
 
-@_s("query-self", "X02", "EXS102", NATIVE_QUERY)
+@_s("query-self", "X02", "XST102", NATIVE_QUERY)
 def _(env: Env) -> Any:
     env.ext().query()
 
 
-@_s("query-current", "X02", "EXS102", NATIVE_QUERY)
+@_s("query-current", "X02", "XST102", NATIVE_QUERY)
 def _(env: Env) -> Any:
     with env.current(env.ext()):
         env.npu.current_stream().query()
 
 
 # --- X03: record ---------------------------------------------------------------------------------
-@_s("record_event-self", "X03", "EXS103", RECORD)
+@_s("record_event-self", "X03", "XST103", RECORD)
 def _(env: Env) -> Any:
     env.ext().record_event()
 
 
-@_s("record_event-given-event", "X03", "EXS103", RECORD)
+@_s("record_event-given-event", "X03", "XST103", RECORD)
 def _(env: Env) -> Any:
     env.ext().record_event(event=env.event())
 
 
-@_s("event-record-arg", "X03", "EXS103", RECORD)
+@_s("event-record-arg", "X03", "XST103", RECORD)
 def _(env: Env) -> Any:
     env.event().record(env.ext())
 
 
-@_s("event-record-kw", "X03", "EXS103", RECORD)
+@_s("event-record-kw", "X03", "XST103", RECORD)
 def _(env: Env) -> Any:
     env.event().record(stream=env.ext())
 
 
-@_s("event-record-current", "X03", "EXS103", RECORD)
+@_s("event-record-current", "X03", "XST103", RECORD)
 def _(env: Env) -> Any:
     with env.current(env.ext()):
         env.event().record()
 
 
-@_s("external-event-record-arg", "X03", "EXS103", RECORD)
+@_s("external-event-record-arg", "X03", "XST103", RECORD)
 def _(env: Env) -> Any:
     env.npu.ExternalEvent().record(env.ext())
 
 
-@_s("external-event-record-current", "X03", "EXS103", RECORD)
+@_s("external-event-record-current", "X03", "XST103", RECORD)
 def _(env: Env) -> Any:
     with env.current(env.ext()):
         env.npu.ExternalEvent().record()
 
 
-@_s("managed-wait_stream-ext", "X03", "EXS103", RECORD)
+@_s("managed-wait_stream-ext", "X03", "XST103", RECORD)
 def _(env: Env) -> Any:
     env.managed().wait_stream(env.ext())
 
 
-@_s("managed-wait_stream-ext-kw", "X03", "EXS103", RECORD)
+@_s("managed-wait_stream-ext-kw", "X03", "XST103", RECORD)
 def _(env: Env) -> Any:
     env.managed().wait_stream(stream=env.ext())
 
 
-@_s("ext-wait_stream-ext", "X03", "EXS103", RECORD)
+@_s("ext-wait_stream-ext", "X03", "XST103", RECORD)
 def _(env: Env) -> Any:
     ext = env.ext()
     ext.wait_stream(ext)
 
 
-@_s("synclaunch-wait_stream-ext", "X03", "EXS103", RECORD)
+@_s("synclaunch-wait_stream-ext", "X03", "XST103", RECORD)
 def _(env: Env) -> Any:
     env.npu.SyncLaunchStream().wait_stream(env.ext())
 
 
-@_s("current-record_event", "X03", "EXS103", RECORD)
+@_s("current-record_event", "X03", "XST103", RECORD)
 def _(env: Env) -> Any:
     with env.current(env.ext()):
         env.npu.current_stream().record_event()
 
 
-@_s("managed-wait_stream-current", "X03", "EXS103", RECORD)
+@_s("managed-wait_stream-current", "X03", "XST103", RECORD)
 def _(env: Env) -> Any:
     other = env.managed()
     with env.current(env.ext()):
@@ -205,73 +205,73 @@ def _(env: Env) -> Any:
 
 
 # --- X04: wait -----------------------------------------------------------------------------------
-@_s("wait_event-self", "X04", "EXS104", BLOCK)
+@_s("wait_event-self", "X04", "XST104", BLOCK)
 def _(env: Env) -> Any:
     env.ext().wait_event(env.event())
 
 
-@_s("ext-wait_stream-managed", "X04", "EXS104", BLOCK)
+@_s("ext-wait_stream-managed", "X04", "XST104", BLOCK)
 def _(env: Env) -> Any:
     env.ext().wait_stream(env.managed())
 
 
-@_s("event-wait-arg", "X04", "EXS104", BLOCK)
+@_s("event-wait-arg", "X04", "XST104", BLOCK)
 def _(env: Env) -> Any:
     env.event().wait(env.ext())
 
 
-@_s("event-wait-kw", "X04", "EXS104", BLOCK)
+@_s("event-wait-kw", "X04", "XST104", BLOCK)
 def _(env: Env) -> Any:
     env.event().wait(stream=env.ext())
 
 
-@_s("event-wait-current", "X04", "EXS104", BLOCK)
+@_s("event-wait-current", "X04", "XST104", BLOCK)
 def _(env: Env) -> Any:
     with env.current(env.ext()):
         env.event().wait()
 
 
-@_s("external-event-wait-arg", "X04", "EXS104", BLOCK)
+@_s("external-event-wait-arg", "X04", "XST104", BLOCK)
 def _(env: Env) -> Any:
     env.npu.ExternalEvent().wait(env.ext())
 
 
-@_s("external-event-wait-current", "X04", "EXS104", BLOCK)
+@_s("external-event-wait-current", "X04", "XST104", BLOCK)
 def _(env: Env) -> Any:
     with env.current(env.ext()):
         env.npu.ExternalEvent().wait()
 
 
-@_s("current-wait_stream-managed", "X04", "EXS104", BLOCK)
+@_s("current-wait_stream-managed", "X04", "XST104", BLOCK)
 def _(env: Env) -> Any:
     other = env.managed()
     with env.current(env.ext()):
         env.npu.current_stream().wait_stream(other)
 
 
-@_s("current-wait_event", "X04", "EXS104", BLOCK)
+@_s("current-wait_event", "X04", "XST104", BLOCK)
 def _(env: Env) -> Any:
     with env.current(env.ext()):
         env.npu.current_stream().wait_event(env.event())
 
 
 # --- X05: record_stream --------------------------------------------------------------------------
-@_s("record_stream-arg", "X05", "EXS105", native_not_supported("record_stream"))
+@_s("record_stream-arg", "X05", "XST105", native_not_supported("record_stream"))
 def _(env: Env) -> Any:
     env.tensor().record_stream(env.ext())
 
 
-@_s("record_stream-kw", "X05", "EXS105", native_not_supported("record_stream"))
+@_s("record_stream-kw", "X05", "XST105", native_not_supported("record_stream"))
 def _(env: Env) -> Any:
     env.tensor().record_stream(s=env.ext())
 
 
-@_s("record_stream-unbound", "X05", "EXS105", native_not_supported("record_stream"))
+@_s("record_stream-unbound", "X05", "XST105", native_not_supported("record_stream"))
 def _(env: Env) -> Any:
     env.torch.Tensor.record_stream(env.tensor(), env.ext())
 
 
-@_s("record_stream-current", "X05", "EXS105", native_not_supported("record_stream"))
+@_s("record_stream-current", "X05", "XST105", native_not_supported("record_stream"))
 def _(env: Env) -> Any:
     tensor = env.tensor()
     with env.current(env.ext()):
@@ -279,69 +279,69 @@ def _(env: Env) -> Any:
 
 
 # --- X08-X11: graph task groups ------------------------------------------------------------------
-@_s("task_group_begin", "X08", "EXS107", native_not_supported("graph_task_group_begin"))
+@_s("task_group_begin", "X08", "XST107", native_not_supported("graph_task_group_begin"))
 def _(env: Env) -> Any:
     env.npu.graph_task_group_begin(env.ext())
 
 
-@_s("task_group_begin-kw-graphs", "X08", "EXS107", native_not_supported("graph_task_group_begin"))
+@_s("task_group_begin-kw-graphs", "X08", "XST107", native_not_supported("graph_task_group_begin"))
 def _(env: Env) -> Any:
     env.npu.graphs.graph_task_group_begin(stream=env.ext())
 
 
-@_s("task_group_end", "X09", "EXS107", native_not_supported("graph_task_group_end"))
+@_s("task_group_end", "X09", "XST107", native_not_supported("graph_task_group_end"))
 def _(env: Env) -> Any:
     env.npu.graph_task_group_end(env.ext())
 
 
-@_s("task_update_begin", "X10", "EXS107", native_not_supported("graph_task_update_begin"))
+@_s("task_update_begin", "X10", "XST107", native_not_supported("graph_task_update_begin"))
 def _(env: Env) -> Any:
     env.npu.graph_task_update_begin(env.ext(), 0x1234)
 
 
-@_s("task_update_end", "X11", "EXS107", native_not_supported("graph_task_update_end"))
+@_s("task_update_end", "X11", "XST107", native_not_supported("graph_task_update_end"))
 def _(env: Env) -> Any:
     env.npu.graph_task_update_end(env.ext())
 
 
 # --- X12 / X13: super-kernel scopes --------------------------------------------------------------
-@_s("super_kernel_begin-current", "X12", "EXS108", native_not_supported("super_kernel_scope_begin"))
+@_s("super_kernel_begin-current", "X12", "XST108", native_not_supported("super_kernel_scope_begin"))
 def _(env: Env) -> Any:
     with env.current(env.ext()):
         env.npu.super_kernel_scope_begin()
 
 
-@_s("super_kernel_end-current", "X13", "EXS108", native_not_supported("super_kernel_scope_end"))
+@_s("super_kernel_end-current", "X13", "XST108", native_not_supported("super_kernel_scope_end"))
 def _(env: Env) -> Any:
     with env.current(env.ext()):
         env.npu.super_kernel_scope_end("scope")
 
 
 # --- X14 / X15: private hooks --------------------------------------------------------------------
-@_s("launch_host_func", "X14", "EXS109", native_not_supported("launch_callback"))
+@_s("launch_host_func", "X14", "XST109", native_not_supported("launch_callback"))
 def _(env: Env) -> Any:
     env.npu._launch_host_func(env.ext(), lambda _data: None, None)
 
 
-@_s("launch_host_func-kw", "X14", "EXS109", native_not_supported("launch_callback"))
+@_s("launch_host_func-kw", "X14", "XST109", native_not_supported("launch_callback"))
 def _(env: Env) -> Any:
     env.npu._launch_host_func(op_stream=env.ext(), fn=lambda _data: None, user_data=None)
 
 
-@_s("subscribe_report", "X15", "EXS110", native_not_supported("subscribe_report"))
+@_s("subscribe_report", "X15", "XST110", native_not_supported("subscribe_report"))
 def _(env: Env) -> Any:
     env.npu._subscribe_report(env.ext())
 
 
 # --- X17 / X18: graph capture --------------------------------------------------------------------
-@_s("capture_begin-current", "X17", "EXS106", native_not_supported("NPUGraph::capture_begin"))
+@_s("capture_begin-current", "X17", "XST106", native_not_supported("NPUGraph::capture_begin"))
 def _(env: Env) -> Any:
     graph = env.npu.NPUGraph()
     with env.current(env.ext()):
         graph.capture_begin()
 
 
-@_s("graph-ctx-stream-ext", "X17", "EXS106", native_not_supported("NPUGraph::capture_begin"))
+@_s("graph-ctx-stream-ext", "X17", "XST106", native_not_supported("NPUGraph::capture_begin"))
 def _(env: Env) -> Any:
     with env.npu.graph(env.npu.NPUGraph(), stream=env.ext()):
         pass
@@ -353,7 +353,7 @@ def _close_capture(env: Env, graph: Any, stream: Any) -> None:
         graph.capture_end()
 
 
-@_s("capture_end-current", "X18", "EXS106", native_not_supported("NPUGraph::capture_end"))
+@_s("capture_end-current", "X18", "XST106", native_not_supported("NPUGraph::capture_end"))
 def _(env: Env) -> Any:
     graph, managed = env.npu.NPUGraph(), env.managed()
     with env.current(managed):
@@ -366,7 +366,7 @@ def _(env: Env) -> Any:
         raise
 
 
-@_s("graph-exit-ext-current", "X18", "EXS106", native_not_supported("NPUGraph::capture_end"))
+@_s("graph-exit-ext-current", "X18", "XST106", native_not_supported("NPUGraph::capture_end"))
 def _(env: Env) -> Any:
     before, graph = env.npu.current_stream(), env.npu.NPUGraph()
     try:
@@ -379,7 +379,7 @@ def _(env: Env) -> Any:
         env.npu.set_stream(before)
 
 
-@_s("graph-default-capture-stream-ext", "X17", "EXS106",
+@_s("graph-default-capture-stream-ext", "X17", "XST106",
     native_not_supported("NPUGraph::capture_begin"))  # fmt: skip
 def _(env: Env) -> Any:
     before = env.npu.current_stream()
@@ -394,21 +394,21 @@ def _(env: Env) -> Any:
 
 
 # --- X19 / X20 / X03 / X04 via torch.distributed -------------------------------------------------
-@_s("all_reduce-current", "X19", "EXS111", HCCL, needs="dist")
+@_s("all_reduce-current", "X19", "XST111", HCCL, needs="dist")
 def _(env: Env) -> Any:
     tensor = env.tensor()
     with env.current(env.ext()):
         env.dist.all_reduce(tensor, group=env.group)
 
 
-@_s("all_reduce-async-c10d", "X19", "EXS111", HCCL, needs="dist")
+@_s("all_reduce-async-c10d", "X19", "XST111", HCCL, needs="dist")
 def _(env: Env) -> Any:
     tensor = env.tensor()
     with env.current(env.ext()):
         env.dist.distributed_c10d.all_reduce(tensor, group=env.group, async_op=True)
 
 
-@_s("broadcast-current", "X19", "EXS111", HCCL, needs="dist")
+@_s("broadcast-current", "X19", "XST111", HCCL, needs="dist")
 def _(env: Env) -> Any:
     tensor = env.tensor()
     with env.current(env.ext()):
@@ -427,132 +427,132 @@ def _two_tensor_collective(env: Env, name: str) -> None:
         function(out, tensor, group=env.group)
 
 
-@_s("all_gather_into_tensor-current", "X19", "EXS111", HCCL, needs="dist")
+@_s("all_gather_into_tensor-current", "X19", "XST111", HCCL, needs="dist")
 def _(env: Env) -> Any:
     _two_tensor_collective(env, "all_gather_into_tensor")
 
 
-@_s("all_gather_single-current", "X19", "EXS111", HCCL, needs="dist")
+@_s("all_gather_single-current", "X19", "XST111", HCCL, needs="dist")
 def _(env: Env) -> Any:
     _two_tensor_collective(env, "all_gather_single")
 
 
-@_s("reduce_scatter_tensor-current", "X19", "EXS111", HCCL, needs="dist")
+@_s("reduce_scatter_tensor-current", "X19", "XST111", HCCL, needs="dist")
 def _(env: Env) -> Any:
     _two_tensor_collective(env, "reduce_scatter_tensor")
 
 
-@_s("reduce_scatter_single-current", "X19", "EXS111", HCCL, needs="dist")
+@_s("reduce_scatter_single-current", "X19", "XST111", HCCL, needs="dist")
 def _(env: Env) -> Any:
     _two_tensor_collective(env, "reduce_scatter_single")
 
 
-@_s("barrier-current", "X19", "EXS111", HCCL, needs="dist")
+@_s("barrier-current", "X19", "XST111", HCCL, needs="dist")
 def _(env: Env) -> Any:
     with env.current(env.ext()):
         env.dist.barrier(group=env.group)
 
 
-@_s("all_gather_uneven-current", "X19", "EXS111", HCCL, needs="dist")
+@_s("all_gather_uneven-current", "X19", "XST111", HCCL, needs="dist")
 def _(env: Env) -> Any:
     tensor, out = env.tensor(), env.tensor()
     with env.current(env.ext()):
         env.tn.distributed.all_gather_into_tensor_uneven(out, tensor, group=env.group)
 
 
-@_s("send-current", "X03", "EXS111", RECORD, needs="p2p")
+@_s("send-current", "X03", "XST111", RECORD, needs="p2p")
 def _(env: Env) -> Any:
     tensor = env.tensor()
     with env.current(env.ext()):
         env.dist.send(tensor, 1, group=env.group)
 
 
-@_s("lccl-all_reduce-current", "X20", "EXS111", LCCL, needs="lccl")
+@_s("lccl-all_reduce-current", "X20", "XST111", LCCL, needs="lccl")
 def _(env: Env) -> Any:
     tensor = env.tensor()
     with env.current(env.ext()):
         env.dist.all_reduce(tensor, group=env.lccl_group)
 
 
-@_s("work-wait-current", "X04", "EXS111", BLOCK, needs="dist")
+@_s("work-wait-current", "X04", "XST111", BLOCK, needs="dist")
 def _(env: Env) -> Any:
     work = env.dist.all_reduce(env.tensor(), group=env.group, async_op=True)
     with env.current(env.ext()):
         work.wait()
 
 
-# --- constructor (EXS001 / EXS002; X23 / X24) ----------------------------------------------------
-@_s("ctor-zero", "4.2", "EXS001", None)
+# --- constructor (XST001 / XST002; X23 / X24) ----------------------------------------------------
+@_s("ctor-zero", "4.2", "XST001", None)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(0)
 
 
-@_s("ctor-None", "4.2", "EXS001", NOT_INT, off_error=TypeError)
+@_s("ctor-None", "4.2", "XST001", NOT_INT, off_error=TypeError)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(None)
 
 
-@_s("ctor-bool", "4.2", "EXS001", None)
+@_s("ctor-bool", "4.2", "XST001", None)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(True)
 
 
-@_s("ctor-negative", "4.2", "EXS001", None)
+@_s("ctor-negative", "4.2", "XST001", None)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(-1)
 
 
-@_s("ctor-over-64-bit", "4.2", "EXS001", None)
+@_s("ctor-over-64-bit", "4.2", "XST001", None)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(2**64 + env.pointer(0))
 
 
-@_s("ctor-float", "4.2", "EXS001", NOT_INT, off_error=TypeError)
+@_s("ctor-float", "4.2", "XST001", NOT_INT, off_error=TypeError)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(float(env.pointer(0)))
 
 
-@_s("ctor-str", "4.2", "EXS001", NOT_INT, off_error=TypeError)
+@_s("ctor-str", "4.2", "XST001", NOT_INT, off_error=TypeError)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(hex(env.pointer(0)))
 
 
-@_s("ctor-null-c_void_p", "4.2", "EXS001", NOT_INT, off_error=TypeError)
+@_s("ctor-null-c_void_p", "4.2", "XST001", NOT_INT, off_error=TypeError)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(ctypes.c_void_p())
 
 
-@_s("ctor-priority", "X23", "EXS002", NATIVE_PRIORITY)
+@_s("ctor-priority", "X23", "XST002", NATIVE_PRIORITY)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(env.pointer(0), priority=-1)
 
 
-@_s("ctor-is_sync_launch", "X24", "EXS002", NATIVE_SYNC_LAUNCH)
+@_s("ctor-is_sync_launch", "X24", "XST002", NATIVE_SYNC_LAUNCH)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(env.pointer(0), is_sync_launch=1)
 
 
-@_s("ctor-device_type", "4.2", "EXS002", None)
+@_s("ctor-device_type", "4.2", "XST002", None)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(env.pointer(0), device_type=20)
 
 
-@_s("ctor-stream_id", "4.2", "EXS002", None)
+@_s("ctor-stream_id", "4.2", "XST002", None)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(env.pointer(0), stream_id=5, device_type=20)
 
 
-@_s("stream-ctor-zero", "4.2", "EXS001", None)
+@_s("stream-ctor-zero", "4.2", "XST001", None)
 def _(env: Env) -> Any:
     env.npu.Stream(stream_ptr=0)
 
 
-@_s("stream-ctor-priority", "X23", "EXS002", NATIVE_PRIORITY)
+@_s("stream-ctor-priority", "X23", "XST002", NATIVE_PRIORITY)
 def _(env: Env) -> Any:
     env.npu.Stream(0, -1, stream_ptr=env.pointer(0))
 
 
-@_s("synclaunch-ctor-pointer", "X24", "EXS002", NATIVE_SYNC_LAUNCH)
+@_s("synclaunch-ctor-pointer", "X24", "XST002", NATIVE_SYNC_LAUNCH)
 def _(env: Env) -> Any:
     env.npu.SyncLaunchStream(stream_ptr=env.pointer(0))
 

@@ -21,10 +21,10 @@ NATIVE_REGEX = (
 
 
 def test_message_has_native_text_code_why_and_lettered_fixes() -> None:
-    message = build_message("EXS101", "Stream.synchronize", NATIVE_SYNCHRONIZE, detail="seen")
+    message = build_message("XST101", "Stream.synchronize", NATIVE_SYNCHRONIZE, detail="seen")
     assert message.startswith(NATIVE_SYNCHRONIZE)
-    rule = RULES["EXS101"]
-    assert "[EXS101] Stream.synchronize: seen." in message
+    rule = RULES["XST101"]
+    assert "[XST101] Stream.synchronize: seen." in message
     assert rule.why in message
     assert message.endswith(f"Fix with one of: A) {rule.fixes[0]} B) {rule.fixes[1]}")
 
@@ -33,19 +33,19 @@ def test_native_regex_still_matches_guard_messages() -> None:
     from extstream_lint.contract import native_not_supported
 
     message = build_message(
-        "EXS103", "Event.record", native_not_supported("NPUEvent::record"), detail="x"
+        "XST103", "Event.record", native_not_supported("NPUEvent::record"), detail="x"
     )
     match = re.search(NATIVE_REGEX, message)
     assert match and match.group("api") == "NPUEvent::record"
 
 
 def test_error_is_a_runtime_error_with_fields_and_pickles() -> None:
-    error = ExternalStreamError("text", code="EXS104", operation="op", device=1, stream_id=1 << 30)
+    error = ExternalStreamError("text", code="XST104", operation="op", device=1, stream_id=1 << 30)
     assert isinstance(error, RuntimeError)
     clone = pickle.loads(pickle.dumps(error))
     assert type(clone) is ExternalStreamError and str(clone) == "text"
     assert (clone.code, clone.operation, clone.device, clone.stream_id) == (
-        "EXS104", "op", 1, 1 << 30,
+        "XST104", "op", 1, 1 << 30,
     )  # fmt: skip
     assert issubclass(ExternalStreamTypeError, TypeError)
     assert issubclass(ExternalStreamTypeError, ExternalStreamError)
@@ -60,7 +60,7 @@ def test_error_is_a_runtime_error_with_fields_and_pickles() -> None:
 )  # fmt: skip
 def test_pointers_refused_with_exs001(value: object, type_error: bool) -> None:
     _, problem = normalize_pointer(value)
-    assert problem is not None and problem.code == "EXS001"
+    assert problem is not None and problem.code == "XST001"
     assert problem.type_error is type_error
 
 
@@ -81,10 +81,10 @@ def test_check_external_keywords() -> None:
     assert check_external((5,), {})[0] is None
     assert check_external((5,), {"priority": 0, "is_sync_launch": 0, "stream_id": 0})[0] is None
     problem = check_external((5,), {"priority": -1})[0]
-    assert problem is not None and problem.code == "EXS002" and problem.native == NATIVE_PRIORITY
+    assert problem is not None and problem.code == "XST002" and problem.native == NATIVE_PRIORITY
     for keyword in ("stream_id", "device_index", "device_type"):
         problem = check_external((5,), {keyword: 3})[0]
-        assert problem is not None and problem.code == "EXS002" and keyword in problem.detail
+        assert problem is not None and problem.code == "XST002" and keyword in problem.detail
     # Calls torch_npu rejects by signature are passed on untouched, for its own TypeError.
     assert check_external((), {}) == (None, (), {})
     # An accepted c_void_p is replaced by its int, positionally or by keyword.
@@ -97,4 +97,4 @@ def test_check_stream_ptr_kwargs() -> None:
     problem, _ = check_stream_ptr_kwargs((0, -1), {"stream_ptr": 5})
     assert problem is not None and problem.native == NATIVE_PRIORITY
     problem, _ = check_stream_ptr_kwargs((), {"stream_ptr": 5}, sync_launch=True)
-    assert problem is not None and problem.code == "EXS002"
+    assert problem is not None and problem.code == "XST002"

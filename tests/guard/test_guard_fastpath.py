@@ -96,10 +96,10 @@ def test_external_sides_are_still_refused(env: Any) -> None:
     extstream_guard.install()
     with pytest.raises(ExternalStreamError) as info:
         env.managed().wait_stream(env.ext())
-    assert info.value.code == "EXS103"
+    assert info.value.code == "XST103"
     with pytest.raises(ExternalStreamError) as info:
         env.ext().wait_stream(env.managed())
-    assert info.value.code == "EXS104"
+    assert info.value.code == "XST104"
 
 
 def _python_calls(call: Any) -> list[str]:

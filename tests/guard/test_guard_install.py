@@ -121,7 +121,7 @@ def test_classes_imported_before_install_are_guarded(env: Any) -> None:
     extstream_guard.install()
     with pytest.raises(ExternalStreamError) as info:
         ExternalStream(0)
-    assert info.value.code == "EXS001"
+    assert info.value.code == "XST001"
     ext = ExternalStream(env.pointer(0))
     with pytest.raises(ExternalStreamError):
         ext.synchronize()
@@ -231,7 +231,7 @@ def test_guarded_class_works_without_install(env: Any) -> None:
     assert extstream_guard.get_mode() == "off"
     with pytest.raises(ExternalStreamError) as info:
         ext.synchronize()
-    assert info.value.code == "EXS101"
+    assert info.value.code == "XST101"
     with pytest.raises(ExternalStreamError):
         ext.wait_stream(env.managed())
     with pytest.raises(ExternalStreamError):
@@ -263,5 +263,5 @@ def test_a_pointer_torch_npu_rejects_with_type_error_stays_a_type_error(env: Any
     extstream_guard.install()
     with pytest.raises(TypeError) as info:
         env.npu.ExternalStream(None)
-    assert isinstance(info.value, ExternalStreamError) and info.value.code == "EXS001"
+    assert isinstance(info.value, ExternalStreamError) and info.value.code == "XST001"
     assert "argument 6 must be int, not None" in str(info.value)

@@ -56,7 +56,7 @@ def _wheel(sim_build: Any) -> None:
 
 def test_option_raise(tmp_path: Path) -> None:
     result = _run(tmp_path, "--extstream-guard=raise")
-    assert "ExternalStreamError" in result.stdout and "[EXS101]" in result.stdout
+    assert "ExternalStreamError" in result.stdout and "[XST101]" in result.stdout
 
 
 def test_env_var_warn(tmp_path: Path) -> None:
@@ -68,13 +68,13 @@ def test_env_var_warn(tmp_path: Path) -> None:
 def test_default_is_off(tmp_path: Path) -> None:
     result = _run(tmp_path)
     assert "NPUStream::synchronize" in result.stdout
-    assert "ExternalStreamError" not in result.stdout and "[EXS101]" not in result.stdout
+    assert "ExternalStreamError" not in result.stdout and "[XST101]" not in result.stdout
 
 
 def test_ini_option(tmp_path: Path) -> None:
     (tmp_path / "pytest.ini").write_text("[pytest]\nextstream_guard = raise\n")
     result = _run(tmp_path)
-    assert "[EXS101]" in result.stdout
+    assert "[XST101]" in result.stdout
 
 
 def test_without_torch_npu_is_a_usage_error(tmp_path: Path) -> None:

@@ -23,6 +23,6 @@ def test_scenario(env: Any, sim: Any, scenario: Scenario, mode: str) -> None:
 def test_table_covers_every_rule_the_guard_raises() -> None:
     from extstream_guard.patches import POINTS
 
-    expected = {point.code for point in POINTS} | {"EXS001", "EXS002", "EXS103"}
+    expected = {point.code for point in POINTS} | {"XST001", "XST002", "XST103"}
     assert expected <= {s.code for s in SCENARIOS}
     assert any(s.code is None for s in SCENARIOS)

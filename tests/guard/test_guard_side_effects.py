@@ -68,13 +68,13 @@ def test_per_stream_queue_does_not_break_the_guard(
     extstream_guard.install()
     with pytest.raises(ExternalStreamError) as info:
         ext.synchronize()
-    assert info.value.code == "EXS101"
+    assert info.value.code == "XST101"
 
 
 def test_warn_mode_lets_the_call_through_unchanged(env: Any, sim: Any) -> None:
     extstream_guard.install("warn")
     with (
-        pytest.warns(extstream_guard.ExternalStreamWarning, match=r"\[EXS109\]"),
+        pytest.warns(extstream_guard.ExternalStreamWarning, match=r"\[XST109\]"),
         pytest.raises(RuntimeError, match="launch_callback") as info,
     ):
         env.npu._launch_host_func(env.ext(), print, None)

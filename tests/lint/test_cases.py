@@ -1,7 +1,7 @@
 """Golden cases: every file under tests/lint_cases states its expected findings inline.
 
-A trailing comment ``# EXS101`` on a line of code means "EXS101 is reported on this
-line"; ``# EXS101(may)`` means it is reported with "may be" wording. Lines without a
+A trailing comment ``# XST101`` on a line of code means "XST101 is reported on this
+line"; ``# XST101(may)`` means it is reported with "may be" wording. Lines without a
 code must stay silent, so every case file is both a positive and a negative fixture.
 """
 
@@ -18,7 +18,7 @@ from extstream_lint.analysis import analyze_source
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "lint_cases"
 CASES = sorted(CASES_DIR.glob("*.py"))
-_EXPECTED = re.compile(r"\b(EXS\d{3})(\(may\))?")
+_EXPECTED = re.compile(r"\b(XST\d{3})(\(may\))?")
 
 
 def expectations(source: str) -> dict[tuple[int, str], bool]:
@@ -56,4 +56,4 @@ def test_every_rule_has_positive_cases() -> None:
     seen = set()
     for path in CASES:
         seen |= {code for _, code in expectations(path.read_text(encoding="utf-8"))}
-    assert seen >= set(RULES) - {"EXS000"}
+    assert seen >= set(RULES) - {"XST000"}

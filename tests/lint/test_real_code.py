@@ -1,7 +1,7 @@
 """Precision on real code: libraries that mention external streams are not misusing them.
 
 torch's CUDA ``ExternalStream``, ``torch.cuda.Stream(stream_ptr=...)`` users, and torch_npu's own
-sources are correct code; any finding on them is a false alarm, and any EXS000 on a file CPython
+sources are correct code; any finding on them is a false alarm, and any XST000 on a file CPython
 accepts means the analysis broke on real syntax.
 """
 
@@ -37,7 +37,7 @@ def _false_alarms(files: list[tuple[Path, str]]) -> list[str]:
         try:
             ast.parse(text)
         except SyntaxError:
-            continue  # not valid for this Python: EXS000 would be right
+            continue  # not valid for this Python: XST000 would be right
         for finding in analyze_source(text, str(path)):
             problems.append(f"{path}:{finding.line}: {finding.message[:160]}")
     return problems

@@ -1,12 +1,12 @@
-# EXS109 host callbacks, EXS110 report subscription.
+# XST109 host callbacks, XST110 report subscription.
 import torch
 import torch_npu
 
 ext = torch.npu.ExternalStream(handle)
-torch_npu.npu._launch_host_func(ext, fn, data)  # EXS109
-torch_npu.npu._launch_host_func(op_stream=ext, fn=fn, user_data=data)  # EXS109
-torch_npu.npu._subscribe_report(ext)  # EXS110
-torch_npu.npu._unsubscribe_report(ext)  # EXS110
+torch_npu.npu._launch_host_func(ext, fn, data)  # XST109
+torch_npu.npu._launch_host_func(op_stream=ext, fn=fn, user_data=data)  # XST109
+torch_npu.npu._subscribe_report(ext)  # XST110
+torch_npu.npu._unsubscribe_report(ext)  # XST110
 
 # Allowed on external streams.
 torch_npu.npu._launch_host_func_pending(ext, fn, data)

@@ -1,4 +1,4 @@
-# EXS111 collectives while an external stream is current.
+# XST111 collectives while an external stream is current.
 import torch
 import torch.distributed as dist
 import torch_npu
@@ -9,15 +9,15 @@ ext = ExternalStream(handle)
 work = dist.all_reduce(t, async_op=True)
 with torch.npu.stream(ext):
     y = model(x)
-    dist.all_reduce(y)  # EXS111
-    torch.distributed.broadcast(y, src=0)  # EXS111
-    all_gather(out, y)  # EXS111
-    barrier()  # EXS111
-    dist.send(y, dst=1)  # EXS111
-    req = dist.isend(y, dst=1)  # EXS111
-    req.wait()  # EXS111
-    work.wait()  # EXS111
-    torch_npu.distributed.all_gather_into_tensor_uneven(out, y)  # EXS111
+    dist.all_reduce(y)  # XST111
+    torch.distributed.broadcast(y, src=0)  # XST111
+    all_gather(out, y)  # XST111
+    barrier()  # XST111
+    dist.send(y, dst=1)  # XST111
+    req = dist.isend(y, dst=1)  # XST111
+    req.wait()  # XST111
+    work.wait()  # XST111
+    torch_npu.distributed.all_gather_into_tensor_uneven(out, y)  # XST111
     dist.get_rank()
     dist.get_world_size()
 
@@ -25,6 +25,6 @@ dist.all_reduce(y)
 work.wait()
 
 torch.npu.set_stream(ext)
-dist.all_reduce(y)  # EXS111
+dist.all_reduce(y)  # XST111
 torch.npu.set_stream(torch.npu.default_stream())
 dist.all_reduce(y)

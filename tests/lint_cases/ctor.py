@@ -1,37 +1,37 @@
-# EXS001 / EXS002: constructing external streams.
+# XST001 / XST002: constructing external streams.
 import ctypes
 
 import torch
 import torch_npu
 from torch_npu.npu import ExternalStream, SyncLaunchStream
 
-ExternalStream(0)  # EXS001
-ExternalStream(0x0)  # EXS001
-ExternalStream(None)  # EXS001
-ExternalStream(False)  # EXS001
-ExternalStream(True)  # EXS001
-ExternalStream(-1)  # EXS001
+ExternalStream(0)  # XST001
+ExternalStream(0x0)  # XST001
+ExternalStream(None)  # XST001
+ExternalStream(False)  # XST001
+ExternalStream(True)  # XST001
+ExternalStream(-1)  # XST001
 ExternalStream(2**64 + 5)
-ExternalStream(18446744073709551621)  # EXS001
-ExternalStream(1.0)  # EXS001
-ExternalStream("0x10")  # EXS001
-ExternalStream(ctypes.c_void_p(handle))  # EXS001
-ExternalStream(stream_ptr=0)  # EXS001
-torch.npu.Stream(stream_ptr=0)  # EXS001
+ExternalStream(18446744073709551621)  # XST001
+ExternalStream(1.0)  # XST001
+ExternalStream("0x10")  # XST001
+ExternalStream(ctypes.c_void_p(handle))  # XST001
+ExternalStream(stream_ptr=0)  # XST001
+torch.npu.Stream(stream_ptr=0)  # XST001
 null = 0
-ExternalStream(null)  # EXS001
+ExternalStream(null)  # XST001
 
-ExternalStream(handle, priority=-1)  # EXS002
-ExternalStream(handle, priority=prio)  # EXS002
-ExternalStream(handle, is_sync_launch=True)  # EXS002
-ExternalStream(handle, stream_id=3)  # EXS002
-ExternalStream(handle, device_type=20)  # EXS002
-ExternalStream(handle, device_index=1)  # EXS002
-ExternalStream(handle, 0, 0)  # EXS002
-torch.npu.Stream(stream_ptr=handle, priority=1)  # EXS002
-torch.npu.Stream(0, -1, stream_ptr=handle)  # EXS002
-SyncLaunchStream(stream_ptr=handle)  # EXS002
-torch_npu.npu.SyncLaunchStream(device=0, stream_ptr=handle)  # EXS002
+ExternalStream(handle, priority=-1)  # XST002
+ExternalStream(handle, priority=prio)  # XST002
+ExternalStream(handle, is_sync_launch=True)  # XST002
+ExternalStream(handle, stream_id=3)  # XST002
+ExternalStream(handle, device_type=20)  # XST002
+ExternalStream(handle, device_index=1)  # XST002
+ExternalStream(handle, 0, 0)  # XST002
+torch.npu.Stream(stream_ptr=handle, priority=1)  # XST002
+torch.npu.Stream(0, -1, stream_ptr=handle)  # XST002
+SyncLaunchStream(stream_ptr=handle)  # XST002
+torch_npu.npu.SyncLaunchStream(device=0, stream_ptr=handle)  # XST002
 
 # Fine: real handles, defaults spelled out, device as second positional argument.
 ExternalStream(handle)

@@ -1,4 +1,4 @@
-# EXS103 record / EXS104 wait, in every spelling.
+# XST103 record / XST104 wait, in every spelling.
 import torch
 import torch_npu
 from torch_npu.npu import Event, ExternalEvent, ExternalStream
@@ -7,35 +7,35 @@ ext = ExternalStream(handle)
 s = torch.npu.Stream()
 e = torch.npu.Event()
 
-ext.record_event()  # EXS103
-ext.record_event(event=e)  # EXS103
-e.record(ext)  # EXS103
-e.record(stream=ext)  # EXS103
-ExternalEvent().record(ext)  # EXS103
-torch.Event(device="npu").record(ext)  # EXS103
-s.wait_stream(ext)  # EXS103
-ext.wait_stream(ext)  # EXS103
-torch.Stream.record_event(ext)  # EXS103
-torch.Stream.wait_stream(s, ext)  # EXS103
+ext.record_event()  # XST103
+ext.record_event(event=e)  # XST103
+e.record(ext)  # XST103
+e.record(stream=ext)  # XST103
+ExternalEvent().record(ext)  # XST103
+torch.Event(device="npu").record(ext)  # XST103
+s.wait_stream(ext)  # XST103
+ext.wait_stream(ext)  # XST103
+torch.Stream.record_event(ext)  # XST103
+torch.Stream.wait_stream(s, ext)  # XST103
 
-ext.wait_event(e)  # EXS104
-ext.wait_stream(s)  # EXS104
-e.wait(ext)  # EXS104
-e.wait(stream=ext)  # EXS104
-ExternalEvent().wait(ext)  # EXS104
-torch.Stream.wait_event(ext, e)  # EXS104
+ext.wait_event(e)  # XST104
+ext.wait_stream(s)  # XST104
+e.wait(ext)  # XST104
+e.wait(stream=ext)  # XST104
+ExternalEvent().wait(ext)  # XST104
+torch.Stream.wait_event(ext, e)  # XST104
 
 with torch.npu.stream(ext):
-    e.record()  # EXS103
-    e.wait()  # EXS104
-    Event().record()  # EXS103
+    e.record()  # XST103
+    e.wait()  # XST104
+    Event().record()  # XST103
     x = ExternalEvent()
-    x.wait()  # EXS104
-    x.record(None)  # EXS103
-    torch.npu.current_stream().record_event()  # EXS103
-    s.wait_stream(torch.npu.current_stream())  # EXS103
-    torch.npu.current_stream().wait_stream(s)  # EXS104
-    torch.npu.current_stream().wait_event(e)  # EXS104
+    x.wait()  # XST104
+    x.record(None)  # XST103
+    torch.npu.current_stream().record_event()  # XST103
+    s.wait_stream(torch.npu.current_stream())  # XST103
+    torch.npu.current_stream().wait_stream(s)  # XST104
+    torch.npu.current_stream().wait_event(e)  # XST104
     e.record(s)
     e.wait(s)
     e.query()

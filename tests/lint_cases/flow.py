@@ -13,7 +13,7 @@ def branches(cond, h):
         s = ExternalStream(h)
     else:
         s = torch.npu.Stream()
-    s.synchronize()  # EXS101(may)
+    s.synchronize()  # XST101(may)
 
 
 def none_or_external(cond, h):
@@ -21,7 +21,7 @@ def none_or_external(cond, h):
     if cond:
         s = ExternalStream(h)
     if s is not None:
-        s.synchronize()  # EXS101
+        s.synchronize()  # XST101
 
 
 def reassigned(h):
@@ -33,7 +33,7 @@ def reassigned(h):
 def loop_carried(h, items):
     s = torch.npu.Stream()
     for item in items:
-        s.synchronize()  # EXS101(may)
+        s.synchronize()  # XST101(may)
         s = ExternalStream(item)
 
 
@@ -42,48 +42,48 @@ def while_loop(h):
         ext = ExternalStream(h)
         if ext:
             break
-    ext.query()  # EXS102
+    ext.query()  # XST102
 
 
 def loop_over_streams(h):
     for s in [ExternalStream(h), ExternalStream(h + 1)]:
-        s.synchronize()  # EXS101
+        s.synchronize()  # XST101
     for s in (torch.npu.Stream(), ExternalStream(h)):
-        s.query()  # EXS102(may)
+        s.query()  # XST102(may)
 
 
 def narrowing(s):
     if isinstance(s, ExternalStream):
-        s.synchronize()  # EXS101
+        s.synchronize()  # XST101
     else:
         s.synchronize()
     if not isinstance(s, torch_npu.npu.ExternalStream):
         return
-    s.query()  # EXS102
+    s.query()  # XST102
 
 
 def tuples_and_walrus(h):
     a, b = ExternalStream(h), torch.npu.Stream()
-    a.synchronize()  # EXS101
+    a.synchronize()  # XST101
     b.synchronize()
-    (c := ExternalStream(h)).query()  # EXS102
-    c.synchronize()  # EXS101
+    (c := ExternalStream(h)).query()  # XST102
+    c.synchronize()  # XST101
 
 
 def annotated(s: ExternalStream, t: Optional[ExternalStream], u: "ExternalStream",
               v: Union[ExternalStream, None], w: torch.npu.Stream, x: "torch_npu.npu.ExternalStream"):
-    s.synchronize()  # EXS101
-    t.synchronize()  # EXS101
-    u.synchronize()  # EXS101
-    v.synchronize()  # EXS101
+    s.synchronize()  # XST101
+    t.synchronize()  # XST101
+    u.synchronize()  # XST101
+    v.synchronize()  # XST101
     w.synchronize()
-    x.query()  # EXS102
+    x.query()  # XST102
     y: ExternalStream = get()
-    y.query()  # EXS102
+    y.query()  # XST102
 
 
 def annotated_new_union(s: ExternalStream | None):
-    s.synchronize()  # EXS101
+    s.synchronize()  # XST101
 
 
 def make_stream(h):
@@ -95,30 +95,30 @@ def make_annotated() -> ExternalStream:
 
 
 def uses_factories(h):
-    make_stream(h).synchronize()  # EXS101
+    make_stream(h).synchronize()  # XST101
     s = make_annotated()
-    s.query()  # EXS102
+    s.query()  # XST102
 
 
 module_stream = ExternalStream(HANDLE)
 
 
 def uses_global():
-    module_stream.synchronize()  # EXS101
+    module_stream.synchronize()  # XST101
 
 
 def closure(h):
     ext = ExternalStream(h)
 
     def inner():
-        ext.synchronize()  # EXS101
+        ext.synchronize()  # XST101
 
     return inner
 
 
 def comprehension(handles):
     streams = [ExternalStream(h) for h in handles]
-    [s.synchronize() for s in [ExternalStream(1), ExternalStream(2)]]  # EXS101
+    [s.synchronize() for s in [ExternalStream(1), ExternalStream(2)]]  # XST101
     return streams
 
 
@@ -132,32 +132,32 @@ class Worker:
         self.maybe = ExternalStream(h)
 
     def run(self):
-        self.ext.synchronize()  # EXS101
+        self.ext.synchronize()  # XST101
         self.other.synchronize()
-        self.maybe.query()  # EXS102
+        self.maybe.query()  # XST102
         with torch.npu.stream(self.ext):
-            torch.npu.current_stream().synchronize()  # EXS101
+            torch.npu.current_stream().synchronize()  # XST101
 
     def stream(self) -> ExternalStream:
         return self.ext
 
     def run_again(self):
-        self.stream().query()  # EXS102
+        self.stream().query()  # XST102
 
 
 @functools.lru_cache
 def decorated(h):
-    ExternalStream(h).synchronize()  # EXS101
+    ExternalStream(h).synchronize()  # XST101
 
 
 async def coroutine(h):
     ext = ExternalStream(h)
     async with lock:
         await asyncio.sleep(0)
-        ext.synchronize()  # EXS101
+        ext.synchronize()  # XST101
     with torch.npu.stream(ext):
         await other()
-        torch.npu.current_stream().query()  # EXS102
+        torch.npu.current_stream().query()  # XST102
 
 
 def nested_with(h):
@@ -165,17 +165,17 @@ def nested_with(h):
     s = torch.npu.Stream()
     with torch.npu.stream(s):
         with torch.npu.stream(ext):
-            torch.npu.current_stream().synchronize()  # EXS101
+            torch.npu.current_stream().synchronize()  # XST101
         torch.npu.current_stream().synchronize()
     with ext:
-        torch.npu.current_stream().query()  # EXS102
+        torch.npu.current_stream().query()  # XST102
     torch.npu.current_stream().query()
 
 
 def set_stream_until_set_back(h):
     ext = ExternalStream(h)
     torch.npu.set_stream(ext)
-    torch.npu.current_stream().synchronize()  # EXS101
+    torch.npu.current_stream().synchronize()  # XST101
     torch.npu.set_stream(torch.npu.default_stream())
     torch.npu.current_stream().synchronize()
 
@@ -184,7 +184,7 @@ def current_on_some_paths(h, cond):
     ext = ExternalStream(h)
     if cond:
         torch.npu.set_stream(ext)
-    torch.npu.current_stream().synchronize()  # EXS101(may)
+    torch.npu.current_stream().synchronize()  # XST101(may)
 
 
 def try_blocks(h):
@@ -194,20 +194,20 @@ def try_blocks(h):
         raise
     finally:
         pass
-    ext.synchronize()  # EXS101
+    ext.synchronize()  # XST101
 
 
 def stream_context_object(h):
     ctx = torch.npu.stream(ExternalStream(h))
     with ctx:
-        torch.npu.current_stream().synchronize()  # EXS101
+        torch.npu.current_stream().synchronize()  # XST101
     with torch.npu.StreamContext(ExternalStream(h)):
-        torch.npu.current_stream().query()  # EXS102
+        torch.npu.current_stream().query()  # XST102
 
 
 def lambda_body(h):
     ext = ExternalStream(h)
-    callback = lambda: ext.synchronize()  # EXS101
+    callback = lambda: ext.synchronize()  # XST101
     return callback
 
 
@@ -222,10 +222,10 @@ def implicit_current_on_some_paths(h, cond):
     ext = ExternalStream(h)
     if cond:
         torch.npu.set_stream(ext)
-    torch.npu.super_kernel_scope_begin()  # EXS108(may)
+    torch.npu.super_kernel_scope_begin()  # XST108(may)
 
 
 def parenthesized_operators(h, a, b):
     ext = (ExternalStream(h) or a) if (a and b) else (b or ExternalStream(h))
     x = (a + b) * (a - b)
-    ext.synchronize()  # EXS101(may)
+    ext.synchronize()  # XST101(may)

@@ -8,10 +8,10 @@ def dispatch(cmd, h):
     ext = ExternalStream(h)
     match cmd:
         case "sync":
-            ext.synchronize()  # EXS101
+            ext.synchronize()  # XST101
         case {"stream": other}:
             other.synchronize()
-        case [first, *rest] if ext.query():  # EXS102
+        case [first, *rest] if ext.query():  # XST102
             pass
         case _:
             pass
@@ -21,10 +21,10 @@ type StreamAlias = ExternalStream
 
 
 def generic[T](h: T) -> T:
-    ExternalStream(h).synchronize()  # EXS101
+    ExternalStream(h).synchronize()  # XST101
     return h
 
 
 class Box[T]:
     def run(self, h):
-        ExternalStream(h).query()  # EXS102
+        ExternalStream(h).query()  # XST102

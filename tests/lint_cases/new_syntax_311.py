@@ -7,11 +7,11 @@ def dispatch(cmd, h, /, *, flag=False):
     ext = ExternalStream(h)
     match cmd:
         case "sync":
-            ext.synchronize()  # EXS101
-        case [first, *rest] if ext.query():  # EXS102
+            ext.synchronize()  # XST101
+        case [first, *rest] if ext.query():  # XST102
             pass
     try:
         pass
     except* ValueError:
-        ext.synchronize()  # EXS101
+        ext.synchronize()  # XST101
     return [y for x in range(3) if (y := ExternalStream(x))]

@@ -15,7 +15,7 @@ def init_stream(handle):
 
 def sync_global():
     # spec 2.1 X01: the module global holds the ExternalStream made by init_stream()
-    _EXT.synchronize()  # EXS101
+    _EXT.synchronize()  # XST101
 
 
 def stop_early(handle, loader, model):
@@ -55,7 +55,7 @@ def optional_stream(handle, t):
     ext = ExternalStream(handle) if handle else None
     with torch.npu.stream(ext):
         # torch.npu.stream(None) is a no-op (spec 2.2), so ext is current on some paths only
-        dist.all_reduce(t)  # EXS111(may)
+        dist.all_reduce(t)  # XST111(may)
 
 
 def optional_context(handle, t, use_ext):
@@ -63,7 +63,7 @@ def optional_context(handle, t, use_ext):
     ctx = torch.npu.stream(ext) if use_ext else contextlib.nullcontext()
     with ctx:
         # spec 2.4 X19: ext is current when use_ext
-        dist.all_reduce(t)  # EXS111(may)
+        dist.all_reduce(t)  # XST111(may)
 
 
 def restore_saved(handle, t):
@@ -74,7 +74,7 @@ def restore_saved(handle, t):
     dist.all_reduce(t)
     # saved carries ext's id (spec 5, current_stream() == ext): ext is current again
     torch.npu.set_stream(saved)
-    torch.npu.current_stream().synchronize()  # EXS101
+    torch.npu.current_stream().synchronize()  # XST101
 
 
 def error_path(handle, model, x):
@@ -85,6 +85,6 @@ def error_path(handle, model, x):
         torch.npu.set_stream(torch.npu.default_stream())
     except RuntimeError:
         # spec 2.1 X01: if model(x) raised, ext is still current here
-        torch.npu.current_stream().synchronize()  # EXS101(may)
+        torch.npu.current_stream().synchronize()  # XST101(may)
         raise
     return y

@@ -13,7 +13,7 @@ def capture_with_collective(g, model, x):
             y = model(x)
             dist.all_reduce(y)
         g.replay()
-        dist.all_reduce(y)  # EXS111
+        dist.all_reduce(y)  # XST111
     return y
 
 
@@ -21,9 +21,9 @@ def accelerator_graph(model, x):
     graph = torch.accelerator.Graph()
     with torch.npu.stream(EXT):
         # spec 2.1 X17/X18: torch.accelerator.Graph capture uses the current stream
-        graph.capture_begin()  # EXS106
+        graph.capture_begin()  # XST106
         y = model(x)
-        graph.capture_end()  # EXS106
+        graph.capture_end()  # XST106
     return y
 
 
@@ -33,7 +33,7 @@ def guarded_sync(model, x):
         cur = torch.npu.current_stream()
         # spec 6: current_stream() returns a plain Stream, so the guard lets ext through
         if not isinstance(cur, ExternalStream):
-            cur.synchronize()  # EXS101
+            cur.synchronize()  # XST101
     return y
 
 
@@ -42,7 +42,7 @@ def guarded_query(handle):
     # spec 3/6: Stream(stream_ptr=...) is external but not an ExternalStream instance
     if isinstance(s, ExternalStream):
         return None
-    return s.query()  # EXS102
+    return s.query()  # XST102
 
 
 class Pipeline:
@@ -55,4 +55,4 @@ class Pipeline:
 
     def flush(self):
         # README "self.<attr>" + "local functions that return one": spec 2.1 X01
-        self.stream.synchronize()  # EXS101
+        self.stream.synchronize()  # XST101

@@ -27,4 +27,4 @@ def h(ExternalStream):
     ExternalStream(0).synchronize()
 
 
-torch_npu.npu.ExternalStream(h).synchronize()  # EXS101
+torch_npu.npu.ExternalStream(h).synchronize()  # XST101

@@ -1,6 +1,6 @@
 from torch_npu.npu import *
 
 ext = ExternalStream(h)
-ext.synchronize()  # EXS101
+ext.synchronize()  # XST101
 with stream(ext):
-    super_kernel_scope_begin()  # EXS108
+    super_kernel_scope_begin()  # XST108

@@ -1,20 +1,20 @@
-# EXS101 synchronize() / EXS102 query().
+# XST101 synchronize() / XST102 query().
 import torch
 from torch_npu.npu import ExternalStream
 
 ext = ExternalStream(handle)
-ext.synchronize()  # EXS101
-ext.query()  # EXS102
-torch.Stream.synchronize(ext)  # EXS101
-torch.npu.Stream.query(ext)  # EXS102
-ExternalStream(handle).synchronize()  # EXS101
+ext.synchronize()  # XST101
+ext.query()  # XST102
+torch.Stream.synchronize(ext)  # XST101
+torch.npu.Stream.query(ext)  # XST102
+ExternalStream(handle).synchronize()  # XST101
 
 with torch.npu.stream(ext):
-    torch.npu.current_stream().synchronize()  # EXS101
-    torch.npu.current_stream().query()  # EXS102
-    torch.accelerator.current_stream().synchronize()  # EXS101
+    torch.npu.current_stream().synchronize()  # XST101
+    torch.npu.current_stream().query()  # XST102
+    torch.accelerator.current_stream().synchronize()  # XST101
     cur = torch.npu.current_stream()
-    cur.query()  # EXS102
+    cur.query()  # XST102
     torch.npu.synchronize()
     torch.accelerator.synchronize()
 

@@ -4,11 +4,11 @@ import torch_npu
 import torch_npu.contrib.transfer_to_npu
 
 ext = torch.cuda.ExternalStream(h)
-ext.synchronize()  # EXS101
+ext.synchronize()  # XST101
 with torch.cuda.stream(ext):
-    torch.cuda.current_stream().query()  # EXS102
+    torch.cuda.current_stream().query()  # XST102
     g = torch.cuda.CUDAGraph()
-    g.capture_begin()  # EXS106
-with torch.cuda.graph(g, stream=ext):  # EXS106
+    g.capture_begin()  # XST106
+with torch.cuda.graph(g, stream=ext):  # XST106
     pass
 torch.cuda.Stream().synchronize()

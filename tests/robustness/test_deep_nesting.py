@@ -4,7 +4,7 @@ libcst's native parser can crash the whole process (a segfault, not an exception
 expressions nested deeper than CPython accepts, and takes super-linear time near the limit.
 Each case therefore runs in its own interpreter: a crash shows up as a signal exit code
 instead of taking pytest down. Within CPython's limits the misuse after the deep expression
-must still be found; beyond them, one EXS000 saying why is the only acceptable answer.
+must still be found; beyond them, one XST000 saying why is the only acceptable answer.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def test_deepest_nesting_cpython_accepts_is_analysed(shape: str) -> None:
     source = HEAD + "y = " + SHAPES[shape](ACCEPTED_DEPTH[shape]) + "\n" + TAIL
     result = _analyse_in_subprocess(source)
     assert result["cpython"] is True, "the depth must stay within what CPython parses"
-    assert [f[:3] for f in result["findings"]] == [[4, 0, "EXS101"]], result  # type: ignore[index]
+    assert [f[:3] for f in result["findings"]] == [[4, 0, "XST101"]], result  # type: ignore[index]
 
 
 @pytest.mark.parametrize("shape", ["sum", "unary minus", "attributes", "chained calls"])
@@ -91,5 +91,5 @@ def test_nesting_beyond_cpython_gives_one_exs000_without_crashing(shape: str) ->
     result = _analyse_in_subprocess(source)
     assert result["cpython"] is False
     findings = result["findings"]
-    assert [f[:3] for f in findings] == [[1, 0, "EXS000"]], result  # type: ignore[index]
+    assert [f[:3] for f in findings] == [[1, 0, "XST000"]], result  # type: ignore[index]
     assert "nested" in findings[0][3], findings  # type: ignore[index]

@@ -15,9 +15,9 @@ import tokenize
 
 import hypothesmith
 import pytest
-from exs_robustness_support import check_findings, cpython_tree, newlines
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from xst_robustness_support import check_findings, cpython_tree, newlines
 
 from extstream_lint.analysis import analyze_source
 from extstream_lint.findings import Finding
@@ -112,7 +112,7 @@ def test_programs_that_do_not_touch_ext_still_report_the_misuse(code: str) -> No
         event("generated code may interfere: only checked for crashes")
         return
     event("generated code is inert: the misuse must be found")
-    assert ("EXS101", newlines(source)) in {(f.code, f.line) for f in findings}, repr(source)
+    assert ("XST101", newlines(source)) in {(f.code, f.line) for f in findings}, repr(source)
 
 
 #: Nodes that may leave the module early, loop forever or rebind names behind our back.

@@ -3,10 +3,10 @@
 The pre-filter is bypassed, so thousands of real files — generated code, vendored code,
 Python 2 leftovers, test data — go through libcst and the interpreter. Contract: nothing
 escapes ``analyze_source``, it always returns a list of well-formed findings, it reports
-nothing on files that cannot hold an external stream, and where it gives up (EXS000) on a
+nothing on files that cannot hold an external stream, and where it gives up (XST000) on a
 file CPython accepts, the reason is libcst's, not a bug of ours.
 
-The scan runs once per module on one worker process per usable core; its summary (EXS000 by
+The scan runs once per module on one worker process per usable core; its summary (XST000 by
 reason, slowest files) is printed and emitted as a warning so it shows in a normal pytest run.
 It is the slowest test of the suite: about 14,000 files (180 MB) take roughly 17 minutes on 2
 busy cores here, almost all of it libcst's own parsing.
@@ -24,7 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
-from exs_robustness_support import Outcome, analyse_file
+from xst_robustness_support import Outcome, analyse_file
 
 pytestmark = pytest.mark.slow
 
@@ -75,9 +75,9 @@ def _summary(outcomes: list[Outcome]) -> str:
         f"{total:.0f} s of analysis in {WORKERS} workers",
         f"CPython rejects {sum(not o.cpython_accepts for o in outcomes)} of them "
         f"(flake8 would report E999 and not run plugins)",
-        f"EXS000 on {sum(reasons.values())} files:",
+        f"XST000 on {sum(reasons.values())} files:",
         *(f"  {count:5d}  {reason}" for reason, count in reasons.most_common()),
-        "EXS000 on files CPython accepts:",
+        "XST000 on files CPython accepts:",
         *(accepted_but_exs000 or ["  none"]),
         "slowest files:",
         *(f"  {o.seconds:6.2f} s  {o.size / 1e3:7.0f} kB  {o.path}" for o in slowest),
@@ -109,8 +109,8 @@ def test_nothing_escapes_and_findings_are_well_formed(outcomes: list[Outcome]) -
 
 
 def test_no_internal_errors_on_files_cpython_accepts(outcomes: list[Outcome]) -> None:
-    # EXS000 because libcst rejects a file is expected for a few files (reported in the
-    # summary); EXS000 because *our* code failed on valid Python is a bug.
+    # XST000 because libcst rejects a file is expected for a few files (reported in the
+    # summary); XST000 because *our* code failed on valid Python is a bug.
     ours = [
         f"{o.path}: {o.exs000[:300]}"
         for o in outcomes
@@ -122,11 +122,11 @@ def test_no_internal_errors_on_files_cpython_accepts(outcomes: list[Outcome]) ->
 def test_no_findings_on_files_that_cannot_hold_an_external_stream(
     outcomes: list[Outcome],
 ) -> None:
-    # The pre-filter was bypassed: a finding other than EXS000 on a file without a marker is
+    # The pre-filter was bypassed: a finding other than XST000 on a file without a marker is
     # a false alarm the pre-filter merely hides.
     false_alarms = [
         f"{o.path}: {sorted(set(o.codes))}"
         for o in outcomes
-        if not o.mentions_markers and set(o.codes) - {"EXS000"}
+        if not o.mentions_markers and set(o.codes) - {"XST000"}
     ]
     assert false_alarms == [], "\n".join(false_alarms[:50])

@@ -21,7 +21,7 @@ from extstream_lint.findings import Finding
 from extstream_lint.prefilter import might_use_external_streams
 
 #: A finding message starts with its code, then a space.
-_MESSAGE = re.compile(r"^EXS\d{3} \S")
+_MESSAGE = re.compile(r"^XST\d{3} \S")
 #: Line ends as Python's tokenizer sees them (a lone ``\r`` ends a line too).
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -80,8 +80,8 @@ def check_findings(result: object, lines: int) -> list[str]:
             problems.append(f"message does not start with its code: {item.message[:80]!r}")
         if not (1 <= item.line <= lines + 1) or item.col < 0:
             problems.append(f"position out of the file: {item.line}:{item.col}")
-    if sum(1 for item in result if isinstance(item, Finding) and item.code == "EXS000") > 1:
-        problems.append("more than one EXS000")
+    if sum(1 for item in result if isinstance(item, Finding) and item.code == "XST000") > 1:
+        problems.append("more than one XST000")
     return problems
 
 
@@ -106,7 +106,7 @@ def analyse_file(path: str, progress_dir: str | None = None) -> Outcome:
         problems = check_findings(result, newlines(text) + 1)
     seconds = time.perf_counter() - start
     findings = [f for f in result if isinstance(f, Finding)] if isinstance(result, list) else []
-    exs000 = next((f.message for f in findings if f.code == "EXS000"), "")
+    exs000 = next((f.message for f in findings if f.code == "XST000"), "")
     return Outcome(
         path=path,
         size=len(data),

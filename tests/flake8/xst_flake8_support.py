@@ -2,7 +2,7 @@
 
 Every test goes through ``python -m flake8 --isolated`` in a temporary directory, so the
 results depend on nothing but the arguments and the files the test writes: no user or
-project configuration, and the installed entry point ``EXS`` is the one under test.
+project configuration, and the installed entry point ``XST`` is the one under test.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ _VIOLATION = re.compile(
     r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) (?P<text>.*)$"
 )
 
-#: The contract's running example: a synchronize() on an external stream (EXS101, line 3).
+#: The contract's running example: a synchronize() on an external stream (XST101, line 3).
 MISUSE = "import torch\next = torch.npu.ExternalStream(handle)\next.synchronize()\n"
 
 #: The same wrapping without an unsupported operation: must stay silent.
@@ -71,7 +71,7 @@ class Flake8Run:
                 )
         return found
 
-    def at(self, path: str, prefix: str = "EXS") -> list[tuple[int, int, str]]:
+    def at(self, path: str, prefix: str = "XST") -> list[tuple[int, int, str]]:
         """``(line, col, code)`` of the violations on ``path`` whose code starts with ``prefix``."""
         return [
             (v.line, v.col, v.code)
