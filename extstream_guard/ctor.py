@@ -14,13 +14,11 @@ import operator
 from dataclasses import dataclass
 from typing import Any
 
-from extstream_lint.contract import NATIVE_PRIORITY, NATIVE_SYNC_LAUNCH
+from extstream_lint.contract import ID_KEYWORDS, NATIVE_PRIORITY, NATIVE_SYNC_LAUNCH
 
 __all__ = ["Problem", "check_external", "check_stream_ptr_kwargs", "normalize_pointer"]
 
 _MAX_POINTER = (1 << 64) - 1
-#: Keywords that make ``THNPStream_pynew`` take the ``unpack3`` branch and ignore the pointer.
-_ID_KEYWORDS = ("stream_id", "device_index", "device_type")
 
 
 @dataclass(frozen=True)
@@ -82,7 +80,7 @@ def _keyword_problem(kwargs: dict[str, Any], priority: Any) -> Problem | None:
     sync = kwargs.get("is_sync_launch", 0)
     if isinstance(sync, int) and sync != 0:
         return Problem("XST002", f"is_sync_launch={sync!r} was given", native=NATIVE_SYNC_LAUNCH)
-    for name in _ID_KEYWORDS:
+    for name in ID_KEYWORDS:  # the ``unpack3`` branch ignores the pointer
         value = kwargs.get(name, 0)
         if isinstance(value, int) and value != 0:
             return Problem(

@@ -45,8 +45,6 @@ class Rule:
     example: str
     #: The same code written so torch_npu supports it (ruff's "Use instead").
     instead: str
-    #: Rows of the contract catalogue (spec section 2) this rule covers.
-    native: tuple[str, ...] = ()
 
     def message(self, operation: str, subject: str) -> str:
         """The one-line lint message: code, operation, subject with origin, why and fix.
@@ -135,7 +133,6 @@ _RULE_LIST: tuple[Rule, ...] = (
         "or use torch.npu.Stream() when there is none",
         example="ext = torch.npu.ExternalStream(0)",
         instead="ext = torch.npu.ExternalStream(handle)  # int from the owning library",
-        native=("X23", "X24"),
     ),
     Rule(
         code="XST002",
@@ -162,7 +159,6 @@ _RULE_LIST: tuple[Rule, ...] = (
         fix_short="pass only stream_ptr and device",
         example="ext = torch.npu.ExternalStream(handle, priority=-1)",
         instead="ext = torch.npu.ExternalStream(handle, device=0)",
-        native=("X23", "X24"),
     ),
     Rule(
         code="XST101",
@@ -181,7 +177,6 @@ _RULE_LIST: tuple[Rule, ...] = (
         "or torch.npu.synchronize()",
         example="ext = torch.npu.ExternalStream(handle)\next.synchronize()",
         instead="ext = torch.npu.ExternalStream(handle)\ntorch.npu.synchronize()",
-        native=("X01",),
     ),
     Rule(
         code="XST102",
@@ -199,7 +194,6 @@ _RULE_LIST: tuple[Rule, ...] = (
         fix_short="ask the owning library, or call torch.npu.synchronize()",
         example="if ext.query():\n    ...",
         instead="torch.npu.synchronize()  # or the owning library's own query",
-        native=("X02",),
     ),
     Rule(
         code="XST103",
@@ -220,7 +214,6 @@ _RULE_LIST: tuple[Rule, ...] = (
         "or use a torch.npu.Stream()",
         example="done = ext.record_event()",
         instead="torch.npu.synchronize()",
-        native=("X03", "X06"),
     ),
     Rule(
         code="XST104",
@@ -239,7 +232,6 @@ _RULE_LIST: tuple[Rule, ...] = (
         fix_short="wait through the owning library's API, or torch.npu.synchronize() first",
         example="ext.wait_stream(torch.npu.current_stream())",
         instead="torch.npu.synchronize()\nwith torch.npu.stream(ext):\n    ...",
-        native=("X04", "X07"),
     ),
     Rule(
         code="XST105",
@@ -258,7 +250,6 @@ _RULE_LIST: tuple[Rule, ...] = (
         fix_short="keep the tensor alive until the work is done, or torch.npu.synchronize()",
         example="out.record_stream(ext)",
         instead="pending.append(out)  # keep it alive; release after torch.npu.synchronize()",
-        native=("X05",),
     ),
     Rule(
         code="XST106",
@@ -281,7 +272,6 @@ _RULE_LIST: tuple[Rule, ...] = (
         example="with torch.npu.graph(g, stream=ext):\n    y = model(x)",
         instead="with torch.npu.graph(g):\n    y = model(x)\nwith torch.npu.stream(ext):\n"
         "    g.replay()",
-        native=("X17", "X18"),
     ),
     Rule(
         code="XST107",
@@ -299,7 +289,6 @@ _RULE_LIST: tuple[Rule, ...] = (
         fix_short="use a torch.npu.Stream() for the task group",
         example="torch.npu.graph_task_group_begin(ext)",
         instead="s = torch.npu.Stream()\ntorch.npu.graph_task_group_begin(s)",
-        native=("X08", "X09", "X10", "X11"),
     ),
     Rule(
         code="XST108",
@@ -318,7 +307,6 @@ _RULE_LIST: tuple[Rule, ...] = (
         example="with torch.npu.stream(ext):\n    torch.npu.super_kernel_scope_begin()",
         instead="with torch.npu.stream(torch.npu.Stream()):\n"
         "    torch.npu.super_kernel_scope_begin()",
-        native=("X12", "X13"),
     ),
     Rule(
         code="XST109",
@@ -336,7 +324,6 @@ _RULE_LIST: tuple[Rule, ...] = (
         fix_short="launch it through the owning library, or _launch_host_func_pending",
         example="torch_npu.npu._launch_host_func(ext, fn, data)",
         instead="torch_npu.npu._launch_host_func_pending(ext, fn, data)",
-        native=("X14",),
     ),
     Rule(
         code="XST110",
@@ -350,7 +337,6 @@ _RULE_LIST: tuple[Rule, ...] = (
         fix_short="subscribe a torch.npu.Stream() instead",
         example="torch_npu.npu._subscribe_report(ext)",
         instead="torch_npu.npu._subscribe_report(torch.npu.Stream())",
-        native=("X15", "X16"),
     ),
     Rule(
         code="XST111",
@@ -371,14 +357,12 @@ _RULE_LIST: tuple[Rule, ...] = (
         example="with torch.npu.stream(ext):\n    dist.all_reduce(t)",
         instead="with torch.npu.stream(ext):\n    y = model(x)\ntorch.npu.synchronize()\n"
         "dist.all_reduce(y)",
-        native=("X19", "X20", "X03", "X04"),
     ),
 )
 
 #: Every rule by code, in code order.
 RULES: Mapping[str, Rule] = {rule.code: rule for rule in _RULE_LIST}
 
-# --- API names (canonical spellings; the linter maps aliases onto them) ------------------------
 
 #: ``torch.distributed`` functions that run a collective or point-to-point op on the current
 #: stream (spec section 2.4); also looked up under ``torch_npu.distributed``.
@@ -414,102 +398,596 @@ COLLECTIVES: tuple[str, ...] = (
     "all_to_all_vc",
 )
 
-# --- API spellings (spec sections 2 and 3), by canonical qualified name -------------------------
-# The linter maps every alias onto these names first: ``torch.npu`` -> ``torch_npu.npu``,
-# ``torch_npu.npu.{streams,graphs,utils}`` -> ``torch_npu.npu``, and ``torch.cuda`` ->
-# ``torch_npu.npu`` in modules that import ``torch_npu.contrib.transfer_to_npu``.
+# --- the surface table: one row per API the contract names -------------------------------------
+#
+# A row is either refused (``code`` set: the rule it breaks, how the stream reaches it, torch_npu's
+# own text and the catalogue rows X01...) or followed (``code`` None: what the call yields, e.g.
+# ``current_stream()`` or ``torch.npu.stream(s)``). The linter's effects table
+# (``extstream_lint.analysis.effects``) and the guard's patch table (``extstream_guard.patches``)
+# are both derived from :data:`APIS`; nothing else names these APIs.
 
-#: The class whose instances wrap an external ``aclrtStream``.
-EXTERNAL_STREAM_CLASS = "torch_npu.npu.ExternalStream"
-#: ``Stream(stream_ptr=p)`` also builds an external stream (spec section 3).
-STREAM_CLASS = "torch_npu.npu.Stream"
-#: ``SyncLaunchStream(stream_ptr=p)`` always fails: it passes ``is_sync_launch=1``.
-SYNC_LAUNCH_STREAM_CLASS = "torch_npu.npu.SyncLaunchStream"
-#: Classes whose methods can be called unbound: ``torch.Stream.synchronize(ext)``.
-STREAM_CLASSES: tuple[str, ...] = (
-    "torch.Stream",
-    STREAM_CLASS,
-    EXTERNAL_STREAM_CLASS,
-    SYNC_LAUNCH_STREAM_CLASS,
+#: How the stream reaches a refused call (``Api.supply``).
+SELF = "self"  #: the receiver: ``ext.synchronize()``
+ARG = "arg"  #: argument ``position`` (after the receiver for methods) or ``keyword``
+ARG_OR_CURRENT = "arg_or_current"  #: the argument, else the current stream (``Event.record()``)
+CURRENT = "current"  #: the calling thread's current stream; no stream argument at all
+ATTR = "attr"  #: attribute ``keyword`` of the receiver (``graph.__enter__``: ``capture_stream``)
+WAIT_STREAM = "wait_stream"  #: the argument is recorded on (``arg_code``), the receiver waits
+POINTER = "pointer"  #: a constructor's ``stream_ptr`` (XST001 / XST002)
+
+#: What a call yields (``Api.yields``), for the analysis.
+EXTERNAL = "external_stream"  #: a new external stream (constructors, given a pointer)
+CURRENT_STREAM = "current_stream"  #: the current stream object (it carries the external id)
+MAKES_CURRENT = "makes_current"  #: makes argument ``position``/``keyword`` current
+STREAM_CONTEXT = "stream_context"  #: a context manager making that argument current
+CAPTURE_CONTEXT = "capture_context"  #: ``torch.npu.graph``: makes its capture stream current
+EVENT = "event"  #: an event: ``record()`` / ``wait()`` default to the current stream
+GRAPH = "graph"  #: an NPU graph: ``capture_begin()`` / ``capture_end()`` use the current stream
+CAPTURING_GRAPH = "capturing_graph"  #: entering its ``with`` block captures (refused: ``code``)
+WORK = "work"  #: a ``torch.distributed`` work handle: ``wait()`` blocks the current stream
+FOREIGN = "foreign"  #: another backend's object whose methods share torch_npu's names
+
+#: Receivers a refused method needs when the stream is not the receiver itself.
+ANY = ""
+
+
+@dataclass(frozen=True)
+class Patch:
+    """Where the runtime guard replaces the API with a checking wrapper."""
+
+    #: Dotted paths of the class, or of every module namespace exporting the function.
+    owners: tuple[str, ...]
+    attr: str
+    #: ``module:qualname`` of the Python definition in the torch_npu wheel (contract test).
+    defined_in: str = ""
+    #: Leading parameter list the wrapper relies on.
+    params: tuple[str, ...] = ()
+    #: The attribute may be absent (older torch / torch_npu); skipped silently then.
+    optional: bool = False
+    #: Applied only to the guard's own ``ExternalStream`` subclass (see ``guard.patches``).
+    subclass_only: bool = False
+    #: The wrapper kind when it is not the row's ``supply`` (collectives, constructors...).
+    kind: str = ""
+    #: torch_npu's text when this spelling reaches a different check than the row's.
+    native: str = ""
+    #: ``attr`` kind: the receiver's attribute holding the stream (``capture_stream``).
+    attribute: str = ""
+
+
+@dataclass(frozen=True)
+class Api:
+    """One API of the contract, by canonical qualified name (``Class.method`` for methods)."""
+
+    name: str
+    #: The rule a call breaks when the stream it gets is external; None: followed, not refused.
+    code: str | None = None
+    supply: str = ""
+    position: int = 0
+    keyword: str = ""
+    yields: str = ""
+    #: Called on an instance (``name`` is ``Class.method``); unbound calls pass it first.
+    method: bool = False
+    #: For methods refused on the current stream: the receiver the analysis must have seen.
+    receiver: str = ANY
+    #: Other spellings of the same object (canonical module aliases are applied first).
+    aliases: tuple[str, ...] = ()
+    #: torch_npu's own error text (what the guard reuses).
+    native: str = ""
+    #: Rows of the contract catalogue (spec section 2), X01...
+    rows: tuple[str, ...] = ()
+    #: ``wait_stream``: the code when the *argument* is external (it is recorded on first).
+    arg_code: str | None = None
+    arg_native: str = ""
+    #: The guard's patch points; empty when it cannot see the call (then ``guard_blind``).
+    guard: tuple[Patch, ...] = ()
+    #: Why the guard cannot intercept this spelling (shown in the README's guard section).
+    guard_blind: str = ""
+    #: One offending line, using ``ext`` for the external stream, ``t`` for a tensor, ``g``
+    #: for a graph, ``ev`` for an event and ``s`` for a managed stream; a ``CURRENT`` row's
+    #: line runs while ``ext`` is current. The table test lints it (and a managed twin).
+    example: str = ""
+
+    @property
+    def attr(self) -> str:
+        """The last component: the method or function name."""
+        return self.name.rpartition(".")[2]
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+_RECORD = native_not_supported("NPUEvent::record")
+_BLOCK = native_not_supported("NPUEvent::block")
+_RECORD_TASK = native_not_supported("LaunchRecordEventTask")
+_WAIT_TASK = native_not_supported("LaunchWaitEventTask")
+_HCCL = native_not_supported("ProcessGroupHCCL::collective", current=True)
+_NPU = "torch_npu.npu"
+_S = "torch_npu.npu.streams"
+_G = "torch_npu.npu.graphs"
+
+#: Why the guard cannot see the generic ``torch.Stream`` / ``torch.Event`` calls.
+_C_TYPE = (
+    "`torch.Stream` and `torch.Event` are C++ types that refuse attribute assignment, and "
+    "wrapping `torch.accelerator.current_stream()` or `torch.Event(...)` would change the type "
+    "they return"
 )
+
+
+def _stream_method(
+    attr: str,
+    code: str,
+    native: str,
+    rows: tuple[str, ...],
+    example: str,
+    *,
+    event: bool = False,
+    yields: str = "",
+) -> tuple[Api, Api]:
+    """A torch_npu ``Stream`` method (patched on ``Stream`` and ``SyncLaunchStream``) and the
+    generic ``torch.Stream`` one, which reaches the C++ check through ``NPUGuardImpl``."""
+    patches = tuple(
+        Patch(
+            (f"{_NPU}.{cls}", f"{_S}.{cls}"),
+            attr,
+            defined_in=f"{_S}:{cls}.{attr}",
+            params=("self", "event") if event else ("self",),
+            subclass_only=event,
+        )
+        for cls in ("Stream", "SyncLaunchStream")
+    )
+    npu = Api(
+        f"{_NPU}.Stream.{attr}",
+        code,
+        SELF,
+        yields=yields,
+        method=True,
+        aliases=(f"{_NPU}.ExternalStream.{attr}", f"{_NPU}.SyncLaunchStream.{attr}"),
+        native=native,
+        rows=rows[:1],
+        guard=patches,
+        example=f"ext.{example}",
+    )
+    generic_native = {"XST103": _RECORD_TASK, "XST104": _WAIT_TASK}.get(code, native)
+    generic = Api(
+        f"torch.Stream.{attr}",
+        code,
+        SELF,
+        yields=yields,
+        method=True,
+        native=generic_native,
+        rows=rows[1:] or rows,
+        guard_blind=_C_TYPE,
+        example=f"torch.accelerator.current_stream().{example}",
+    )
+    return npu, generic
+
+
+def _wait_stream() -> tuple[Api, Api]:
+    patches = tuple(
+        Patch(
+            (f"{_NPU}.{cls}", f"{_S}.{cls}"),
+            "wait_stream",
+            defined_in=f"{_S}:{cls}.wait_stream",
+            params=("self", "stream"),
+        )
+        for cls in ("Stream", "SyncLaunchStream")
+    )
+    npu = Api(
+        f"{_NPU}.Stream.wait_stream",
+        "XST104",
+        WAIT_STREAM,
+        0,
+        "stream",
+        method=True,
+        aliases=(f"{_NPU}.ExternalStream.wait_stream", f"{_NPU}.SyncLaunchStream.wait_stream"),
+        native=_BLOCK,
+        rows=("X03", "X04"),
+        arg_code="XST103",
+        arg_native=_RECORD,
+        guard=patches,
+        example="ext.wait_stream(s)",
+    )
+    generic = Api(
+        "torch.Stream.wait_stream",
+        "XST104",
+        WAIT_STREAM,
+        0,
+        "stream",
+        method=True,
+        native=_WAIT_TASK,
+        rows=("X06", "X07"),
+        arg_code="XST103",
+        arg_native=_RECORD_TASK,
+        guard_blind=_C_TYPE,
+        example="torch.accelerator.current_stream().wait_stream(s)",
+    )
+    return npu, generic
+
+
+def _event_method(
+    attr: str, code: str, native: str, row: str, generic_native: str, generic_row: str
+) -> tuple[Api, Api]:
+    patches = tuple(
+        Patch(
+            (f"{_NPU}.{cls}", f"{_S}.{cls}"),
+            attr,
+            defined_in=f"{_S}:{cls}.{attr}",
+            params=("self", "stream"),
+        )
+        for cls in ("Event", "ExternalEvent")
+    )
+    npu = Api(
+        f"{_NPU}.Event.{attr}",
+        code,
+        ARG_OR_CURRENT,
+        0,
+        "stream",
+        method=True,
+        receiver=EVENT,
+        aliases=(f"{_NPU}.ExternalEvent.{attr}",),
+        native=native,
+        rows=(row,),
+        guard=patches,
+        example=f"ev.{attr}(ext)",
+    )
+    generic = Api(
+        f"torch.Event.{attr}",
+        code,
+        ARG_OR_CURRENT,
+        0,
+        "stream",
+        method=True,
+        receiver=EVENT,
+        native=generic_native,
+        rows=(generic_row,),
+        guard_blind=_C_TYPE,
+        example=f"torch.Event('npu').{attr}()",
+    )
+    return npu, generic
+
+
+def _graph_task(attr: str, row: str, params: tuple[str, ...]) -> Api:
+    example = f"torch.npu.{attr}(ext{', handle' if 'handle' in params else ''})"
+    return Api(
+        f"{_NPU}.{attr}",
+        "XST107",
+        ARG,
+        0,
+        "stream",
+        aliases=(f"torch_npu._C._{attr}",),
+        native=native_not_supported(attr),
+        rows=(row,),
+        guard=(Patch((_NPU, _G), attr, defined_in=f"{_G}:{attr}", params=params),),
+        guard_blind=f"`torch_npu._C._{attr}` is a C function called directly",
+        example=example,
+    )
+
+
+def _super_kernel(attr: str, row: str) -> Api:
+    return Api(
+        f"{_NPU}.{attr}",
+        "XST108",
+        CURRENT,
+        aliases=(f"torch.ops.npu.{attr}", f"torch.ops.npu.{attr}.default"),
+        native=native_not_supported(attr),
+        rows=(row,),
+        guard=(Patch((_NPU, _G), attr, defined_in=f"{_G}:{attr}", params=("scope_name",)),),
+        guard_blind=f"`torch.ops.npu.{attr}` dispatches straight to the C++ operator",
+        example=f"torch.npu.{attr}()",
+    )
+
+
+def _private_hook(attr: str, code: str, native: str, row: str, params: tuple[str, ...]) -> Api:
+    args = "ext" + ", fn, data" * (len(params) > 1)
+    return Api(
+        f"{_NPU}.{attr}",
+        code,
+        ARG,
+        0,
+        "op_stream",
+        native=native,
+        rows=(row,),
+        guard=(Patch((_NPU,), attr, defined_in=f"{_NPU}:{attr}", params=params),),
+        example=f"torch_npu.npu.{attr}({args})",
+    )
+
+
+#: Collectives whose failure is torch_npu's event record in ``syncStreams`` (spec 2.4).
+_EVENT_RECORD_COLLECTIVES = frozenset(
+    {"send", "recv", "isend", "irecv", "batch_isend_irecv", "all_reduce_coalesced"}
+)
+#: Calls without tensor arguments: the group's backend decides whether NPU is involved.
+GROUP_ONLY_COLLECTIVES = frozenset(
+    {"barrier", "all_gather_object", "gather_object", "broadcast_object_list",
+     "scatter_object_list"}
+)  # fmt: skip
+#: Functions torch_npu adds (``torch_npu.distributed``) or re-implements under a private name
+#: in ``torch_npu.distributed.distributed_c10d`` (it also rebinds the torch names to them).
+_NPU_DIST_NAMES = {
+    "all_gather_into_tensor_uneven": "_all_gather_into_tensor_uneven",
+    "reduce_scatter_tensor_uneven": "_reduce_scatter_tensor_uneven",
+    "all_to_all_vc": "_all_to_all_vc",
+    "gather": "_gather",
+    "gather_object": "_gather_object",
+    "batch_isend_irecv": "_batch_isend_irecv",
+}
+_NPU_ONLY = ("all_gather_into_tensor_uneven", "reduce_scatter_tensor_uneven", "all_to_all_vc")
+_C10D = "torch_npu.distributed.distributed_c10d"
+
+
+def _collective(name: str) -> Api:
+    kind = "group" if name in GROUP_ONLY_COLLECTIVES else "collective"
+    patches = []
+    if name not in _NPU_ONLY:
+        patches.append(
+            Patch(
+                ("torch.distributed", "torch.distributed.distributed_c10d"),
+                name,
+                optional=True,
+                kind=kind,
+            )
+        )
+    private = _NPU_DIST_NAMES.get(name)
+    if private is not None:
+        where = f"{_C10D}:{private}"
+        patches.append(Patch((_C10D,), private, defined_in=where, optional=True, kind=kind))
+        if name in _NPU_ONLY:
+            patches.append(
+                Patch(("torch_npu.distributed",), name, defined_in=where, optional=True, kind=kind)
+            )
+    record = name in _EVENT_RECORD_COLLECTIVES
+    return Api(
+        f"torch.distributed.{name}",
+        "XST111",
+        CURRENT,
+        yields=WORK,
+        aliases=(f"torch_npu.distributed.{name}",),
+        native=_RECORD if record else _HCCL,
+        rows=("X03",) if record else ("X19", "X20"),
+        guard=tuple(patches),
+        example=f"torch.distributed.{name}(t)",
+    )
+
+
+def _work(attr: str) -> Api:
+    return Api(
+        f"torch.distributed.Work.{attr}",
+        "XST111",
+        CURRENT,
+        method=True,
+        receiver=WORK,
+        native=_BLOCK,
+        rows=("X04",),
+        guard=(Patch((), attr, optional=True, kind="work"),),
+        example=f"torch.distributed.all_reduce(t, async_op=True).{attr}()",
+    )
+
+
+def _capture(attr: str, row: str, params: tuple[str, ...]) -> Api:
+    return Api(
+        f"{_NPU}.NPUGraph.{attr}",
+        "XST106",
+        CURRENT,
+        method=True,
+        receiver=GRAPH,
+        aliases=(f"torch.accelerator.Graph.{attr}",),
+        native=native_not_supported(f"NPUGraph::{attr}"),
+        rows=(row,),
+        guard=(
+            Patch(
+                (f"{_G}.NPUGraph", f"{_NPU}.NPUGraph"),
+                attr,
+                defined_in=f"{_G}:NPUGraph.{attr}",
+                params=params,
+            ),
+        ),
+        guard_blind="`torch.accelerator.Graph` reaches `NPUGraph`'s C++ implementation "
+        "without torch_npu's Python class",
+        example=f"g.{attr}()",
+    )
+
+
+def _ctor(
+    cls: str, code: str, params: tuple[str, ...], kind: str, example: str, *, yields: str = EXTERNAL
+) -> Api:
+    return Api(
+        f"{_NPU}.{cls}",
+        code,
+        POINTER,
+        0,
+        "stream_ptr",
+        yields=yields,
+        rows=("X23", "X24"),
+        guard=(
+            Patch(
+                (f"{_NPU}.{cls}", f"{_S}.{cls}"),
+                "__new__",
+                defined_in=f"{_S}:{cls}.__new__",
+                params=params,
+                kind=kind,
+            ),
+        ),
+        example=example,
+    )
+
+
+APIS: tuple[Api, ...] = (
+    # --- constructors (XST001 / XST002) ---------------------------------------------------
+    _ctor(
+        "ExternalStream",
+        "XST001",
+        ("cls", "stream_ptr", "device"),
+        "ctor_external",
+        "torch.npu.ExternalStream(0)",
+    ),
+    _ctor(
+        "Stream",
+        "XST001",
+        ("cls", "device", "priority"),
+        "ctor_stream",
+        "torch.npu.Stream(stream_ptr=0)",
+    ),
+    _ctor(
+        "SyncLaunchStream",
+        "XST002",
+        ("cls", "device", "priority"),
+        "ctor_sync",
+        "torch.npu.SyncLaunchStream(stream_ptr=handle)",
+        yields="",
+    ),
+    # --- stream methods (X01-X04, X06, X07) ----------------------------------------------
+    *_stream_method("synchronize", "XST101", NATIVE_SYNCHRONIZE, ("X01",), "synchronize()"),
+    *_stream_method("query", "XST102", NATIVE_QUERY, ("X02",), "query()"),
+    *_stream_method(
+        "record_event",
+        "XST103",
+        _RECORD,
+        ("X03", "X06"),
+        "record_event()",
+        event=True,
+        yields=EVENT,
+    ),
+    *_stream_method("wait_event", "XST104", _BLOCK, ("X04", "X07"), "wait_event(ev)", event=True),
+    *_wait_stream(),
+    # --- event methods (X03 / X04, X06 / X07), explicit stream or the current one ----------
+    *_event_method("record", "XST103", _RECORD, "X03", _RECORD_TASK, "X06"),
+    *_event_method("wait", "XST104", _BLOCK, "X04", _WAIT_TASK, "X07"),
+    # --- record_stream (X05) -----------------------------------------------------------------
+    Api(
+        "torch.Tensor.record_stream",
+        "XST105",
+        ARG,
+        0,
+        "s",
+        method=True,
+        native=native_not_supported("record_stream"),
+        rows=("X05",),
+        guard=(Patch(("torch.Tensor",), "record_stream", params=("self", "s")),),
+        example="t.record_stream(ext)",
+    ),
+    Api(
+        "torch.ops.aten.record_stream",
+        "XST105",
+        ARG,
+        1,
+        "s",
+        aliases=("torch.ops.aten.record_stream.default",),
+        native=native_not_supported("record_stream"),
+        rows=("X05",),
+        guard_blind="`torch.ops.aten.record_stream` is an operator object that torch's "
+        "compiler and dispatcher use as such; replacing it with a wrapper would change its type",
+        example="torch.ops.aten.record_stream(t, ext)",
+    ),
+    # --- graphs (X08-X13, X17, X18) ----------------------------------------------------------
+    _capture("capture_begin", "X17", ("self", "pool", "capture_error_mode")),
+    _capture("capture_end", "X18", ("self",)),
+    Api(
+        f"{_NPU}.graph",
+        "XST106",
+        ARG,
+        2,
+        "stream",
+        yields=CAPTURE_CONTEXT,
+        native=native_not_supported("NPUGraph::capture_begin"),
+        rows=("X17",),
+        guard=(
+            Patch(
+                (f"{_G}.graph", f"{_NPU}.graph"),
+                "__enter__",
+                kind="attr",
+                attribute="capture_stream",
+                defined_in=f"{_G}:graph.__enter__",
+                params=("self",),
+            ),
+        ),
+        example="torch.npu.graph(g, stream=ext)",
+    ),
+    Api(
+        "torch.accelerator.Graph",
+        "XST106",
+        CURRENT,
+        yields=CAPTURING_GRAPH,
+        native=native_not_supported("NPUGraph::capture_begin"),
+        rows=("X17",),
+        guard_blind="`torch.accelerator.Graph` reaches `NPUGraph`'s C++ implementation "
+        "without torch_npu's Python class",
+        example="with torch.accelerator.Graph():\n    pass",
+    ),
+    _graph_task("graph_task_group_begin", "X08", ("stream",)),
+    _graph_task("graph_task_group_end", "X09", ("stream",)),
+    _graph_task("graph_task_update_begin", "X10", ("stream", "handle")),
+    _graph_task("graph_task_update_end", "X11", ("stream",)),
+    _super_kernel("super_kernel_scope_begin", "X12"),
+    _super_kernel("super_kernel_scope_end", "X13"),
+    # --- private hooks (X14-X16) -------------------------------------------------------------
+    _private_hook(
+        "_launch_host_func",
+        "XST109",
+        native_not_supported("launch_callback"),
+        "X14",
+        ("op_stream", "fn", "user_data"),
+    ),
+    _private_hook(
+        "_subscribe_report",
+        "XST110",
+        native_not_supported("subscribe_report"),
+        "X15",
+        ("op_stream",),
+    ),
+    # _unsubscribe_report synchronizes the stream first (Graph.cpp:591): X01's text.
+    _private_hook("_unsubscribe_report", "XST110", NATIVE_SYNCHRONIZE, "X16", ("op_stream",)),
+    # --- torch.distributed / torch_npu.distributed (X19, X20, X03 via syncStreams) -----------
+    *(_collective(name) for name in COLLECTIVES),
+    _work("wait"),
+    _work("synchronize"),
+    # --- followed, not refused: where streams, events, graphs come from and go ---------------
+    Api(f"{_NPU}.current_stream", yields=CURRENT_STREAM),
+    Api("torch.accelerator.current_stream", yields=CURRENT_STREAM),
+    Api(
+        f"{_NPU}.set_stream",
+        yields=MAKES_CURRENT,
+        keyword="stream",
+        aliases=("torch.accelerator.set_stream",),
+    ),
+    Api(
+        f"{_NPU}.stream",
+        yields=STREAM_CONTEXT,
+        keyword="stream",
+        aliases=(f"{_NPU}.StreamContext",),
+    ),
+    Api(f"{_NPU}.Event", yields=EVENT, aliases=(f"{_NPU}.ExternalEvent", "torch.Event")),
+    Api(f"{_NPU}.NPUGraph", yields=GRAPH),
+    Api("torch.cuda.CUDAGraph", yields=FOREIGN, aliases=("torch.cuda.graphs.CUDAGraph",)),
+)
+
+#: Every refused row, by code then table order.
+REFUSED: tuple[Api, ...] = tuple(api for api in APIS if api.code is not None)
+
 #: Keywords that make torch_npu ignore ``stream_ptr`` (the ``unpack3`` branch, spec 4.1).
 ID_KEYWORDS: tuple[str, ...] = ("stream_id", "device_index", "device_type")
-#: Keywords that must keep their default ``0`` on an external stream (X23, X24).
-DEFAULT_ZERO_KEYWORDS: tuple[str, ...] = ("priority", "is_sync_launch")
-
-#: Stream methods refused when the receiver is external: method -> code.
-STREAM_METHODS: Mapping[str, str] = {
-    "synchronize": "XST101",
-    "query": "XST102",
-    "record_event": "XST103",
-    "wait_event": "XST104",
-}
-#: ``s.wait_stream(other)`` records on ``other`` first (XST103), then waits on ``s`` (XST104).
-WAIT_STREAM_METHOD = "wait_stream"
-
-#: Methods refused when a stream argument is external: method -> (code, position, keyword).
-#: ``record``/``wait`` with no stream use the current stream (events only).
-STREAM_ARGUMENT_METHODS: Mapping[str, tuple[str, int, str]] = {
-    "record": ("XST103", 0, "stream"),
-    "wait": ("XST104", 0, "stream"),
-    "record_stream": ("XST105", 0, "s"),
-}
-
-#: Functions refused when a stream argument is external: name -> (code, position, keyword).
-STREAM_ARGUMENT_FUNCTIONS: Mapping[str, tuple[str, int, str]] = {
-    "torch_npu.npu.graph": ("XST106", 2, "stream"),
-    "torch_npu.npu.graph_task_group_begin": ("XST107", 0, "stream"),
-    "torch_npu.npu.graph_task_group_end": ("XST107", 0, "stream"),
-    "torch_npu.npu.graph_task_update_begin": ("XST107", 0, "stream"),
-    "torch_npu.npu.graph_task_update_end": ("XST107", 0, "stream"),
-    "torch_npu._C._graph_task_group_begin": ("XST107", 0, "stream"),
-    "torch_npu._C._graph_task_group_end": ("XST107", 0, "stream"),
-    "torch_npu._C._graph_task_update_begin": ("XST107", 0, "stream"),
-    "torch_npu._C._graph_task_update_end": ("XST107", 0, "stream"),
-    "torch_npu.npu._launch_host_func": ("XST109", 0, "op_stream"),
-    "torch_npu.npu._subscribe_report": ("XST110", 0, "op_stream"),
-    "torch_npu.npu._unsubscribe_report": ("XST110", 0, "op_stream"),
-    "torch.Tensor.record_stream": ("XST105", 1, "s"),
-    "torch.ops.aten.record_stream": ("XST105", 1, "s"),
-    "torch.ops.aten.record_stream.default": ("XST105", 1, "s"),
-}
-
-#: Functions refused while the current stream is external: name -> code.
-CURRENT_STREAM_FUNCTIONS: Mapping[str, str] = {
-    "torch_npu.npu.super_kernel_scope_begin": "XST108",
-    "torch_npu.npu.super_kernel_scope_end": "XST108",
-    "torch.ops.npu.super_kernel_scope_begin": "XST108",
-    "torch.ops.npu.super_kernel_scope_end": "XST108",
-    "torch.ops.npu.super_kernel_scope_begin.default": "XST108",
-    "torch.ops.npu.super_kernel_scope_end.default": "XST108",
-    **{f"torch.distributed.{name}": "XST111" for name in COLLECTIVES},
-    **{f"torch_npu.distributed.{name}": "XST111" for name in COLLECTIVES},
-}
-#: Methods of an NPU graph refused while the current stream is external (XST106).
-GRAPH_CAPTURE_METHODS: tuple[str, ...] = ("capture_begin", "capture_end")
-#: Methods of a ``torch.distributed`` Work handle refused while ext is current (XST111).
-WORK_WAIT_METHODS: tuple[str, ...] = ("wait", "synchronize")
-
-#: Functions returning the current stream (a plain stream object carrying the external id).
-CURRENT_STREAM_GETTERS: tuple[str, ...] = (
-    "torch_npu.npu.current_stream",
-    "torch.accelerator.current_stream",
-)
-#: Functions making their stream argument current until it is set back.
-STREAM_SETTERS: tuple[str, ...] = ("torch_npu.npu.set_stream", "torch.accelerator.set_stream")
-#: Context managers making their stream argument current for their body.
-STREAM_CONTEXTS: tuple[str, ...] = ("torch_npu.npu.stream", "torch_npu.npu.StreamContext")
-#: Event classes whose ``record()`` / ``wait()`` default to the current stream.
-EVENT_CLASSES: tuple[str, ...] = (
-    "torch_npu.npu.Event",
-    "torch_npu.npu.ExternalEvent",
-    "torch.Event",
-)
-#: NPU graph classes (``capture_begin``/``capture_end`` on the current stream).
-GRAPH_CLASSES: tuple[str, ...] = ("torch_npu.npu.NPUGraph",)
-#: Graphs whose ``with`` block captures on the current stream (XST106 when it is external).
-CAPTURING_CONTEXTS: tuple[str, ...] = ("torch.accelerator.Graph",)
+#: The class whose instances wrap an external ``aclrtStream`` (``isinstance`` narrowing).
+EXTERNAL_STREAM_CLASS = f"{_NPU}.ExternalStream"
 #: ``torch.npu.graph.default_capture_stream = ext`` makes ``torch.npu.graph(g)`` capture on ext.
-DEFAULT_CAPTURE_STREAM = "torch_npu.npu.graph.default_capture_stream"
+DEFAULT_CAPTURE_STREAM = f"{_NPU}.graph.default_capture_stream"
 #: Importing this module copies torch_npu.npu's names onto torch.cuda (spec section 3).
 TRANSFER_TO_NPU = "torch_npu.contrib.transfer_to_npu"
+
+#: Module aliases, mapped onto canonical names before any lookup: ``torch.npu`` *is*
+#: ``torch_npu.npu`` at run time and the submodules re-export into it (spec section 3).
+MODULE_ALIASES: tuple[tuple[str, str], ...] = (
+    ("torch.npu.streams", _NPU),
+    ("torch.npu.graphs", _NPU),
+    ("torch.npu.utils", _NPU),
+    ("torch.npu", _NPU),
+    (_S, _NPU),
+    (_G, _NPU),
+    ("torch_npu.npu.utils", _NPU),
+    ("torch.distributed.distributed_c10d", "torch.distributed"),
+    ("torch_npu.distributed.distributed_c10d", "torch_npu.distributed"),
+)
+#: Names that mean the torch modules even where the file never imports them: ``import
+#: torch`` loads torch_npu by itself, and snippets often omit their imports.
+IMPLICIT_MODULES: tuple[str, ...] = ("torch", "torch_npu")
+#: After ``transfer_to_npu``, ``torch.cuda.X`` is ``torch_npu.npu.X``, except these renames.
+CUDA_RENAMES: Mapping[str, str] = {f"{_NPU}.CUDAGraph": f"{_NPU}.NPUGraph"}

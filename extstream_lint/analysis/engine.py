@@ -9,7 +9,8 @@ import libcst as cst
 
 from ..contract import RULES
 from ..findings import Finding, cannot_analyse
-from .interpreter import Interpreter, RawFinding
+from .effects import Issue
+from .interpreter import Interpreter
 from .positions import Position, locate
 from .values import ExtStream
 
@@ -77,17 +78,17 @@ def _one_line(error: BaseException) -> str:
 
 
 def _render(
-    module: cst.Module, raw: list[RawFinding], text: str, tree: ast.Module | None
+    module: cst.Module, raw: list[Issue], text: str, tree: ast.Module | None
 ) -> list[Finding]:
     wanted: set[cst.CSTNode] = set()
     for item in raw:
-        wanted.add(item.anchor)
+        wanted.add(item.anchor)  # type: ignore[arg-type]
         if item.stream is not None:
             wanted.add(item.stream.origin)  # type: ignore[arg-type]
     positions = locate(module, wanted, text, tree)
     findings = []
     for item in raw:
-        line, col = positions[item.anchor]
+        line, col = positions[item.anchor]  # type: ignore[index]
         rule = RULES[item.code]
         subject = _subject(item.stream, item.text, item.implicit, positions) if item.stream else ""
         findings.append(Finding(line, col, item.code, rule.message(item.operation, subject)))

@@ -20,28 +20,33 @@ from typing import Union
 
 import libcst as cst
 
-from .. import contract as c
-from .names import IMPLICIT_MODULES, STAR_EXPORTS, canonical
-from .rules import Arg, CallSite, CtorIssue, Issue, check_constructor, check_function, check_method
+from .effects import (
+    DEFAULT_CAPTURE_STREAM,
+    IMPLICIT_MODULES,
+    STAR_EXPORTS,
+    Arg,
+    CallSite,
+    Issue,
+    call_effects,
+    canonical,
+    enables_transfer_to_npu,
+    enter_effects,
+    is_external_class,
+    method_effects,
+)
 from .syntax import children, dotted_name
 from .values import (
-    CapturingGraph,
     ClassInfo,
     Const,
     Current,
-    CVoidP,
-    Event,
     ExtStream,
-    Foreign,
     FunctionInfo,
-    Graph,
     Instance,
     Ref,
     Seq,
     State,
     StreamCtx,
     Value,
-    Work,
     join,
     join_all,
     join_current,
@@ -49,18 +54,6 @@ from .values import (
 )
 
 Anchor = Union[cst.Call, cst.With]
-
-
-@dataclass
-class RawFinding:
-    """A finding before positions are known: messages need the origin's line."""
-
-    anchor: Anchor
-    code: str
-    operation: str
-    stream: ExtStream | None = None
-    text: str | None = None
-    implicit: bool = False
 
 
 @dataclass(eq=False)
@@ -89,14 +82,14 @@ class _Loop:
 
 
 class Interpreter:
-    """Runs the two passes over one module and collects :class:`RawFinding` objects."""
+    """Runs the two passes over one module and collects :class:`Issue` objects."""
 
     def __init__(self, module: cst.Module) -> None:
         self.module = module
         self.transfer_to_npu = False
         self.learning = True
         self.reporting = False
-        self.findings: dict[tuple[int, str], RawFinding] = {}
+        self.findings: dict[tuple[int, str], Issue] = {}
         self._scopes: dict[cst.CSTNode, Scope] = {}
         self._functions: dict[cst.FunctionDef, FunctionInfo] = {}
         self._classes: dict[cst.ClassDef, ClassInfo] = {}
@@ -109,7 +102,7 @@ class Interpreter:
 
     # --- driver -------------------------------------------------------------------------
 
-    def run(self) -> list[RawFinding]:
+    def run(self) -> list[Issue]:
         self._pass(learning=True)
         self._pass(learning=False)
         return list(self.findings.values())
@@ -145,18 +138,12 @@ class Interpreter:
 
     # --- reporting ----------------------------------------------------------------------
 
-    def _report(self, anchor: Anchor, issue: Issue | CtorIssue) -> None:
+    def _report(self, anchor: Anchor, issue: Issue) -> None:
         if not self.reporting:
             return
         key = (id(anchor), issue.code)
-        if key in self.findings:
-            return
-        if isinstance(issue, Issue):
-            self.findings[key] = RawFinding(
-                anchor, issue.code, issue.operation, issue.stream, issue.text, issue.implicit
-            )
-        else:
-            self.findings[key] = RawFinding(anchor, issue.code, issue.operation)
+        if key not in self.findings:
+            self.findings[key] = replace(issue, anchor=anchor)
 
     @staticmethod
     def _current(state: State) -> ExtStream | None:
@@ -219,7 +206,7 @@ class Interpreter:
             if isinstance(owner, Ref) and key is not None:
                 # torch.npu.graph.default_capture_stream = ext
                 qualified = canonical(f"{owner.qualname}.{target.attr.value}", self.transfer_to_npu)
-                if qualified == c.DEFAULT_CAPTURE_STREAM:
+                if qualified == DEFAULT_CAPTURE_STREAM:
                     state.env[qualified] = value
                     if self.learning:
                         seen = self._default_capture_seen
@@ -347,7 +334,7 @@ class Interpreter:
         full = dotted_name(alias.name)
         if full is None:
             return
-        if full == c.TRANSFER_TO_NPU or full.startswith(c.TRANSFER_TO_NPU + "."):
+        if enables_transfer_to_npu(full):
             self.transfer_to_npu = True
         if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
             self.bind(
@@ -375,7 +362,7 @@ class Interpreter:
             )
             if module and not relative:
                 full = f"{module}.{name}"
-                if full == c.TRANSFER_TO_NPU:
+                if enables_transfer_to_npu(full):
                     self.transfer_to_npu = True
                 self.bind(local, Ref(canonical(full, self.transfer_to_npu)), state, scope)
             else:
@@ -486,13 +473,9 @@ class Interpreter:
             elif isinstance(value, ExtStream):
                 label = dotted_name(item.item) or ""
                 changed = self._make_current(value, label, node, state) or changed
-            elif isinstance(value, CapturingGraph):
-                current = self._current(state)
-                if current is not None:
-                    self._report(
-                        node,
-                        Issue("XST106", "torch.accelerator.Graph() capture", current, None, True),
-                    )
+            else:
+                for issue in enter_effects(value, self._current(state)):
+                    self._report(node, issue)
             if item.asname is not None:
                 self.bind_target(
                     item.asname.name,
@@ -646,7 +629,7 @@ class Interpreter:
         if isinstance(node, (cst.Name, cst.Attribute)):
             name = dotted_name(node) or ""
             resolved = self._resolve_static(name)
-            return resolved == c.EXTERNAL_STREAM_CLASS
+            return resolved is not None and is_external_class(resolved)
         if isinstance(node, cst.SimpleString):
             text = node.evaluated_value if isinstance(node.evaluated_value, str) else ""
             try:
@@ -711,7 +694,7 @@ class Interpreter:
         )
         with self._silenced():
             resolved = [self.eval(m, state, scope) for m in members]
-        hits = [isinstance(r, Ref) and r.qualname == c.EXTERNAL_STREAM_CLASS for r in resolved]
+        hits = [isinstance(r, Ref) and is_external_class(r.qualname) for r in resolved]
         if not any(hits):
             return true_state, false_state
         narrowed = ExtStream(all(hits), "checked by isinstance()", test)
@@ -911,10 +894,11 @@ class Interpreter:
         site = self._arguments(node, state, scope, callee_text)
         current = self._current(state)
         if method is not None:
-            for issue in check_method(site, method, receiver, receiver_text, current):
+            issues, yielded = method_effects(site, method, receiver, receiver_text, current)
+            for issue in issues:
                 self._report(node, issue)
-            if isinstance(receiver, ExtStream) and method == "record_event":
-                return Event()
+            if yielded is not None:
+                return yielded
             if isinstance(callee, FunctionInfo):
                 return self._returned(callee, node)
             return None
@@ -940,55 +924,18 @@ class Interpreter:
         scope: Scope,
         current: ExtStream | None,
     ) -> Value:
-        node = site.node
-        if qualname in (c.EXTERNAL_STREAM_CLASS, c.STREAM_CLASS, c.SYNC_LAUNCH_STREAM_CLASS):
-            issues, external = check_constructor(site, qualname)
-            for issue in issues:
-                self._report(node, issue)
-            if not external:
-                return None
-            if qualname == c.EXTERNAL_STREAM_CLASS:
-                return ExtStream(True, "created", node)
-            return ExtStream(True, "created with stream_ptr", node, "external stream")
-        if c.DEFAULT_CAPTURE_STREAM in state.env or scope.kind == "module":
-            capture_default = state.env.get(c.DEFAULT_CAPTURE_STREAM)  # in program order
+        """A call of a torch API (or any resolved name): :mod:`.effects` says what it does."""
+        if DEFAULT_CAPTURE_STREAM in state.env or scope.kind == "module":
+            capture_default = state.env.get(DEFAULT_CAPTURE_STREAM)  # in program order
         else:  # a function may run after any module-level assignment
             capture_default = self._default_capture
-        for issue in check_function(site, qualname, current, capture_default):
-            self._report(node, issue)
-        if qualname == "torch_npu.npu.graph":
-            # Entering it makes its capture stream current (spec 2.2): the stream= argument,
-            # else graph.default_capture_stream, else a managed pool stream.
-            arg = site.arg(2, "stream")
-            if arg is not None and not (isinstance(arg.value, Const) and arg.value.value is None):
-                return StreamCtx(arg.value, arg.text or "")
-            default = capture_default if isinstance(capture_default, ExtStream) else None
-            return StreamCtx(default, "torch.npu.graph.default_capture_stream")
-        if qualname in _FOREIGN_CLASSES:
-            return Foreign()
-        if qualname in c.CURRENT_STREAM_GETTERS:
-            return current
-        if qualname in c.STREAM_SETTERS:
-            arg = site.arg(0, "stream")
-            if arg is not None:
-                self._make_current(arg.value, arg.text or "", node, state)
-            return None
-        if qualname in c.STREAM_CONTEXTS:
-            arg = site.arg(0, "stream")
-            if arg is None:
-                return None
-            return StreamCtx(arg.value, arg.text or "")
-        if qualname in c.EVENT_CLASSES:
-            return Event()
-        if qualname in c.GRAPH_CLASSES:
-            return Graph()
-        if qualname in c.CAPTURING_CONTEXTS:
-            return CapturingGraph()
-        if qualname == "ctypes.c_void_p":
-            return CVoidP()
-        if c.CURRENT_STREAM_FUNCTIONS.get(qualname) == "XST111":
-            return Work()
-        return None
+        outcome = call_effects(site, qualname, current, capture_default)
+        for issue in outcome.issues:
+            self._report(site.node, issue)
+        arg = outcome.makes_current
+        if arg is not None:
+            self._make_current(arg.value, arg.text or "", site.node, state)
+        return outcome.value
 
 
 def _left_spine(node: cst.CSTNode, kind: type) -> list[cst.CSTNode]:
@@ -1033,6 +980,3 @@ _EVALUATORS = {
     cst.GeneratorExp: Interpreter._eval_comprehension,
     cst.DictComp: Interpreter._eval_comprehension,
 }
-
-#: Classes of other backends whose methods share names with torch_npu's (capture_begin...).
-_FOREIGN_CLASSES = frozenset({"torch.cuda.CUDAGraph", "torch.cuda.graphs.CUDAGraph"})

@@ -1,0 +1,437 @@
+"""What a resolved torch / torch_npu call does, derived from the contract's surface table.
+
+The interpreter (:mod:`.interpreter`) knows Python: it evaluates arguments, resolves callees to
+canonical names and tracks the current stream through control flow. This module knows torch:
+given a call whose callee is resolved, it says which rules the call breaks (as :class:`Issue`)
+and what it yields (a stream, an event, a graph, a work handle, a context making a stream
+current). Every lookup here is built from :data:`extstream_lint.contract.APIS`; no API name is
+written in this module or in the interpreter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .. import contract as c
+from ..contract import Api
+from .values import (
+    CapturingGraph,
+    Const,
+    CVoidP,
+    Event,
+    ExtStream,
+    Foreign,
+    Graph,
+    StreamCtx,
+    Value,
+    Work,
+)
+
+__all__ = [
+    "Arg",
+    "CallSite",
+    "Issue",
+    "Outcome",
+    "call_effects",
+    "canonical",
+    "enables_transfer_to_npu",
+    "enter_effects",
+    "is_external_class",
+    "method_effects",
+]
+
+# --- the call as the analysis sees it ----------------------------------------------------------
+
+
+@dataclass
+class Arg:
+    """One argument as the analysis sees it: its value and its source text (if simple)."""
+
+    value: Value
+    text: str | None
+
+
+@dataclass
+class CallSite:
+    """A call, with its arguments evaluated."""
+
+    node: cst.Call
+    #: The callee as written, for messages: ``torch.npu.graph``, ``ext.synchronize``...
+    callee_text: str
+    positional: list[Arg] = field(default_factory=list)
+    keywords: dict[str, Arg] = field(default_factory=dict)
+    #: ``*args`` seen: positions after it are unknown.
+    star_at: int | None = None
+    double_star: bool = False
+
+    def arg(self, position: int, keyword: str) -> Arg | None:
+        if keyword and keyword in self.keywords:
+            return self.keywords[keyword]
+        if self.star_at is not None and position >= self.star_at:
+            return None
+        if position < len(self.positional):
+            return self.positional[position]
+        return None
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A broken rule: the one finding type of the analysis until positions are known.
+
+    ``stream`` is the external stream the call got (None for constructor rules), ``text``
+    how the source names it, ``implicit`` that it is whatever is current. ``anchor`` is the
+    node the finding is reported on (set by the interpreter when it reports the issue).
+    """
+
+    code: str
+    operation: str
+    stream: ExtStream | None = None
+    text: str | None = None
+    implicit: bool = False
+    anchor: object = field(default=None, compare=False)
+
+
+@dataclass
+class Outcome:
+    """What a call of a module-level function or class does."""
+
+    issues: list[Issue] = field(default_factory=list)
+    value: Value = None
+    #: The argument the call makes current (``set_stream``), if any.
+    makes_current: Arg | None = None
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+
+def canonical(qualname: str, transfer_to_npu: bool = False) -> str:
+    """Map an alias onto the canonical qualified name used by the surface table."""
+    if transfer_to_npu and (qualname == "torch.cuda" or qualname.startswith("torch.cuda.")):
+        qualname = _NPU + qualname[len("torch.cuda") :]
+        qualname = c.CUDA_RENAMES.get(qualname, qualname)
+    for prefix, target in c.MODULE_ALIASES:
+        if qualname == prefix or (qualname.startswith(prefix) and qualname[len(prefix)] == "."):
+            return target + qualname[len(prefix) :]
+    return qualname
+
+
+_NPU = c.EXTERNAL_STREAM_CLASS.rpartition(".")[0]
+
+
+def is_external_class(qualname: str) -> bool:
+    """``isinstance(x, <qualname>)`` proves ``x`` external."""
+    return qualname == c.EXTERNAL_STREAM_CLASS
+
+
+def enables_transfer_to_npu(module: str) -> bool:
+    """Importing ``module`` makes ``torch.cuda`` names torch_npu's."""
+    return module == c.TRANSFER_TO_NPU or module.startswith(c.TRANSFER_TO_NPU + ".")
+
+
+#: The process-wide default capture stream of ``torch.npu.graph`` (an assignable attribute).
+DEFAULT_CAPTURE_STREAM = c.DEFAULT_CAPTURE_STREAM
+
+# --- lookups derived from the table ----------------------------------------------------------
+
+#: Refused methods by method name, in table order.
+_METHODS: dict[str, list[Api]] = {}
+#: Method rows by every qualified spelling (unbound calls: ``torch.Stream.synchronize(ext)``).
+_UNBOUND: dict[str, Api] = {}
+#: Function and class rows by every spelling.
+_FUNCTIONS: dict[str, Api] = {}
+for _api in c.APIS:
+    if _api.method:
+        if _api.code is not None:
+            _METHODS.setdefault(_api.attr, []).append(_api)
+        for _name in _api.spellings:
+            _UNBOUND.setdefault(_name, _api)
+    else:
+        for _name in _api.spellings:
+            _FUNCTIONS.setdefault(_name, _api)
+_CAPTURING: Mapping[str, Api] = {a.yields: a for a in c.REFUSED if a.yields == c.CAPTURING_GRAPH}
+#: What ``from <module> import *`` binds that the table cares about.
+STAR_EXPORTS: dict[str, tuple[str, ...]] = {}
+for _name in _FUNCTIONS:
+    _module, _, _attr = _name.rpartition(".")
+    if _module in (_NPU, "torch.distributed") and not _attr.startswith("_"):
+        STAR_EXPORTS.setdefault(_module, ())
+        STAR_EXPORTS[_module] += (_attr,)
+_C_VOID_P = "ctypes.c_void_p"
+#: Names that mean the torch modules even where the file never imports them.
+IMPLICIT_MODULES = c.IMPLICIT_MODULES
+
+
+# --- method calls ------------------------------------------------------------------------------
+
+
+def _ext(arg: Arg | None) -> ExtStream | None:
+    if arg is not None and isinstance(arg.value, ExtStream):
+        return arg.value
+    return None
+
+
+def _absent_or_none(arg: Arg | None) -> bool:
+    return arg is None or (isinstance(arg.value, Const) and arg.value.value is None)
+
+
+def _receiver_matches(api: Api, receiver: Value) -> bool:
+    if api.receiver == c.GRAPH:  # an unknown receiver may be a graph too
+        return receiver is None or isinstance(receiver, (Graph, CapturingGraph))
+    if api.receiver == c.WORK:
+        return isinstance(receiver, Work)
+    if api.receiver == c.EVENT:
+        return isinstance(receiver, Event)
+    return True
+
+
+def _method_issues(
+    api: Api,
+    site: CallSite,
+    receiver: Value,
+    receiver_text: str | None,
+    current: ExtStream | None,
+) -> list[Issue]:
+    method = api.attr
+    op = f"{method}()"
+    code = api.code
+    assert code is not None
+    supply = api.supply
+    if supply == c.SELF:
+        if isinstance(receiver, ExtStream):
+            return [Issue(code, op, receiver, receiver_text)]
+        return []
+    if supply == c.WAIT_STREAM:
+        other = site.arg(api.position, api.keyword)
+        stream = _ext(other)
+        if stream is not None and api.arg_code is not None:  # other.record_event() runs first
+            return [Issue(api.arg_code, op, stream, other.text if other else None)]
+        if isinstance(receiver, ExtStream):
+            return [Issue(code, op, receiver, receiver_text)]
+        return []
+    if supply in (c.ARG, c.ARG_OR_CURRENT):
+        arg = site.arg(api.position, api.keyword)
+        stream = _ext(arg)
+        if stream is not None:
+            return [Issue(code, op, stream, arg.text if arg else None)]
+        if (
+            supply == c.ARG_OR_CURRENT
+            and current is not None
+            and _receiver_matches(api, receiver)
+            and _absent_or_none(arg)
+            and not site.double_star
+        ):
+            return [Issue(code, f"{method}() with no stream", current, None, True)]
+        return []
+    if supply == c.CURRENT and current is not None and _receiver_matches(api, receiver):
+        if api.receiver == c.WORK:
+            op = f"Work.{method}()"
+        return [Issue(code, op, current, None, True)]
+    return []
+
+
+def method_effects(
+    site: CallSite,
+    method: str,
+    receiver: Value,
+    receiver_text: str | None,
+    current: ExtStream | None,
+) -> tuple[list[Issue], Value]:
+    """``receiver.method(...)`` where the receiver is not a module or class: the issues (the
+    first refused row of that method name that applies) and the value it yields, if known."""
+    yielded: Value = None
+    for api in _METHODS.get(method, ()):
+        issues = _method_issues(api, site, receiver, receiver_text, current)
+        if api.yields == c.EVENT and isinstance(receiver, ExtStream):
+            yielded = Event()
+        if issues:
+            return issues, yielded
+    return [], yielded
+
+
+# --- function and class calls ------------------------------------------------------------------
+
+
+def call_effects(
+    site: CallSite, qualname: str, current: ExtStream | None, default_capture: Value
+) -> Outcome:
+    """A call of a module-level function, class or unbound method, by canonical name."""
+    api = _FUNCTIONS.get(qualname)
+    if api is None:
+        unbound = _UNBOUND.get(qualname)
+        if unbound is not None:
+            return Outcome(_unbound_issues(site, unbound))
+        if qualname == _C_VOID_P:
+            return Outcome(value=CVoidP())
+        return Outcome()
+    if api.supply == c.POINTER:
+        return _constructor(site, api)
+    outcome = Outcome(_function_issues(site, api, current, default_capture))
+    outcome.value = _yielded(site, api, current, default_capture, outcome)
+    return outcome
+
+
+def _unbound_issues(site: CallSite, api: Api) -> list[Issue]:
+    """``torch.Stream.synchronize(ext)``: the receiver is the first argument."""
+    if not site.positional or site.star_at == 0:
+        return []
+    receiver = site.positional[0]
+    rest = CallSite(site.node, site.callee_text, site.positional[1:], site.keywords)
+    issues, _ = method_effects(rest, api.attr, receiver.value, receiver.text, None)
+    op = f"{site.callee_text}()"
+    return [Issue(i.code, op, i.stream, i.text) for i in issues]
+
+
+def _function_issues(
+    site: CallSite, api: Api, current: ExtStream | None, default_capture: Value
+) -> list[Issue]:
+    if api.code is None:
+        return []
+    op = f"{site.callee_text}()"
+    if api.supply == c.ARG:
+        arg = site.arg(api.position, api.keyword)
+        stream = _ext(arg)
+        if stream is not None:
+            return [Issue(api.code, op, stream, arg.text if arg else None)]
+        if (
+            api.yields == c.CAPTURE_CONTEXT
+            and arg is None
+            and isinstance(default_capture, ExtStream)
+        ):
+            return [Issue(api.code, op, default_capture, DEFAULT_CAPTURE_STREAM)]
+        return []
+    if api.supply == c.CURRENT and api.yields != c.CAPTURING_GRAPH and current is not None:
+        return [Issue(api.code, op, current, None, True)]
+    return []
+
+
+def _yielded(
+    site: CallSite, api: Api, current: ExtStream | None, default_capture: Value, out: Outcome
+) -> Value:
+    yields = api.yields
+    if yields == c.CAPTURE_CONTEXT:
+        # Entering it makes its capture stream current (spec 2.2): the stream= argument,
+        # else graph.default_capture_stream, else a managed pool stream.
+        arg = site.arg(api.position, api.keyword)
+        if arg is not None and not (isinstance(arg.value, Const) and arg.value.value is None):
+            return StreamCtx(arg.value, arg.text or "")
+        default = default_capture if isinstance(default_capture, ExtStream) else None
+        return StreamCtx(default, DEFAULT_CAPTURE_STREAM)
+    if yields == c.CURRENT_STREAM:
+        return current
+    if yields == c.MAKES_CURRENT:
+        out.makes_current = site.arg(api.position, api.keyword)
+        return None
+    if yields == c.STREAM_CONTEXT:
+        arg = site.arg(api.position, api.keyword)
+        return None if arg is None else StreamCtx(arg.value, arg.text or "")
+    return _SIMPLE_YIELDS.get(yields)
+
+
+_SIMPLE_YIELDS: Mapping[str, Value] = {
+    c.EVENT: Event(),
+    c.GRAPH: Graph(),
+    c.CAPTURING_GRAPH: CapturingGraph(),
+    c.WORK: Work(),
+    c.FOREIGN: Foreign(),
+}
+
+
+def enter_effects(value: Value, current: ExtStream | None) -> list[Issue]:
+    """Entering ``with value:`` (``torch.accelerator.Graph()`` captures on the current stream)."""
+    if isinstance(value, CapturingGraph) and current is not None:
+        api = _CAPTURING[c.CAPTURING_GRAPH]
+        assert api.code is not None
+        return [Issue(api.code, f"{api.name}() capture", current, None, True)]
+    return []
+
+
+# --- constructors ----------------------------------------------------------------------------
+
+
+def _describe_pointer(value: Value) -> str | None:
+    """Why a pointer argument is wrong, or ``None`` if it may be a real handle."""
+    if isinstance(value, CVoidP):
+        return "a ctypes.c_void_p object (TypeError)"
+    if not isinstance(value, Const):
+        return None
+    v = value.value
+    if v is None:
+        return "None (TypeError)"
+    if v is False or (v == 0 and isinstance(v, int)):
+        return f"the null pointer {v!r}"
+    if v is True:
+        return "True (taken as the garbage pointer 1)"
+    if isinstance(v, int):
+        if v < 0:
+            return f"the negative pointer {v} (wrapped into garbage)"
+        if v >= 2**64:
+            return "a pointer wider than 64 bits (wrapped into garbage)"
+        return None
+    return f"a {type(v).__name__} literal (TypeError)"
+
+
+def _is_null(value: Value) -> bool:
+    return isinstance(value, Const) and (value.value is None or value.value == 0)
+
+
+def _constructor(site: CallSite, api: Api) -> Outcome:
+    """XST001/XST002 for stream constructors, and the external stream they yield."""
+    issues, external = _constructor_issues(site, api)
+    out = Outcome(issues)
+    if external:
+        node = site.node
+        if is_external_class(api.name):
+            out.value = ExtStream(True, "created", node)
+        else:
+            out.value = ExtStream(True, "created with stream_ptr", node, "external stream")
+    return out
+
+
+def _constructor_issues(site: CallSite, api: Api) -> tuple[list[Issue], bool]:
+    name = site.callee_text
+    issues: list[Issue] = []
+    if api.yields != c.EXTERNAL:  # SyncLaunchStream: is_sync_launch=1 always
+        ptr = site.keywords.get(api.keyword)
+        if ptr is not None and not _is_null(ptr.value):
+            issues.append(Issue("XST002", f"{name}(stream_ptr=...) always sets is_sync_launch=1"))
+        return issues, False
+    positional = is_external_class(api.name)
+    if positional:  # ExternalStream(stream_ptr, device=None, **kwargs)
+        ptr = site.arg(api.position, api.keyword)
+        if len(site.positional) > 2 and site.star_at is None:
+            issues.append(
+                Issue(
+                    "XST002",
+                    f"{name}() given a third positional argument (the second is device, "
+                    "not priority)",
+                )
+            )
+        priority = site.keywords.get("priority")
+    else:  # torch.npu.Stream(device=None, priority=0, **kwargs)
+        ptr = site.keywords.get(api.keyword)
+        if ptr is None:
+            return issues, False
+        priority = site.arg(1, "priority")
+    if ptr is None:
+        return issues, positional and site.star_at is None
+    problem = _describe_pointer(ptr.value)
+    if problem is not None:
+        issues.append(Issue("XST001", f"{name}() given {problem} as stream_ptr"))
+        return issues, False
+    for keyword, arg in (
+        ("priority", priority),
+        ("is_sync_launch", site.keywords.get("is_sync_launch")),
+    ):
+        if arg is not None and not _is_null(arg.value):
+            issues.append(Issue("XST002", f"{name}() given {keyword}= for an external stream"))
+    ignored = [
+        k for k in c.ID_KEYWORDS if k in site.keywords and not _is_null(site.keywords[k].value)
+    ]
+    for keyword in ignored:
+        issues.append(
+            Issue("XST002", f"{name}() given {keyword}=, which makes torch_npu ignore stream_ptr")
+        )
+    return issues, not ignored
