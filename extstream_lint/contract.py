@@ -483,8 +483,9 @@ class Api:
     #: Why the guard cannot intercept this spelling (shown in the README's guard section).
     guard_blind: str = ""
     #: One offending line, using ``ext`` for the external stream, ``t`` for a tensor, ``g``
-    #: for a graph, ``ev`` for an event and ``s`` for a managed stream; a ``CURRENT`` row's
-    #: line runs while ``ext`` is current. The table test lints it (and a managed twin).
+    #: for a graph, ``ev`` for an event and ``s`` for a managed stream; an example that does
+    #: not name ``ext`` runs while ``ext`` is current. The table test lints it (and a twin
+    #: where ``ext`` is a managed stream, which must stay silent).
     example: str = ""
 
     @property

@@ -481,6 +481,17 @@ def _(env: Env) -> Any:
         work.wait()
 
 
+# --- added for the surface-table walk (tests/test_surface_table.py): rows without a scenario ---
+@_s("work-synchronize-current", "X04", "XST111", BLOCK, needs="dist")
+def _(env: Env) -> Any:
+    work = env.dist.all_reduce(env.tensor(), group=env.group, async_op=True)
+    with env.current(env.ext()):
+        work.synchronize()
+
+
+# --- end of the surface-table additions ----------------------------------------------------------
+
+
 # --- constructor (XST001 / XST002; X23 / X24) ----------------------------------------------------
 @_s("ctor-zero", "4.2", "XST001", None)
 def _(env: Env) -> Any:
