@@ -26,8 +26,3 @@ def load() -> ModuleType:
     except (ImportError, OSError, RuntimeError) as exc:
         raise ImportError(f"{MISSING_MESSAGE} ({type(exc).__name__}: {exc})") from exc
     return torch_npu
-
-
-def loaded() -> ModuleType | None:
-    """torch_npu if something already imported it, else None (never imports)."""
-    return sys.modules.get("torch_npu")

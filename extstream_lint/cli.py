@@ -8,10 +8,10 @@ flake8's ``# noqa`` rules, and prints one of the formats of :mod:`extstream_lint
 Exit status: 0 nothing found, 1 findings (including files that could not be read, reported
 as XST000 like flake8's E902), 2 a usage, configuration or internal error.
 
-Speed: reading, decoding and the pre-filter run in this process (they are I/O and a regex,
-cheaper than shipping files to workers); a process pool is started only when more than one
-file passed the pre-filter and more than one job is allowed, and it parses those files
-while this process goes on reading.
+Speed: reading, decoding and the pre-filter run in this process (they are I/O and a few
+substring tests, cheaper than shipping files to workers); a process pool is started only when
+more than one file passed the pre-filter and more than one job is allowed, and it parses those
+files while this process goes on reading.
 """
 
 from __future__ import annotations
@@ -277,11 +277,11 @@ def _read(path: str) -> str | Finding:
             with open(path, "rb") as handle:
                 data = handle.read()
     except OSError as exc:
-        return Finding(1, 0, "XST000", f"XST000 cannot read file: {exc.strerror or exc}")
+        return cannot_analyse(f"cannot read file: {exc.strerror or exc}", unreadable=True)
     try:
         return decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
-        return Finding(1, 0, "XST000", f"XST000 cannot decode file: {exc}")
+        return cannot_analyse(f"cannot decode file: {exc}", unreadable=True)
 
 
 def _sources(options: Options) -> Iterator[tuple[str, str | Finding]]:
@@ -361,8 +361,7 @@ class _Analyser:
             try:
                 done.append((shown, future.result()))
             except BrokenProcessPool as exc:  # a worker died (e.g. killed): report the file
-                message = f"XST000 the analysis process died: {exc}"
-                done.append((shown, [Finding(1, 0, "XST000", message)]))
+                done.append((shown, [cannot_analyse(f"the analysis process died: {exc}")]))
         return done
 
 

@@ -4,8 +4,8 @@ This module is the one source of truth read by the linter (messages), the runtim
 (error codes and texts), ``extstream-lint --explain`` and the README generator. It imports
 nothing but the standard library, so ``import extstream_guard`` stays light.
 
-Facts come from ``shared/spec/external-stream-contract.md`` (torch_npu 2.13.0 / master
-9e73e708a); the ``native`` field of each rule names the rows (X01...) of that catalogue.
+Facts come from the project's contract catalogue of torch_npu 2.13.0 (master 9e73e708a); the
+``rows`` field of each :class:`Api` names its rows there (X01...), and ``native`` its text.
 """
 
 from __future__ import annotations
@@ -93,6 +93,10 @@ def native_not_supported(api_name: str, *, current: bool = False) -> str:
 
 # --- the rules ---------------------------------------------------------------------------------
 
+#: Rule examples are whole files (a test lints each alone): they start with their imports.
+_EXT = "import torch\n\next = torch.npu.ExternalStream(handle)\n"
+_EXT_NPU = "import torch\nimport torch_npu\n\next = torch.npu.ExternalStream(handle)\n"
+
 _RULE_LIST: tuple[Rule, ...] = (
     Rule(
         code="XST000",
@@ -131,8 +135,8 @@ _RULE_LIST: tuple[Rule, ...] = (
         ),
         fix_short="pass the owning library's integer aclrtStream handle, "
         "or use torch.npu.Stream() when there is none",
-        example="ext = torch.npu.ExternalStream(0)",
-        instead="ext = torch.npu.ExternalStream(handle)  # int from the owning library",
+        example="import torch\n\next = torch.npu.ExternalStream(0)",
+        instead="import torch\n\next = torch.npu.ExternalStream(handle)  # an int from its owner",
     ),
     Rule(
         code="XST002",
@@ -157,8 +161,8 @@ _RULE_LIST: tuple[Rule, ...] = (
             "Wrap the handle with `ExternalStream(ptr)` instead of `SyncLaunchStream`.",
         ),
         fix_short="pass only stream_ptr and device",
-        example="ext = torch.npu.ExternalStream(handle, priority=-1)",
-        instead="ext = torch.npu.ExternalStream(handle, device=0)",
+        example="import torch\n\next = torch.npu.ExternalStream(handle, priority=-1)",
+        instead="import torch\n\next = torch.npu.ExternalStream(handle, device=0)",
     ),
     Rule(
         code="XST101",
@@ -175,8 +179,8 @@ _RULE_LIST: tuple[Rule, ...] = (
         ),
         fix_short="synchronize through the library that owns the stream, "
         "or torch.npu.synchronize()",
-        example="ext = torch.npu.ExternalStream(handle)\next.synchronize()",
-        instead="ext = torch.npu.ExternalStream(handle)\ntorch.npu.synchronize()",
+        example=_EXT + "ext.synchronize()",
+        instead=_EXT + "torch.npu.synchronize()",
     ),
     Rule(
         code="XST102",
@@ -192,8 +196,8 @@ _RULE_LIST: tuple[Rule, ...] = (
             "Call `torch.npu.synchronize()` when you need all work done.",
         ),
         fix_short="ask the owning library, or call torch.npu.synchronize()",
-        example="if ext.query():\n    ...",
-        instead="torch.npu.synchronize()  # or the owning library's own query",
+        example=_EXT + "if ext.query():\n    ...",
+        instead=_EXT + "torch.npu.synchronize()  # or the owning library's own query",
     ),
     Rule(
         code="XST103",
@@ -212,8 +216,8 @@ _RULE_LIST: tuple[Rule, ...] = (
         ),
         fix_short="record with the owning library's API, or torch.npu.synchronize(), "
         "or use a torch.npu.Stream()",
-        example="done = ext.record_event()",
-        instead="torch.npu.synchronize()",
+        example=_EXT + "done = ext.record_event()",
+        instead=_EXT + "torch.npu.synchronize()",
     ),
     Rule(
         code="XST104",
@@ -230,8 +234,8 @@ _RULE_LIST: tuple[Rule, ...] = (
             "Call `torch.npu.synchronize()` before handing work to the external stream.",
         ),
         fix_short="wait through the owning library's API, or torch.npu.synchronize() first",
-        example="ext.wait_stream(torch.npu.current_stream())",
-        instead="torch.npu.synchronize()\nwith torch.npu.stream(ext):\n    ...",
+        example=_EXT + "ext.wait_stream(torch.npu.current_stream())",
+        instead=_EXT + "torch.npu.synchronize()\nwith torch.npu.stream(ext):\n    ...",
     ),
     Rule(
         code="XST105",
@@ -248,8 +252,9 @@ _RULE_LIST: tuple[Rule, ...] = (
             "Call `torch.npu.synchronize()` before the tensor is freed.",
         ),
         fix_short="keep the tensor alive until the work is done, or torch.npu.synchronize()",
-        example="out.record_stream(ext)",
-        instead="pending.append(out)  # keep it alive; release after torch.npu.synchronize()",
+        example=_EXT + "out.record_stream(ext)",
+        instead=_EXT
+        + "pending.append(out)  # keep it alive; release after torch.npu.synchronize()",
     ),
     Rule(
         code="XST106",
@@ -269,9 +274,9 @@ _RULE_LIST: tuple[Rule, ...] = (
         ),
         fix_short="capture with torch.npu.graph(g) without stream= and replay on the "
         "external stream",
-        example="with torch.npu.graph(g, stream=ext):\n    y = model(x)",
-        instead="with torch.npu.graph(g):\n    y = model(x)\nwith torch.npu.stream(ext):\n"
-        "    g.replay()",
+        example=_EXT + "with torch.npu.graph(g, stream=ext):\n    y = model(x)",
+        instead=_EXT + "with torch.npu.graph(g):\n    y = model(x)\n"
+        "with torch.npu.stream(ext):\n    g.replay()",
     ),
     Rule(
         code="XST107",
@@ -287,8 +292,8 @@ _RULE_LIST: tuple[Rule, ...] = (
             "library through `torch.npu.synchronize()`.",
         ),
         fix_short="use a torch.npu.Stream() for the task group",
-        example="torch.npu.graph_task_group_begin(ext)",
-        instead="s = torch.npu.Stream()\ntorch.npu.graph_task_group_begin(s)",
+        example=_EXT + "torch.npu.graph_task_group_begin(ext)",
+        instead=_EXT + "s = torch.npu.Stream()\ntorch.npu.graph_task_group_begin(s)",
     ),
     Rule(
         code="XST108",
@@ -304,8 +309,8 @@ _RULE_LIST: tuple[Rule, ...] = (
             "`torch.npu.stream(ext)`.",
         ),
         fix_short="open the scope while a torch.npu.Stream() is current",
-        example="with torch.npu.stream(ext):\n    torch.npu.super_kernel_scope_begin()",
-        instead="with torch.npu.stream(torch.npu.Stream()):\n"
+        example=_EXT + "with torch.npu.stream(ext):\n    torch.npu.super_kernel_scope_begin()",
+        instead=_EXT + "with torch.npu.stream(torch.npu.Stream()):\n"
         "    torch.npu.super_kernel_scope_begin()",
     ),
     Rule(
@@ -322,8 +327,8 @@ _RULE_LIST: tuple[Rule, ...] = (
             "restriction.",
         ),
         fix_short="launch it through the owning library, or _launch_host_func_pending",
-        example="torch_npu.npu._launch_host_func(ext, fn, data)",
-        instead="torch_npu.npu._launch_host_func_pending(ext, fn, data)",
+        example=_EXT_NPU + "torch_npu.npu._launch_host_func(ext, fn, data)",
+        instead=_EXT_NPU + "torch_npu.npu._launch_host_func_pending(ext, fn, data)",
     ),
     Rule(
         code="XST110",
@@ -335,8 +340,8 @@ _RULE_LIST: tuple[Rule, ...] = (
         why_short="task reports need a torch_npu-managed stream",
         fixes=("Subscribe a `torch.npu.Stream()` instead, or use the owning library's reports.",),
         fix_short="subscribe a torch.npu.Stream() instead",
-        example="torch_npu.npu._subscribe_report(ext)",
-        instead="torch_npu.npu._subscribe_report(torch.npu.Stream())",
+        example=_EXT_NPU + "torch_npu.npu._subscribe_report(ext)",
+        instead=_EXT_NPU + "torch_npu.npu._subscribe_report(torch.npu.Stream())",
     ),
     Rule(
         code="XST111",
@@ -354,9 +359,12 @@ _RULE_LIST: tuple[Rule, ...] = (
             "Make a `torch.npu.Stream()` current for communication.",
         ),
         fix_short="run the collective outside torch.npu.stream(ext), after torch.npu.synchronize()",
-        example="with torch.npu.stream(ext):\n    dist.all_reduce(t)",
-        instead="with torch.npu.stream(ext):\n    y = model(x)\ntorch.npu.synchronize()\n"
-        "dist.all_reduce(y)",
+        example="import torch\nimport torch.distributed as dist\n\n"
+        "ext = torch.npu.ExternalStream(handle)\nwith torch.npu.stream(ext):\n"
+        "    dist.all_reduce(t)",
+        instead="import torch\nimport torch.distributed as dist\n\n"
+        "ext = torch.npu.ExternalStream(handle)\nwith torch.npu.stream(ext):\n"
+        "    y = model(x)\ntorch.npu.synchronize()\ndist.all_reduce(y)",
     ),
 )
 
@@ -515,6 +523,24 @@ _C_TYPE = (
 )
 
 
+#: Why the guard cannot see ``torch.accelerator.Graph``.
+_SHARED_GRAPH = (
+    "`torch.accelerator.Graph` is torch's class for every backend and reaches `NPUGraph`'s C++ "
+    "implementation without torch_npu's Python class; patching it would add a check to every "
+    "device's capture"
+)
+#: Why the guard cannot see ``torch.ops`` operators.
+_OPERATOR = (
+    "`torch.ops` operators dispatch straight to C++, and torch's compiler and dispatcher rely "
+    "on the operator objects' type, so they are not replaced"
+)
+#: Why the guard cannot see ``torch_npu._C`` functions.
+_C_FUNCTION = (
+    "functions of the C module `torch_npu._C`, called directly, bypass the Python functions "
+    "the guard patches"
+)
+
+
 def _stream_method(
     attr: str,
     code: str,
@@ -660,7 +686,7 @@ def _graph_task(attr: str, row: str, params: tuple[str, ...]) -> Api:
         native=native_not_supported(attr),
         rows=(row,),
         guard=(Patch((_NPU, _G), attr, defined_in=f"{_G}:{attr}", params=params),),
-        guard_blind=f"`torch_npu._C._{attr}` is a C function called directly",
+        guard_blind=_C_FUNCTION,
         example=example,
     )
 
@@ -674,7 +700,7 @@ def _super_kernel(attr: str, row: str) -> Api:
         native=native_not_supported(attr),
         rows=(row,),
         guard=(Patch((_NPU, _G), attr, defined_in=f"{_G}:{attr}", params=("scope_name",)),),
-        guard_blind=f"`torch.ops.npu.{attr}` dispatches straight to the C++ operator",
+        guard_blind=_OPERATOR,
         example=f"torch.npu.{attr}()",
     )
 
@@ -783,8 +809,7 @@ def _capture(attr: str, row: str, params: tuple[str, ...]) -> Api:
                 params=params,
             ),
         ),
-        guard_blind="`torch.accelerator.Graph` reaches `NPUGraph`'s C++ implementation "
-        "without torch_npu's Python class",
+        guard_blind=_SHARED_GRAPH,
         example=f"g.{attr}()",
     )
 
@@ -876,8 +901,7 @@ APIS: tuple[Api, ...] = (
         aliases=("torch.ops.aten.record_stream.default",),
         native=native_not_supported("record_stream"),
         rows=("X05",),
-        guard_blind="`torch.ops.aten.record_stream` is an operator object that torch's "
-        "compiler and dispatcher use as such; replacing it with a wrapper would change its type",
+        guard_blind=_OPERATOR,
         example="torch.ops.aten.record_stream(t, ext)",
     ),
     # --- graphs (X08-X13, X17, X18) ----------------------------------------------------------
@@ -911,8 +935,7 @@ APIS: tuple[Api, ...] = (
         yields=CAPTURING_GRAPH,
         native=native_not_supported("NPUGraph::capture_begin"),
         rows=("X17",),
-        guard_blind="`torch.accelerator.Graph` reaches `NPUGraph`'s C++ implementation "
-        "without torch_npu's Python class",
+        guard_blind=_SHARED_GRAPH,
         example="with torch.accelerator.Graph():\n    pass",
     ),
     _graph_task("graph_task_group_begin", "X08", ("stream",)),

@@ -15,11 +15,12 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .contract import RULES, Rule
+from .contract import REFUSED, RULES, Rule
 
 __all__ = [
     "README_PATH",
     "check_readme",
+    "render_guard_blind_section",
     "render_rule",
     "render_rules_section",
     "replace_section",
@@ -30,6 +31,8 @@ __all__ = [
 README_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
 
 SECTION = "rules"
+#: The README's list of spellings the runtime guard cannot intercept.
+GUARD_BLIND_SECTION = "guard-blind"
 
 
 def _code_block(code: str) -> str:
@@ -68,6 +71,27 @@ def render_rules_section() -> str:
     return "\n\n".join([intro, "\n".join(index), *pages])
 
 
+def render_guard_blind_section() -> str:
+    """The spellings the runtime guard cannot see and why, from the table's ``guard_blind``.
+
+    A row without guard patches is invisible as a whole (its example is shown); a patched row
+    with a ``guard_blind`` reason is invisible only under its aliases.
+    """
+    by_reason: dict[str, list[str]] = {}
+    for api in REFUSED:
+        if not api.guard_blind:
+            continue
+        spellings = [api.example.split("\n")[0].rstrip(":")] if not api.guard else api.aliases
+        by_reason.setdefault(api.guard_blind, []).extend(f"`{s}`" for s in spellings)
+    lines = [
+        "The guard cannot see these spellings (the linter flags them all; generated from "
+        "`extstream_lint/contract.py`):",
+        "",
+    ]
+    lines += [f"* {', '.join(spellings)}: {reason}." for reason, spellings in by_reason.items()]
+    return "\n".join(lines)
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -102,17 +126,33 @@ def replace_section(readme: str, name: str, body: str) -> str:
     return f"{head}{start}\n{body}\n{end}{tail}"
 
 
+def _generated() -> dict[str, str]:
+    return {SECTION: render_rules_section(), GUARD_BLIND_SECTION: render_guard_blind_section()}
+
+
 def check_readme(path: str = README_PATH) -> bool:
-    """True if the README's rules section is exactly the rendered one."""
+    """True if the README's generated sections are exactly the rendered ones."""
     with open(path, encoding="utf-8") as handle:
-        return section_text(handle.read(), SECTION) == render_rules_section()
+        readme = handle.read()
+    return all(
+        _has_section(readme, name) and section_text(readme, name) == body
+        for name, body in _generated().items()
+        if name == SECTION or _has_section(readme, name)
+    )
+
+
+def _has_section(readme: str, name: str) -> bool:
+    return _markers(name)[0] in readme
 
 
 def write_readme(path: str = README_PATH) -> bool:
-    """Rewrite the rules section in place; True if the file changed."""
+    """Rewrite the generated sections in place; True if the file changed."""
     with open(path, encoding="utf-8") as handle:
         old = handle.read()
-    new = replace_section(old, SECTION, render_rules_section())
+    new = old
+    for name, body in _generated().items():
+        if name == SECTION or _has_section(new, name):
+            new = replace_section(new, name, body)
     if new != old:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(new)

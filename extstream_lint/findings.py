@@ -16,9 +16,16 @@ class Finding:
     message: str
 
 
-def cannot_analyse(reason: str) -> Finding:
-    """The single XST000 finding of a file whose analysis failed, saying why."""
+def cannot_analyse(reason: str, *, unreadable: bool = False) -> Finding:
+    """The single XST000 finding of a file that could not be read or analysed, saying why.
+
+    Every adapter builds these here. A file that cannot be read or decoded (``unreadable``)
+    is the user's to fix, like flake8's E902; any other failure is extstream's, so its
+    message carries the rule's advice (report it, or silence it on line 1).
+    """
     from .contract import RULES
 
+    if unreadable:
+        return Finding(1, 0, "XST000", f"XST000 {reason}")
     message = RULES["XST000"].message(f"could not analyse this file ({reason})", "")
     return Finding(1, 0, "XST000", message)

@@ -16,7 +16,7 @@ import pytest
 
 from extstream_guard.patches import POINTS, WORK_POINTS, points_of
 from extstream_lint.analysis import analyze_source
-from extstream_lint.contract import APIS, POINTER, REFUSED, RULES, Api
+from extstream_lint.contract import APIS, POINTER, REFUSED, RULES, Api, Rule
 from tests.guard.scenarios import SCENARIOS
 
 _PRELUDE = "import torch\nimport torch_npu\n\next = torch.npu.{ctor}\n"
@@ -135,3 +135,29 @@ def test_table_imports_only_the_standard_library() -> None:
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- rule pages: examples are tests (as in Fixit) -----------------------------------------------
+
+
+@pytest.mark.parametrize("rule", RULES.values(), ids=list(RULES))
+def test_rule_example_yields_exactly_its_code(rule: Rule) -> None:
+    """What ``--explain`` and the README print must be true when linted as printed."""
+    findings = analyze_source(rule.example)
+    assert findings and {f.code for f in findings} == {rule.code}, findings
+
+
+@pytest.mark.parametrize("rule", RULES.values(), ids=list(RULES))
+def test_rule_use_instead_yields_nothing(rule: Rule) -> None:
+    assert analyze_source(rule.instead) == []
+
+
+def test_readme_lists_what_the_guard_cannot_see() -> None:
+    from extstream_lint.docs import GUARD_BLIND_SECTION, README_PATH, check_readme, section_text
+
+    with open(README_PATH, encoding="utf-8") as handle:
+        listed = section_text(handle.read(), GUARD_BLIND_SECTION)
+    assert check_readme()
+    for api in REFUSED:
+        if api.guard_blind:
+            assert api.guard_blind in listed, api.name
