@@ -1,4 +1,4 @@
-# Review cases: capture streams, torch.accelerator.Graph, isinstance guards (spec 2.2, 6).
+# Capture streams, torch.accelerator.Graph, isinstance guards (spec 2.2, 6).
 import torch
 import torch.distributed as dist
 from torch_npu.npu import ExternalStream

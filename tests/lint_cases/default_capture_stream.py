@@ -1,4 +1,4 @@
-# Review case: graph.default_capture_stream is a class attribute, i.e. process-wide state.
+# torch.npu.graph.default_capture_stream is a class attribute, i.e. process-wide state.
 import torch
 from torch_npu.npu import ExternalStream
 

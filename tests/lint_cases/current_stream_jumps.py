@@ -1,4 +1,4 @@
-# Review cases: how control flow moves the current stream (spec 2.1 "current", section 5).
+# How control flow moves the current stream (spec 2.1 "current", section 5).
 import contextlib
 
 import torch
