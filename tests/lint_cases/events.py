@@ -53,3 +53,9 @@ s.wait_stream(torch.npu.current_stream())
 s.record_event()
 s.wait_event(e)
 x.reset(ext)
+
+# Unbound event methods: the event is the first argument, the stream the second (X03 / X04).
+torch.npu.Event.record(e, ext)  # XST103: 1
+torch.npu.ExternalEvent.wait(e, stream=ext)  # XST104: 1
+torch.npu.Event.record(e, s)
+torch.npu.Event.wait(e)
