@@ -473,7 +473,7 @@ class Interpreter:
             elif isinstance(value, ExtStream):
                 label = dotted_name(item.item) or ""
                 changed = self._make_current(value, label, node, state) or changed
-            else:
+            elif value is not None:
                 for issue in enter_effects(value, self._current(state)):
                     self._report(node, issue)
             if item.asname is not None:
