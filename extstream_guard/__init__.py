@@ -11,7 +11,7 @@ imported by :func:`install` and by the first access to :attr:`ExternalStream`.
 
     import extstream_guard
     extstream_guard.install()          # or: import extstream_guard.auto (EXTSTREAM_GUARD=...)
-    with extstream_guard.installed("warn"):
+    with extstream_guard.installed("warn"):   # reference counted, safe across threads
         ...
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ExternalStreamError, ExternalStreamTypeError, ExternalStreamWarning
+from .errors import ExternalStreamError, ExternalStreamWarning, GuardCoverageWarning
 from .install import MODES, get_mode, install, installed, uninstall
 from .predicate import current_is_external, is_external
 
@@ -27,8 +27,8 @@ __all__ = [
     "MODES",
     "ExternalStream",
     "ExternalStreamError",
-    "ExternalStreamTypeError",
     "ExternalStreamWarning",
+    "GuardCoverageWarning",
     "current_is_external",
     "get_mode",
     "install",

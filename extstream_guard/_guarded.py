@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _torch_npu
+from . import _state, _torch_npu
+from ._patching import unwrap
 from .patches import POINTS
-from .wrappers import make_wrapper, unwrap
+from .wrappers import make_wrapper
 
 _cache: dict[int, tuple[Any, Any]] = {}
 _METHOD_KINDS = ("self", "wait_stream", "ctor_external")
@@ -34,7 +35,7 @@ def guarded_external_stream() -> Any:
         if point.kind not in _METHOD_KINDS or point.owners[0] not in _OWNERS:
             continue
         original = unwrap(getattr(real, point.attr))
-        wrapper = make_wrapper(point, original)
+        wrapper = make_wrapper(point, original, _state.CLASS_SESSION)
         namespace[point.attr] = staticmethod(wrapper) if point.attr == "__new__" else wrapper
     guarded = type(real)(real.__name__, (real,), namespace)
     _cache[id(real)] = (real, guarded)

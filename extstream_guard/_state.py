@@ -10,8 +10,9 @@ from typing import Any
 #: expect: concurrent installs never interleave their patches).
 LOCK = threading.RLock()
 
-#: "off" when not installed; wrappers only exist while it is "raise" or "warn". The guarded
-#: ``extstream_guard.ExternalStream`` class raises when it is "off".
+#: The effective mode: "raise", "warn" or "off". While the guard is installed it may still be
+#: "off" (an ``installed("off")`` block is the most recent reference): wrappers are then inert.
+#: The guarded ``extstream_guard.ExternalStream`` class raises when it is "off".
 mode: str = "off"
 torch_npu: ModuleType | None = None
 torch: ModuleType | None = None
@@ -20,5 +21,36 @@ npu_device_type: str = "npu"
 #: The real ``torch_npu.npu.ExternalStream`` (constructor checks skip its subclasses in
 #: ``Stream.__new__``: they were validated by their own ``__new__``).
 external_class: Any = None
-#: Base ``torch.distributed.Work``: never patched, it is shared by every backend.
-work_base: Any = None
+
+
+class Session:
+    """The wrappers made by one installation share one session.
+
+    A session is live from install to uninstall, then inert forever: a wrapper that survives
+    its installation (a user's ``mock.patch`` restored it after :func:`uninstall`) must let
+    every call through unchanged, whatever later installations do.
+    """
+
+    __slots__ = ("live",)
+
+    def __init__(self, live: bool = True) -> None:
+        self.live = live
+
+    def mode(self) -> str:
+        """What a wrapper of this session does on a refused call: raise, warn or nothing."""
+        return mode if self.live else "off"
+
+
+class ClassSession(Session):
+    """The session of the guarded ``extstream_guard.ExternalStream`` class: always live, and it
+    raises when the guard is not installed (using the guarded class is the opt-in)."""
+
+    __slots__ = ()
+
+    def mode(self) -> str:
+        return "raise" if mode == "off" else mode
+
+
+#: The live installation's session (None while the guard is not installed).
+session: Session | None = None
+CLASS_SESSION = ClassSession()

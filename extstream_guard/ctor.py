@@ -4,21 +4,35 @@ torch_npu parses ``stream_ptr`` with the C format ``K`` (no overflow check) and 
 pointer", so ``ExternalStream(0)`` silently becomes an ordinary pool stream, ``True`` / ``-1`` /
 ``2**64 + 5`` register garbage, and ``None`` / ``ctypes.c_void_p`` / floats raise a bare
 ``TypeError``. Non-zero ``stream_id`` / ``device_index`` / ``device_type`` make it ignore the
-pointer altogether. These checks run before any of that.
+pointer altogether. These checks run before any of that, except where torch_npu rejects the
+call with its own error (a non-integer pointer): that error comes first, as without the guard,
+so code that passes under the guard also passes without it.
 """
 
 from __future__ import annotations
 
-import ctypes
-import operator
 from dataclasses import dataclass
 from typing import Any
 
 from extstream_lint.contract import ID_KEYWORDS, NATIVE_PRIORITY, NATIVE_SYNC_LAUNCH
 
-__all__ = ["Problem", "check_external", "check_stream_ptr_kwargs", "normalize_pointer"]
+__all__ = ["Problem", "check_external", "check_stream_ptr_kwargs", "pointer_problem"]
 
 _MAX_POINTER = (1 << 64) - 1
+#: The keywords ``THNPStream_pynew`` parses (``"|iiLLLK"``); any other keyword, or a non-int
+#: value, is its own ``TypeError`` before any external-stream check.
+_PARSED = frozenset(("priority", "is_sync_launch", *ID_KEYWORDS, "stream_ptr"))
+
+
+def _parses(kwargs: dict[str, Any]) -> bool:
+    """Whether torch_npu's argument parser accepts these keywords (else its error comes first).
+
+    ``device`` is the Python wrappers' own parameter, resolved before the parser runs.
+    """
+    return all(
+        name == "device" or (name in _PARSED and isinstance(value, int))
+        for name, value in kwargs.items()
+    )
 
 
 @dataclass(frozen=True)
@@ -28,50 +42,30 @@ class Problem:
     code: str
     detail: str
     native: str = ""
-    #: torch_npu itself raises TypeError here; the guard's error is then also a TypeError.
-    type_error: bool = False
 
 
-def _not_int(value: Any) -> Problem:
-    name = "None" if value is None else type(value).__name__
-    return Problem(
-        "XST001",
-        f"stream_ptr={value!r} is not an integer pointer",
-        native=f"argument 6 must be int, not {name}",
-        type_error=True,
-    )
+def pointer_problem(value: Any) -> Problem | None:
+    """What is wrong with ``stream_ptr`` that torch_npu would silently accept, or None.
 
-
-def normalize_pointer(value: Any) -> tuple[int, Problem | None]:
-    """Return ``(pointer, problem)``; ``c_void_p`` and ``__index__`` objects become ints."""
+    Only ints reach torch_npu's ``K`` parser; anything else (``None``, ``ctypes.c_void_p``,
+    objects with ``__index__``, floats, strings) gets torch_npu's own ``TypeError``, which the
+    guard lets come first, exactly as without it.
+    """
     if isinstance(value, bool):
-        return 0, Problem("XST001", f"stream_ptr={value!r} is a bool, not a pointer")
-    if isinstance(value, ctypes.c_void_p):
-        if value.value is None:
-            return 0, Problem(
-                "XST001",
-                "stream_ptr is a null ctypes.c_void_p",
-                native="argument 6 must be int, not c_void_p",
-                type_error=True,
-            )
-        pointer = int(value.value)
-    elif isinstance(value, int):
-        pointer = int(value)
-    elif value is not None and hasattr(type(value), "__index__"):
-        pointer = operator.index(value)
-    else:
-        return 0, _not_int(value)
-    if pointer == 0:
-        return 0, Problem(
+        return Problem("XST001", f"stream_ptr={value!r} is a bool, not a pointer")
+    if not isinstance(value, int):
+        return None
+    if value == 0:
+        return Problem(
             "XST001",
             "stream_ptr=0 is a null pointer, for which torch_npu silently returns an "
             "ordinary pool stream",
         )
-    if pointer < 0 or pointer > _MAX_POINTER:
-        return 0, Problem(
-            "XST001", f"stream_ptr={pointer:#x} is outside the unsigned 64-bit pointer range"
+    if value < 0 or value > _MAX_POINTER:
+        return Problem(
+            "XST001", f"stream_ptr={int(value):#x} is outside the unsigned 64-bit pointer range"
         )
-    return pointer, None
+    return None
 
 
 def _keyword_problem(kwargs: dict[str, Any], priority: Any) -> Problem | None:
@@ -89,50 +83,40 @@ def _keyword_problem(kwargs: dict[str, Any], priority: Any) -> Problem | None:
     return None
 
 
-def check_external(
-    args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> tuple[Problem | None, tuple[Any, ...], dict[str, Any]]:
+def check_external(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Problem | None:
     """Validate ``ExternalStream(stream_ptr, device=None, **kwargs)`` arguments.
 
-    Returns the problem (or None) and the arguments to pass on, with an accepted
-    ``c_void_p`` / ``__index__`` pointer replaced by its int. Calls that torch_npu rejects
-    by signature (no pointer, too many positionals) are passed on untouched.
+    Calls that torch_npu rejects itself (no pointer, too many positionals, a non-integer
+    pointer) are not judged: its own error comes first.
     """
     if args:
-        raw, rest, from_kw = args[0], args[1:], False
+        raw = args[0]
     elif "stream_ptr" in kwargs:
-        raw, rest, from_kw = kwargs["stream_ptr"], (), True
+        raw = kwargs["stream_ptr"]
     else:
-        return None, args, kwargs
-    pointer, problem = normalize_pointer(raw)
-    if problem is None:
-        problem = _keyword_problem(kwargs, kwargs.get("priority", 0))
-    if problem is not None or pointer is raw:
-        return problem, args, kwargs
-    if from_kw:
-        return None, args, {**kwargs, "stream_ptr": pointer}
-    return None, (pointer, *rest), kwargs
+        return None
+    if not isinstance(raw, int) or not _parses(kwargs):
+        return None
+    return pointer_problem(raw) or _keyword_problem(kwargs, kwargs.get("priority", 0))
 
 
 def check_stream_ptr_kwargs(
     args: tuple[Any, ...], kwargs: dict[str, Any], *, sync_launch: bool = False
-) -> tuple[Problem | None, dict[str, Any]]:
+) -> Problem | None:
     """Validate ``Stream(device=None, priority=0, stream_ptr=...)`` / ``SyncLaunchStream(...)``.
 
     Only called when ``stream_ptr`` is present. ``SyncLaunchStream`` always passes
     ``is_sync_launch=1``, so any non-null pointer is refused.
     """
-    pointer, problem = normalize_pointer(kwargs["stream_ptr"])
-    if problem is None:
-        priority = args[1] if len(args) > 1 else kwargs.get("priority", 0)
-        if sync_launch:
-            problem = Problem(
-                "XST002",
-                "SyncLaunchStream always sets is_sync_launch=1",
-                native=NATIVE_SYNC_LAUNCH,
-            )
-        else:
-            problem = _keyword_problem(kwargs, priority)
-    if problem is None and pointer is not kwargs["stream_ptr"]:
-        kwargs = {**kwargs, "stream_ptr": pointer}
-    return problem, kwargs
+    raw = kwargs["stream_ptr"]
+    priority = args[1] if len(args) > 1 else kwargs.get("priority", 0)
+    if not isinstance(raw, int) or not isinstance(priority, int) or not _parses(kwargs):
+        return None
+    problem = pointer_problem(raw)
+    if problem is not None:
+        return problem
+    if sync_launch:
+        return Problem(
+            "XST002", "SyncLaunchStream always sets is_sync_launch=1", native=NATIVE_SYNC_LAUNCH
+        )
+    return _keyword_problem(kwargs, priority)

@@ -12,8 +12,8 @@ from extstream_lint.contract import RULES
 
 __all__ = [
     "ExternalStreamError",
-    "ExternalStreamTypeError",
     "ExternalStreamWarning",
+    "GuardCoverageWarning",
     "build_message",
 ]
 
@@ -48,12 +48,15 @@ class ExternalStreamError(RuntimeError):
         )
 
 
-class ExternalStreamTypeError(ExternalStreamError, TypeError):
-    """A constructor argument torch_npu itself rejects with ``TypeError`` (e.g. ``None``)."""
-
-
 class ExternalStreamWarning(RuntimeWarning):
     """Emitted instead of raising in ``warn`` mode; the call then goes through unchanged."""
+
+
+class GuardCoverageWarning(UserWarning):
+    """:func:`extstream_guard.install` could not find some of its patch targets (an older or
+    newer torch / torch_npu): the calls they stand for are not guarded. The message names each
+    one. Not an :class:`ExternalStreamWarning`, so ``-W error::ExternalStreamWarning`` does not
+    turn a coverage note into a failure."""
 
 
 def _rebuild(cls, message, code, operation, device, stream_id):  # type: ignore[no-untyped-def]
@@ -64,21 +67,45 @@ def _lettered(fixes: tuple[str, ...]) -> str:
     return " ".join(f"{chr(ord('A') + i)}) {fix}" for i, fix in enumerate(fixes))
 
 
+#: What the guard says instead of a rule's "why" where that text describes torch_npu's failure
+#: after it has changed state: when the guard raises first, that state change did not happen.
+#: Keyed by code; ``True``: the guard stopped the call, ``False``: it only warned. Waiting on
+#: a work (the collective has run already) has its own text.
+_WORK_WAIT = (
+    "Waiting blocks the work's end event on the current stream (`NPUEvent::block`), which "
+    "torch_npu refuses for an external stream; the collective itself has already run."
+)
+_CONSEQUENCES = {
+    "XST111": {
+        True: "The guard refused the call before torch_npu ran it: nothing was sent and the "
+        "process group's sequence counters have not advanced (torch_npu would refuse it only "
+        "after advancing them, so ranks that did not fail would block).",
+        False: "The call goes ahead: torch_npu advances the process group's sequence counters, "
+        "then refuses it, and ranks that did not fail block.",
+    },
+}
+
+
 def build_message(
     code: str,
     operation: str,
     native: str,
     *,
     detail: str,
+    stopped: bool = True,
 ) -> str:
     """Compose the guard's message for rule ``code``.
 
     ``native`` is torch_npu's C++ text for this operation (empty when torch_npu raises nothing,
     e.g. ``ExternalStream(0)``); ``detail`` says what the guard saw (which stream, on which
-    device, passed how).
+    device, passed how); ``stopped`` whether the guard raises (True) or only warns, which
+    decides what has already happened when the message is read.
     """
     rule = RULES[code]
     head = f"{native} " if native else ""
-    return (
-        f"{head}[{code}] {operation}: {detail}. {rule.why} Fix with one of: {_lettered(rule.fixes)}"
-    )
+    why = rule.why
+    consequence = _CONSEQUENCES.get(code)
+    if consequence is not None:
+        tail = _WORK_WAIT if operation.startswith("Work.") else consequence[stopped]
+        why = f"{rule.why_short[:1].upper()}{rule.why_short[1:]}. {tail}"
+    return f"{head}[{code}] {operation}: {detail}. {why} Fix with one of: {_lettered(rule.fixes)}"

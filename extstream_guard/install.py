@@ -1,41 +1,41 @@
-"""Install / uninstall the guard: apply every row of :data:`patches.POINTS`, restore exactly.
+"""Install / uninstall the guard: apply every patch point, restore exactly.
 
-Restoring follows ``unittest.mock.patch``: each patched attribute's raw ``__dict__`` value is
-recorded (keeping ``staticmethod`` / ``classmethod`` wrappers) and set back, or the attribute is
-deleted when it was inherited. Installing twice is a no-op (the mode may change); everything runs
-under one ``RLock``.
+The guard is process-wide (patches on shared classes and modules), so it is reference
+counted. Each reference has a mode:
+
+* :func:`install` holds one reference (installing again replaces its mode and makes it the
+  most recent); :func:`uninstall` drops it;
+* every open :func:`installed` block holds one reference, in any thread, until it exits.
+
+The patches are in place while any reference asks for ``raise`` or ``warn``, and are restored
+exactly (see :mod:`._patching`) when the last such reference goes. The effective mode is the
+mode of the most recent reference still held: a block entered in one thread sets the mode for
+every thread until it exits, and a block never removes the guard from under another block.
+Everything runs under one ``RLock``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
+import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from . import _state, _torch_npu
-from .patches import POINTS, WORK_POINTS, Point
+from . import _patching, _state, _torch_npu
+from ._frames import user_stacklevel
+from .errors import GuardCoverageWarning
+from .patches import GROUP_METHOD_POINTS, POINTS, Point
 from .wrappers import make_wrapper
 
-__all__ = ["MODES", "get_mode", "install", "installed", "patched", "uninstall", "watch_work"]
+__all__ = ["MODES", "get_mode", "install", "installed", "patched", "uninstall"]
 
 MODES = ("raise", "warn", "off")
-_MISSING: Any = object()
 
-
-@dataclass
-class _Record:
-    owner: Any
-    attr: str
-    raw: Any  # the owner's own __dict__ value before patching, or _MISSING if inherited
-    new: Any
-    point: Point
-
-
-_records: list[_Record] = []
-#: Wrappers by (original, point): a function exported from two namespaces gets one wrapper.
-_memo: dict[tuple[int, Point], tuple[Any, Any]] = {}
+#: References held, oldest first: ``(holder, mode)``; the holder is ``_EXPLICIT`` for
+#: :func:`install` or a fresh object per :func:`installed` block.
+_references: list[tuple[object, str]] = []
+_EXPLICIT = object()
 
 
 def _check_mode(mode: str) -> str:
@@ -55,61 +55,80 @@ def _resolve(path: str) -> Any:
     return obj if obj is not None else sys.modules.get(path)
 
 
-def _patch(owner: Any, point: Point) -> None:
-    if any(r.owner is owner and r.attr == point.attr for r in _records):
-        return  # two paths to one class or module
-    raw = vars(owner).get(point.attr, _MISSING)
-    current = getattr(owner, point.attr, _MISSING) if raw is _MISSING else raw
-    if current is _MISSING:
-        return
-    kind = type(current) if isinstance(current, (staticmethod, classmethod)) else None
-    func = current.__func__ if kind is not None else current
-    if not callable(func):
-        return
-    key = (id(func), point)
-    if key not in _memo:
-        _memo[key] = (func, make_wrapper(point, func))  # keeps func alive: ids stay unique
-    wrapper = _memo[key][1]
-    new = kind(wrapper) if kind is not None else wrapper
-    setattr(owner, point.attr, new)
-    _records.append(_Record(owner, point.attr, raw, new, point))
+def _points() -> tuple[Point, ...]:
+    return (*POINTS, *GROUP_METHOD_POINTS)
 
 
-def _restore_all() -> None:
-    while _records:
-        record = _records.pop()
-        if record.raw is _MISSING:
-            if record.attr in vars(record.owner):
-                delattr(record.owner, record.attr)
-        else:
-            setattr(record.owner, record.attr, record.raw)
-    _memo.clear()
+def _patch_all(session: _state.Session) -> list[str]:
+    """Apply every point; return the dotted names of the targets that were not found."""
+    missing: list[str] = []
+    for point in _points():
+        if point.subclass_only:
+            continue
+        for path in point.owners:
+            owner = _resolve(path)
+            if owner is None or not _patching.patch(owner, point, make_wrapper, session):
+                missing.append(f"{path}.{point.attr}")
+    return missing
 
 
-def _install_locked(mode: str) -> None:
-    if _state.mode != "off":
-        _state.mode = mode
-        return
+def _warn_missing(missing: list[str]) -> None:
+    torch_npu = _state.torch_npu
+    torch = _state.torch
+    versions = (
+        f"torch_npu {getattr(torch_npu, '__version__', '?')}, "
+        f"torch {getattr(torch, '__version__', '?')}"
+    )
+    warnings.warn(
+        GuardCoverageWarning(
+            f"extstream_guard: {len(missing)} patch target(s) not found in this installation "
+            f"({versions}), so calls through them are not guarded: {', '.join(missing)}"
+        ),
+        stacklevel=user_stacklevel(),
+    )
+
+
+def _start() -> None:
     torch_npu = _torch_npu.load()
     torch = sys.modules["torch"]
     _state.torch_npu, _state.torch = torch_npu, torch
     _state.npu_device_type = torch._C._get_privateuse1_backend_name()
     _state.external_class = getattr(torch_npu.npu, "ExternalStream", None)
-    distributed = getattr(torch, "distributed", None)
-    _state.work_base = getattr(distributed, "Work", None)
-    _state.mode = mode
+    session = _state.Session()
+    _state.session = session
     try:
-        for point in POINTS:
-            if point.subclass_only:
-                continue
-            for path in point.owners:
-                owner = _resolve(path)
-                if owner is not None:
-                    _patch(owner, point)
+        missing = _patch_all(session)
     except BaseException:
-        _restore_all()
-        _state.mode = "off"
+        _stop()
         raise
+    if missing:
+        _warn_missing(missing)
+
+
+def _stop() -> None:
+    _patching.restore_all()
+    if _state.session is not None:
+        _state.session.live = False  # wrappers left behind anywhere are inert from now on
+    _state.session = None
+
+
+def _apply() -> None:
+    """Make the patches and the mode match the references held (under the lock)."""
+    wanted = any(mode != "off" for _, mode in _references)
+    if wanted and _state.session is None:
+        _state.mode = _references[-1][1]
+        try:
+            _start()
+        except BaseException:
+            _state.mode = "off"
+            raise
+    elif not wanted and _state.session is not None:
+        _stop()
+    _state.mode = _references[-1][1] if _references and _state.session is not None else "off"
+
+
+def _drop(holder: object) -> None:
+    _references[:] = [(h, m) for h, m in _references if h is not holder]
 
 
 def install(mode: str = "raise") -> None:
@@ -117,63 +136,62 @@ def install(mode: str = "raise") -> None:
 
     ``mode``: ``"raise"`` an :class:`ExternalStreamError`, ``"warn"`` (an
     :class:`ExternalStreamWarning` with the same text, then the call goes through) or ``"off"``
-    (same as :func:`uninstall`). Idempotent; calling it again only changes the mode. Imports
+    (same as :func:`uninstall`). Calling it again only changes the mode. Warns with a
+    :class:`GuardCoverageWarning` naming each patch target this torch / torch_npu lacks. Imports
     torch_npu, with a clear ImportError when it is not installed.
     """
     _check_mode(mode)
     with _state.LOCK:
-        if mode == "off":
-            uninstall()
-        else:
-            _install_locked(mode)
+        _drop(_EXPLICIT)
+        if mode != "off":
+            _references.append((_EXPLICIT, mode))
+        try:
+            _apply()
+        except BaseException:
+            _drop(_EXPLICIT)
+            raise
 
 
 def uninstall() -> None:
-    """Restore every patched attribute exactly as it was. A no-op when not installed."""
+    """Drop :func:`install`'s reference: the patches are restored exactly, unless an
+    :func:`installed` block (in any thread) still holds the guard; they go when it exits."""
     with _state.LOCK:
-        _restore_all()
-        _state.mode = "off"
+        _drop(_EXPLICIT)
+        _apply()
 
 
 def get_mode() -> str:
-    """The current mode: ``"raise"``, ``"warn"`` or ``"off"`` (not installed)."""
+    """The effective mode: ``"raise"``, ``"warn"`` or ``"off"`` (not installed, or the most
+    recent reference is an ``installed("off")`` block)."""
     return _state.mode
 
 
 @contextlib.contextmanager
 def installed(mode: str = "raise") -> Iterator[None]:
-    """Context manager: the guard in ``mode`` inside, the previous state restored after."""
+    """Context manager holding a reference to the guard in ``mode`` for its body.
+
+    Thread-safe: overlapping blocks in several threads keep the guard installed until the last
+    one exits; the mode is that of the most recently entered block still open (else that of
+    :func:`install`). ``installed("off")`` turns every wrapper inert while it is the most recent.
+    """
     _check_mode(mode)
+    holder = object()
     with _state.LOCK:
-        previous = _state.mode
-        install(mode)
+        _references.append((holder, mode))
+        try:
+            _apply()
+        except BaseException:
+            _drop(holder)
+            raise
     try:
         yield
     finally:
-        install(previous)
+        with _state.LOCK:
+            _drop(holder)
+            _apply()
 
 
 def patched() -> list[tuple[Any, str]]:
     """``(owner, attribute)`` for every attribute currently patched (for diagnostics/tests)."""
     with _state.LOCK:
-        return [(r.owner, r.attr) for r in _records]
-
-
-def watch_work(result: Any) -> None:
-    """Guard ``wait``/``synchronize`` of the class of works returned by an NPU collective.
-
-    Only backend-specific work classes are patched (``WorkHCCL`` and the like): the base
-    ``torch.distributed.Work`` is shared with gloo and others, whose waits must stay unchecked.
-    """
-    works = result if isinstance(result, (list, tuple)) else (result,)
-    for work in works:
-        cls = type(work)
-        if cls is _state.work_base or not hasattr(cls, "wait"):
-            continue
-        if any(r.owner is cls for r in _records):
-            continue
-        with _state.LOCK:
-            if _state.mode == "off":
-                return
-            for point in WORK_POINTS:
-                _patch(cls, point)
+        return _patching.patched()

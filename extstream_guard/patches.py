@@ -17,7 +17,8 @@ wrapper finds the stream to check:
 ``collective``    the current stream of the device of every NPU tensor among the arguments
 ``group``         the same, and for calls without tensors (``barrier``, object collectives) the
                   current device, when the group's backend is HCCL/LCCL
-``work``          ``wait``/``synchronize`` of the work classes that guarded collectives return
+``group_method``  a ``ProcessGroup`` method: like ``collective``, the receiver is the group
+``work``          ``wait``/``synchronize`` of the works that guarded collectives return
 
 ``subclass_only`` rows are applied to the guarded ``extstream_guard.ExternalStream`` class
 only (see :attr:`Point.subclass_only`).
@@ -32,6 +33,7 @@ spellings the guard cannot see say why in their row's ``guard_blind``.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from extstream_lint.contract import (
@@ -43,9 +45,10 @@ from extstream_lint.contract import (
     WAIT_STREAM,
     Api,
     Patch,
+    native_not_supported,
 )
 
-__all__ = ["POINTS", "WORK_POINTS", "Point", "points_of"]
+__all__ = ["GROUP_METHOD_POINTS", "POINTS", "WORK_POINTS", "Point", "points_of"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,8 @@ class Point:
     name: str = ""
     defined_in: str = ""
     params: tuple[str, ...] = ()
-    #: The attribute may be absent (older torch / torch_npu); skipped silently then.
+    #: The attribute may be absent (older torch / torch_npu); ``install()`` then names it in
+    #: its ``GuardCoverageWarning`` (as it names any missing target) and goes on.
     optional: bool = False
     #: Only on the guarded ``extstream_guard.ExternalStream`` class, not installed globally:
     #: ``Stream.record_event`` / ``wait_event`` reach ``Event.record`` / ``Event.wait``, which
@@ -128,6 +132,45 @@ _ALL: tuple[Point, ...] = tuple(point for api in REFUSED for point in points_of(
 
 #: Every point installed on import of the guard (classes and module namespaces).
 POINTS: tuple[Point, ...] = tuple(p for p in _ALL if p.kind != "work")
-#: Patched lazily on the concrete class of works returned by guarded NPU collectives
-#: (``WorkHCCL`` ...), never on the shared base ``torch.distributed.Work``.
+#: Patched lazily, by the first guarded NPU collective, on the class defining ``wait`` for the
+#: works it returns: ``torch.distributed.Work`` itself for torch_npu's C++ HCCL works. The
+#: wrappers check only works that guarded collectives returned.
 WORK_POINTS: tuple[Point, ...] = tuple(p for p in _ALL if p.kind == "work")
+
+
+# --- issue 10: guard policy on top of the table ----------------------------------------------
+# ``Stream.wait_stream`` reaches the guarded ``Event.record`` / ``Event.wait``, which refuse the
+# same calls with the same codes; a wrapper of its own would be a third guard frame on every
+# call on an ordinary stream. So, like ``record_event`` / ``wait_event``, it is wrapped on the
+# guarded ``extstream_guard.ExternalStream`` class only (ideally a ``Patch.subclass_only`` in
+# the table's row).
+POINTS = tuple(
+    dataclasses.replace(p, subclass_only=True) if p.kind == "wait_stream" else p for p in POINTS
+)
+
+# ProcessGroup methods (contract 2.4: "the same methods on a ProcessGroup object").
+# ``dist.all_reduce(t)`` ends in ``group.allreduce([t], opts)``; a user may call that method
+# directly (``dist.group.WORLD.allreduce([t])``). torch_npu's groups are plain C++
+# ``torch.distributed.ProcessGroup`` objects, so the guard wraps the methods of that class.
+# Backend objects (``pg._get_backend(device)``, torch_npu's ``ProcessGroupHCCL``) are private
+# API and not covered. Every name exists in torch 2.13; install warns about any a torch lacks.
+_GROUP_METHODS = (
+    "allreduce", "allreduce_coalesced", "broadcast", "reduce", "allgather", "_allgather_base",
+    "all_gather_single", "allgather_coalesced", "allgather_into_tensor_coalesced", "gather",
+    "scatter", "reduce_scatter", "_reduce_scatter_base", "reduce_scatter_single",
+    "reduce_scatter_tensor_coalesced", "alltoall", "alltoall_base", "all_to_all_single",
+    "barrier", "send", "recv", "recv_anysource",
+)  # fmt: skip
+#: Methods whose failure is torch_npu's event record in ``syncStreams`` (spec 2.4).
+_GROUP_EVENT_RECORD = frozenset(
+    {"send", "recv", "recv_anysource", "allreduce_coalesced", "allgather_coalesced",
+     "allgather_into_tensor_coalesced", "reduce_scatter_tensor_coalesced"}
+)  # fmt: skip
+_RECORD = native_not_supported("NPUEvent::record")
+_HCCL = native_not_supported("ProcessGroupHCCL::collective", current=True)
+
+GROUP_METHOD_POINTS: tuple[Point, ...] = tuple(
+    Point(("torch.distributed.ProcessGroup",), name, "XST111", f"ProcessGroup.{name}",
+          _RECORD if name in _GROUP_EVENT_RECORD else _HCCL, "group_method", optional=True)
+    for name in _GROUP_METHODS
+)  # fmt: skip

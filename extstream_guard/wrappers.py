@@ -3,7 +3,12 @@
 The hot path (a call on an ordinary stream) is one attribute read (``stream_id``) and a bit test
 inside a try block (zero-cost in CPython 3.11+); ``device_type`` is read only when bit 30 is set.
 No allocation, no lock, no mode lookup: only a detected external stream reaches :func:`report`,
-which reads the mode and raises or warns.
+which asks the wrapper's :class:`~extstream_guard._state.Session` whether to raise, warn or (for
+a wrapper whose installation is over, or in mode ``off``) do nothing.
+
+Every wrapper calls the very callable it wraps, with the caller's arguments: the guard never
+replays what torch_npu does, so decorators, spies and later patches of any callee run exactly
+as they would without it.
 """
 
 from __future__ import annotations
@@ -12,113 +17,119 @@ import dataclasses
 import functools
 import inspect
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from extstream_lint.contract import native_not_supported
 
-from . import _fastpath, _state
+from . import _patching, _state
+from ._frames import user_stacklevel
 from .ctor import Problem, check_external, check_stream_ptr_kwargs
-from .errors import (
-    ExternalStreamError,
-    ExternalStreamTypeError,
-    ExternalStreamWarning,
-    build_message,
-)
-from .patches import Point
+from .errors import ExternalStreamError, ExternalStreamWarning, build_message
+from .patches import WORK_POINTS, Point
 from .predicate import EXTERNAL_MARK, is_external
 
-__all__ = ["make_wrapper", "report", "unwrap"]
+__all__ = ["make_wrapper", "report", "track_work"]
 
-#: Attribute set on every wrapper so the original can be found again (``unwrap``).
-WRAPPER_FLAG = "__extstream_guard__"
+Session = _state.Session
 
 
 def _fail(
-    message: str, code: str, operation: str, device: Any, stream_id: Any, type_error: bool = False
+    session: Session, message: str, code: str, operation: str, device: Any, stream_id: Any
 ) -> None:
-    if _state.mode == "warn":
-        warnings.warn(ExternalStreamWarning(message), stacklevel=4)
+    mode = session.mode()
+    if mode == "off":
         return
-    cls = ExternalStreamTypeError if type_error else ExternalStreamError
-    raise cls(message, code=code, operation=operation, device=device, stream_id=stream_id)
+    if mode == "warn":
+        warnings.warn(ExternalStreamWarning(message), stacklevel=user_stacklevel())
+        return
+    raise ExternalStreamError(
+        message, code=code, operation=operation, device=device, stream_id=stream_id
+    )
 
 
 #: How the stream reached the call, for messages.
 SELF, ARG, CURRENT = "the stream", "the stream argument", "the current stream"
 
 
-def report(point: Point, stream: Any, which: str, native: str | None = None) -> None:
+def report(
+    point: Point, stream: Any, which: str, session: Session, native: str | None = None
+) -> None:
     """Raise (or warn about) ``point`` applied to the external ``stream`` (``which`` one)."""
     device = getattr(stream, "device_index", None)
     stream_id = int(stream.stream_id)
     detail = f"{which} is external (npu:{device}, stream_id={stream_id:#x})"
-    message = build_message(point.code, point.operation, point.native if native is None else native,
-                            detail=detail)  # fmt: skip
-    _fail(message, point.code, point.operation, device, stream_id)
+    message = build_message(
+        point.code,
+        point.operation,
+        point.native if native is None else native,
+        detail=detail,
+        stopped=session.mode() == "raise",
+    )
+    _fail(session, message, point.code, point.operation, device, stream_id)
 
 
-def report_problem(point: Point, problem: Problem) -> None:
+def report_problem(point: Point, problem: Problem, session: Session) -> None:
     """Raise (or warn about) a refused constructor call."""
-    message = build_message(problem.code, point.operation, problem.native, detail=problem.detail)
-    _fail(message, problem.code, point.operation, None, None, problem.type_error)
-
-
-def unwrap(func: Any) -> Any:
-    """The original behind a guard wrapper (or ``func`` itself)."""
-    while getattr(func, WRAPPER_FLAG, False):
-        func = func.__wrapped__
-    return func
+    message = build_message(
+        problem.code, point.operation, problem.native, detail=problem.detail,
+        stopped=session.mode() == "raise",
+    )  # fmt: skip
+    _fail(session, message, problem.code, point.operation, None, None)
 
 
 def _current() -> Any:
     return _state.torch_npu.npu.current_stream()  # type: ignore[union-attr]
 
 
+Factory = Callable[[Point, Callable[..., Any], Session], Callable[..., Any]]
+
+
 # --- generic closures: the fallback for callables without an inspectable signature ----------
 
 
-def _self(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+def _self(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         if is_external(self):
-            report(point, self, SELF)
+            report(point, self, SELF, session)
         return orig(self, *args, **kwargs)
 
     return wrapper
 
 
-def _arg(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+def _arg(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     index, name = point.index, point.name
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         stream = args[index] if len(args) > index else kwargs.get(name)
         if is_external(stream):
-            report(point, stream, ARG)
+            report(point, stream, ARG, session)
         return orig(*args, **kwargs)
 
     return wrapper
 
 
-def _event(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+def _event(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     def wrapper(self: Any, stream: Any = None) -> Any:
         current = stream is None
         if current:
             stream = _current()
         if is_external(stream):
-            report(point, stream, CURRENT if current else ARG)
+            report(point, stream, CURRENT if current else ARG, session)
         return orig(self, stream)
 
     return wrapper
 
 
-def _wait_stream(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+def _wait_stream(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     recorded = _recorded_side(point)
 
     def wrapper(self: Any, stream: Any) -> Any:
         if is_external(stream):
-            report(recorded, stream, ARG)
+            report(recorded, stream, ARG, session)
         if is_external(self):
-            report(point, self, SELF)
+            report(point, self, SELF, session)
         return orig(self, stream)
 
     return wrapper
@@ -133,49 +144,68 @@ def _recorded_side(point: Point) -> Point:
     )  # fmt: skip
 
 
-def _current_kind(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+#: Argument checks torch_npu makes, with its own error, before its external-stream check: a
+#: call that fails one of them goes straight to torch_npu, so its error comes first, as without
+#: the guard (graphs.py ``_super_kernel_scope_*_impl``: a blank ``scope_name``).
+_NATIVE_FIRST: dict[str, Callable[[Any], bool]] = {
+    "scope_name": lambda value: isinstance(value, str) and not value.strip(),
+}
+
+
+def _rejected_natively(point: Point, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    for index, name in enumerate(point.params):
+        check = _NATIVE_FIRST.get(name)
+        if check is None:
+            continue
+        value = args[index] if len(args) > index else kwargs.get(name)
+        if check(value):
+            return True
+    return False
+
+
+def _current_kind(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        stream = _current()
-        if is_external(stream):
-            report(point, stream, CURRENT)
+        if not _rejected_natively(point, args, kwargs):
+            stream = _current()
+            if is_external(stream):
+                report(point, stream, CURRENT, session)
         return orig(*args, **kwargs)
 
     return wrapper
 
 
-def _attr(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+def _attr(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     name = point.name
 
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         stream = getattr(self, name, None)
         if is_external(stream):
-            report(point, stream, f"its {name}")
+            report(point, stream, f"its {name}", session)
         return orig(self, *args, **kwargs)
 
     return wrapper
 
 
-def _ctor_external(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+def _ctor_external(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     def wrapper(cls: Any, *args: Any, **kwargs: Any) -> Any:
-        problem, new_args, new_kwargs = check_external(args, kwargs)
+        problem = check_external(args, kwargs)
         if problem is not None:
-            report_problem(point, problem)  # in warn mode: go on with what the caller passed
-            return orig(cls, *args, **kwargs)
-        return orig(cls, *new_args, **new_kwargs)
+            report_problem(point, problem, session)  # warn mode / inert: go on unchanged
+        return orig(cls, *args, **kwargs)
 
     return wrapper
 
 
-def _ctor_stream(point: Point, orig: Callable[..., Any], sync_launch: bool) -> Callable[..., Any]:
+def _ctor_stream(
+    point: Point, orig: Callable[..., Any], session: Session, sync_launch: bool
+) -> Callable[..., Any]:
     def wrapper(cls: Any, *args: Any, **kwargs: Any) -> Any:
         if "stream_ptr" in kwargs and not (
             _state.external_class is not None and issubclass(cls, _state.external_class)
         ):
-            problem, new_kwargs = check_stream_ptr_kwargs(args, kwargs, sync_launch=sync_launch)
+            problem = check_stream_ptr_kwargs(args, kwargs, sync_launch=sync_launch)
             if problem is not None:
-                report_problem(point, problem)
-                return orig(cls, *args, **kwargs)
-            kwargs = new_kwargs
+                report_problem(point, problem, session)
         return orig(cls, *args, **kwargs)
 
     return wrapper
@@ -208,15 +238,21 @@ def _npu_devices(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
     return found
 
 
-def _backend_name(
-    signature: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> str:
-    """The backend of the call's ``group`` argument ("" when it cannot be told)."""
+def _backend_of(group: Any) -> str:
+    """The backend name of a process group ("" when it cannot be told)."""
     try:
-        group = signature.bind_partial(*args, **kwargs).arguments.get("group")  # type: ignore[union-attr]
         return str(_state.torch.distributed.get_backend(group)).lower()  # type: ignore[union-attr]
     except Exception:  # no default group, not a group, unknown backend: not ours to judge
         return ""
+
+
+def _group_argument(
+    signature: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    try:
+        return signature.bind_partial(*args, **kwargs).arguments.get("group")  # type: ignore[union-attr]
+    except Exception:  # not bindable: torch raises its own error for the call
+        return None
 
 
 def _signature_of(func: Callable[..., Any]) -> inspect.Signature | None:
@@ -232,49 +268,96 @@ def _native_for(point: Point, backend: str) -> str:
     return point.native
 
 
-def _check_devices(point: Point, devices: list[Any], native: str) -> None:
+def _check_devices(point: Point, devices: list[Any], native: str, session: Session) -> None:
     current_stream = _state.torch_npu.npu.current_stream  # type: ignore[union-attr]
     for device in devices:
         stream = current_stream(device)
         if is_external(stream):
-            report(point, stream, CURRENT, native)
+            report(point, stream, CURRENT, session, native)
 
 
 def _collective(
-    point: Point, orig: Callable[..., Any], *, group_only: bool = False
+    point: Point,
+    orig: Callable[..., Any],
+    session: Session,
+    *,
+    group_only: bool = False,
+    method: bool = False,
 ) -> Callable[..., Any]:
     """Check the current stream of every NPU tensor's device; ``group_only`` calls (barrier,
-    object collectives) carry no tensor and run on the current device of an HCCL group."""
-    from .install import watch_work  # the installer owns the patch records
-
-    signature = _signature_of(orig)
+    object collectives) carry no tensor and run on the current device of an HCCL group.
+    ``method``: a ``ProcessGroup`` method, whose receiver is the group."""
+    signature = None if method else _signature_of(orig)
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        devices = _npu_devices(args, kwargs)
+        devices = _npu_devices(args[1:] if method else args, kwargs)
         backend = ""
         if devices or group_only:
-            backend = _backend_name(signature, args, kwargs)
+            group = args[0] if method and args else _group_argument(signature, args, kwargs)
+            backend = _backend_of(group)
             if not devices and ("hccl" in backend or "lccl" in backend):
                 devices = [None]  # the collective runs on the current device
         if devices:
-            _check_devices(point, devices, _native_for(point, backend))
+            _check_devices(point, devices, _native_for(point, backend), session)
         result = orig(*args, **kwargs)
         if devices and result is not None:
-            watch_work(result)
+            track_work(result, devices, session)
         return result
 
     return wrapper
 
 
-def _group(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
-    return _collective(point, orig, group_only=True)
+def _group(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
+    return _collective(point, orig, session, group_only=True)
 
 
-def _work(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
+def _group_method(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
+    return _collective(point, orig, session, group_only=point.attr == "barrier", method=True)
+
+
+# --- Work.wait / Work.synchronize ---------------------------------------------------------------
+#
+# HCCL works reach Python as plain ``torch.distributed.Work`` objects (torch_npu binds no
+# ``WorkHCCL`` class), the same type gloo's works have. So the class is patched (lazily, by the
+# first guarded NPU collective), and its wrapper checks only the works guarded collectives
+# returned: one dict lookup for any other work. Works are remembered weakly, with the devices
+# their collective ran on.
+
+_tracked: dict[int, tuple[weakref.ref[Any], tuple[Any, ...]]] = {}
+
+
+def _forget(key: int, ref: weakref.ref[Any]) -> None:
+    entry = _tracked.get(key)
+    if entry is not None and entry[0] is ref:
+        del _tracked[key]
+
+
+def track_work(result: Any, devices: list[Any], session: Session) -> None:
+    """Guard ``wait``/``synchronize`` of the works an NPU collective returned."""
+    works = result if isinstance(result, (list, tuple)) else (result,)
+    for work in works:
+        cls = type(work)
+        owner = next((k for k in cls.__mro__ if "wait" in vars(k)), None)
+        if owner is None or owner is object:
+            continue
+        key = id(work)
+        try:
+            ref = weakref.ref(work, lambda r, key=key: _forget(key, r))
+        except TypeError:  # not weak-referenceable: cannot be told apart later, left unguarded
+            continue
+        _tracked[key] = (ref, tuple(devices))
+        if not _patching.is_patched(owner):
+            with _state.LOCK:
+                if session.live and not _patching.is_patched(owner):
+                    for point in WORK_POINTS:
+                        _patching.patch(owner, point, make_wrapper, session)
+
+
+def _work(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        stream = _current()
-        if is_external(stream):
-            report(point, stream, CURRENT)
+        entry = _tracked.get(id(self))
+        if entry is not None and entry[0]() is self:
+            _check_devices(point, list(entry[1]), point.native, session)
         return orig(self, *args, **kwargs)
 
     return wrapper
@@ -295,7 +378,7 @@ _CHECK = """\
     try:
         _xg_id = {stream}.stream_id
         if (_xg_id > {below_mark} or _xg_id < 0) and _xg_is_external({stream}):
-            _xg_report({point}, {stream}, {which})
+            _xg_report({point}, {stream}, {which}, _xg_session)
     except (AttributeError, TypeError):
         pass
 """.replace("{below_mark}", str(EXTERNAL_MARK - 1))  # a constant in the code, no lookup
@@ -306,23 +389,6 @@ _EVENT_DEFAULT = """\
     if {stream} is None:
         {stream} = _xg_current()
         _xg_which = _xg_CURRENT
-"""
-#: ``wait_stream`` once both sides are checked, when torch_npu's stock code is in place
-#: (:mod:`extstream_guard._fastpath`): its own steps, down to the C base type's record/wait.
-_WAIT_STREAM_FAST = """\
-    if (
-        type(stream).record_event in _xg_record_event_ok
-        and type(self).wait_event in _xg_wait_event_ok
-        and _xg_streams.Event is _xg_event_cls
-        and (
-            (_xg_event_cls.record is _xg_trusted_record and _xg_event_cls.wait is _xg_trusted_wait)
-            or _xg_learn()
-        )
-    ):
-        _xg_event = _xg_event_cls()
-        _xg_base_record(_xg_event, stream)
-        _xg_base_wait(_xg_event, self)
-        return None
 """
 _CTOR = """\
     if "stream_ptr" in {kwargs}:
@@ -383,7 +449,9 @@ def _parameters(func: Callable[..., Any], hint: tuple[str, ...]) -> _Parts:
     return definition, call, namespace
 
 
-def _generated(point: Point, orig: Callable[..., Any]) -> Callable[..., Any] | None:
+def _generated(
+    point: Point, orig: Callable[..., Any], session: Session
+) -> Callable[..., Any] | None:
     """A compiled wrapper with ``orig``'s exact signature, or None when it cannot be made."""
     try:
         definition, call, namespace = _parameters(orig, point.params)
@@ -406,7 +474,6 @@ def _generated(point: Point, orig: Callable[..., Any]) -> Callable[..., Any] | N
         namespace["_xg_recorded"] = _recorded_side(point)
         prologue = _CHECK.format(stream="stream", point="_xg_recorded", which="_xg_ARG")
         prologue += _CHECK.format(stream="self", point="_xg_point", which="_xg_SELF")
-        prologue += _wait_stream_fast(orig, namespace)
     else:  # ctor_stream / ctor_sync: only calls passing stream_ptr take the slow path
         kwargs = next((part[2:] for part in definition if part.startswith("**")), None)
         simple = all("=" not in part and not part.startswith("*") for part in call[:-1])
@@ -417,46 +484,21 @@ def _generated(point: Point, orig: Callable[..., Any]) -> Callable[..., Any] | N
         )
         prologue = _CTOR.format(first=names[0], positional=positional, kwargs=kwargs)
         sync_launch = point.kind == "ctor_sync"
-        namespace["_xg_slow"] = _ctor_stream(point, orig, sync_launch=sync_launch)
+        namespace["_xg_slow"] = _ctor_stream(point, orig, session, sync_launch=sync_launch)
     source = (
         f"def _xg_wrapper({', '.join(definition)}):\n{prologue}"
         f"    return _xg_orig({', '.join(call)})\n"
     )
     namespace.update(
         _xg_is_external=is_external, _xg_report=report, _xg_current=_current, _xg_point=point,
-        _xg_orig=orig, _xg_SELF=SELF, _xg_ARG=ARG, _xg_CURRENT=CURRENT,
+        _xg_orig=orig, _xg_SELF=SELF, _xg_ARG=ARG, _xg_CURRENT=CURRENT, _xg_session=session,
+        __name__=__name__,  # its frames belong to this package (warnings skip them)
     )  # fmt: skip
     exec(compile(source, f"<extstream_guard wrapper for {point.operation}>", "exec"), namespace)
     return namespace["_xg_wrapper"]
 
 
-def _wait_stream_fast(orig: Callable[..., Any], namespace: dict[str, Any]) -> str:
-    """The fast tail of a compiled ``wait_stream`` and its names, or "" when the code is not
-    torch_npu's stock (then the wrapper checks both sides and calls ``orig``)."""
-    plan = _fastpath.plan(orig, unwrap)
-    if plan is None:
-        return ""
-
-    def learn() -> bool:
-        # Reached only when Event.record / Event.wait are not the pair last trusted (the first
-        # call, or someone patched them): trust them as they are now if they are the stock
-        # methods or the guard's wrappers of them; anything else keeps the normal path.
-        record, wait = plan.event_cls.record, plan.event_cls.wait
-        trusted = plan.trusts(record, wait)
-        namespace["_xg_trusted_record"] = record if trusted else None
-        namespace["_xg_trusted_wait"] = wait if trusted else None
-        return trusted
-
-    namespace.update(
-        _xg_record_event_ok=plan.record_event, _xg_wait_event_ok=plan.wait_event,
-        _xg_event_cls=plan.event_cls, _xg_streams=plan.streams, _xg_base_record=plan.record,
-        _xg_base_wait=plan.wait, _xg_trusted_record=None, _xg_trusted_wait=None,
-        _xg_learn=learn,
-    )  # fmt: skip
-    return _WAIT_STREAM_FAST
-
-
-_FACTORIES: dict[str, Callable[[Point, Callable[..., Any]], Callable[..., Any]]] = {
+_FACTORIES: dict[str, Factory] = {
     "self": _self,
     "arg": _arg,
     "event": _event,
@@ -464,24 +506,28 @@ _FACTORIES: dict[str, Callable[[Point, Callable[..., Any]], Callable[..., Any]]]
     "current": _current_kind,
     "attr": _attr,
     "ctor_external": _ctor_external,
-    "ctor_stream": lambda p, f: _ctor_stream(p, f, sync_launch=False),
-    "ctor_sync": lambda p, f: _ctor_stream(p, f, sync_launch=True),
+    "ctor_stream": lambda p, f, s: _ctor_stream(p, f, s, sync_launch=False),
+    "ctor_sync": lambda p, f, s: _ctor_stream(p, f, s, sync_launch=True),
     "collective": _collective,
     "group": _group,
+    "group_method": _group_method,
     "work": _work,
 }
 
 
-def make_wrapper(point: Point, orig: Callable[..., Any]) -> Callable[..., Any]:
-    """A wrapper that checks ``point`` and then calls ``orig`` with the same arguments."""
+def make_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
+    """A wrapper that checks ``point`` and then calls ``orig`` with the same arguments.
+
+    It acts for ``session`` only: once that installation is over, it lets every call through.
+    """
     wrapper = None
     if point.kind in ("self", "arg", "event", "wait_stream", "ctor_stream", "ctor_sync"):
-        wrapper = _generated(point, orig)
+        wrapper = _generated(point, orig, session)
     if wrapper is None:
-        wrapper = _FACTORIES[point.kind](point, orig)
+        wrapper = _FACTORIES[point.kind](point, orig, session)
     try:
         functools.update_wrapper(wrapper, orig)
     except (AttributeError, TypeError):  # some C callables lack the usual dunders
         wrapper.__wrapped__ = orig  # type: ignore[attr-defined]
-    setattr(wrapper, WRAPPER_FLAG, True)
+    _patching.register_wrapper(wrapper, orig)
     return wrapper

@@ -53,7 +53,7 @@ def env(sim: Any) -> Iterator[Any]:
     from tests.guard.npusim import fake_dist
     from tests.guard.scenarios import Env
 
-    groups = {name: fake_dist.SimProcessGroup(name) for name in ("hccl", "lccl", "gloo")}
+    groups = {name: fake_dist.new_group(name) for name in ("hccl", "lccl", "gloo")}
     for group in groups.values():
         fake_dist.register(group)
     try:

@@ -498,7 +498,7 @@ def _(env: Env) -> Any:
     env.npu.ExternalStream(0)
 
 
-@_s("ctor-None", "4.2", "XST001", NOT_INT, off_error=TypeError)
+@_s("ctor-None", "4.2", None, NOT_INT, off_error=TypeError)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(None)
 
@@ -518,17 +518,17 @@ def _(env: Env) -> Any:
     env.npu.ExternalStream(2**64 + env.pointer(0))
 
 
-@_s("ctor-float", "4.2", "XST001", NOT_INT, off_error=TypeError)
+@_s("ctor-float", "4.2", None, NOT_INT, off_error=TypeError)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(float(env.pointer(0)))
 
 
-@_s("ctor-str", "4.2", "XST001", NOT_INT, off_error=TypeError)
+@_s("ctor-str", "4.2", None, NOT_INT, off_error=TypeError)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(hex(env.pointer(0)))
 
 
-@_s("ctor-null-c_void_p", "4.2", "XST001", NOT_INT, off_error=TypeError)
+@_s("ctor-null-c_void_p", "4.2", None, NOT_INT, off_error=TypeError)
 def _(env: Env) -> Any:
     env.npu.ExternalStream(ctypes.c_void_p())
 
@@ -731,7 +731,7 @@ def _(env: Env) -> Any:
     assert env.npu.ExternalStream(pointer, stream_id=0) == ext
 
 
-@_s("works-ctor-c_void_p-only-with-guard", "4.2", None, NOT_INT, off_error=TypeError)
+@_s("ctor-c_void_p-is-torch_npus-TypeError", "4.2", None, NOT_INT, off_error=TypeError)
 def _(env: Env) -> Any:
     pointer = env.pointer(1)
     assert env.npu.ExternalStream(ctypes.c_void_p(pointer)) == env.npu.ExternalStream(pointer)
@@ -745,7 +745,7 @@ class _Handle:
         return self.value
 
 
-@_s("works-ctor-__index__-only-with-guard", "4.2", None, NOT_INT, off_error=TypeError)
+@_s("ctor-__index__-is-torch_npus-TypeError", "4.2", None, NOT_INT, off_error=TypeError)
 def _(env: Env) -> Any:
     pointer = env.pointer(1)
     assert env.npu.ExternalStream(_Handle(pointer)) == env.npu.ExternalStream(pointer)
@@ -829,8 +829,8 @@ def check(env: Env, scenario: Scenario, mode: str) -> None:
         return
     with extstream_guard.installed(mode), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if scenario.code is None:
-            scenario.run(env)
+        if scenario.code is None:  # not the guard's to refuse: torch_npu's behaviour, unchanged
+            _native(env, scenario)
         elif mode == "raise":
             with pytest.raises(ExternalStreamError) as info:
                 scenario.run(env)

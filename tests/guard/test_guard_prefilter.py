@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from extstream_guard import ExternalStreamError
+from extstream_guard import ExternalStreamError, _state
 from extstream_guard.patches import POINTS
 from extstream_guard.predicate import EXTERNAL_MARK, PRIVATEUSE1
 from extstream_guard.wrappers import make_wrapper
@@ -28,7 +28,7 @@ def synchronize(self: Any) -> str:
     return "ran"
 
 
-GUARDED = make_wrapper(SYNCHRONIZE, synchronize)
+GUARDED = make_wrapper(SYNCHRONIZE, synchronize, _state.CLASS_SESSION)  # raises when off
 
 
 @given(st.integers(min_value=-(2**70), max_value=2**70))

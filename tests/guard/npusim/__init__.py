@@ -11,7 +11,9 @@
   private hooks ``_launch_host_func`` & co. as the same one-line forwarders to ``_C``;
 * stubs for what the real files import but cannot run here (``_backends.get_soc_version``,
   ``_compiler._config``, the graph-op handler registry, ``utils.utils``, ``_path_manager``);
-* ``torch_npu.distributed``: the uneven all-gather forwarder of :mod:`.fake_dist`;
+* ``torch_npu.distributed`` and ``torch_npu.distributed.distributed_c10d``: the stand-ins of
+  :mod:`.fake_dist` for every function torch_npu adds there (uneven collectives, ``_gather``...);
+* while active, the C++ behaviour of HCCL process groups and works (:mod:`.fake_dist`);
 * ``torch._C._get_accelerator`` (needs C++ PrivateUse1 hooks) while active.
 
 :func:`activate` puts those modules into ``sys.modules`` and registers ``torch.npu`` the way
@@ -165,8 +167,7 @@ def build(tree: Path, version: str) -> Sim:
         ),
         "torch_npu.distributed": _package("torch_npu.distributed"),
         "torch_npu.distributed.distributed_c10d": _module(
-            "torch_npu.distributed.distributed_c10d",
-            _all_gather_into_tensor_uneven=fake_dist._all_gather_into_tensor_uneven,
+            "torch_npu.distributed.distributed_c10d", **fake_dist.npu_distributed_functions()
         ),
     }
     torch_npu._C = C
@@ -177,9 +178,10 @@ def build(tree: Path, version: str) -> Sim:
         torch_npu.utils = modules["torch_npu.utils"]
         torch_npu.distributed = modules["torch_npu.distributed"]
         torch_npu.distributed.distributed_c10d = modules["torch_npu.distributed.distributed_c10d"]
-        torch_npu.distributed.all_gather_into_tensor_uneven = (
-            fake_dist._all_gather_into_tensor_uneven
-        )
+        c10d = torch_npu.distributed.distributed_c10d
+        for public in ("all_gather_into_tensor_uneven", "reduce_scatter_tensor_uneven",
+                       "all_to_all_vc"):  # fmt: skip
+            setattr(torch_npu.distributed, public, getattr(c10d, f"_{public}"))
         _npu_namespace(npu, torch_npu)
         _set_torch_npu(npu)
         for name, relative in _REAL_FILES.items():
@@ -240,12 +242,14 @@ def activate(sim: Sim) -> None:
         return
     _saved.update(_swap_in(sim.modules))
     _set_torch_npu(sim.modules["torch_npu.npu"])
+    fake_dist.activate()
 
 
 def deactivate() -> None:
     """Undo :func:`activate`: no torch_npu, no ``torch.npu`` left behind."""
     if not _saved:
         return
+    fake_dist.deactivate()
     _restore(dict(_saved))
     _saved.clear()
     _set_torch_npu(None)

@@ -1,0 +1,106 @@
+"""Setting and restoring patched attributes, and telling the guard's own wrappers apart.
+
+Restoring follows ``unittest.mock.patch``: each patched attribute's raw ``__dict__`` value is
+recorded (keeping ``staticmethod`` / ``classmethod`` wrappers) and set back, or the attribute is
+deleted when it was inherited.
+
+The guard knows its wrappers by identity (a weak registry from wrapper to original), never by an
+attribute: ``functools.wraps`` copies a function's ``__dict__`` onto a user's tracer, so any
+marker attribute would make the tracer look like the guard's and get stripped. A wrapper found
+where a patch goes (left over from an earlier installation, e.g. restored by a user's
+``mock.patch``) is unwrapped first, so installing again never wraps twice.
+
+This module imports no wrapper code: the wrapper factory is passed in, which keeps the import
+graph a tree (``install`` -> ``wrappers`` -> ``_patching``).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import _state
+from .patches import Point
+
+__all__ = ["patch", "patched", "register_wrapper", "restore_all", "unwrap"]
+
+_MISSING: Any = object()
+Factory = Callable[[Point, Callable[..., Any], _state.Session], Callable[..., Any]]
+
+
+@dataclass
+class _Record:
+    owner: Any
+    attr: str
+    raw: Any  # the owner's own __dict__ value before patching, or _MISSING if inherited
+
+
+_records: list[_Record] = []
+#: Wrappers by (original, point) for the live session: a function exported from two namespaces
+#: gets one wrapper. Holding the original keeps its id unique while it is a key.
+_memo: dict[tuple[int, Point], tuple[Any, Any]] = {}
+#: Every wrapper the guard made (any session) -> the callable it wraps.
+_originals: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def register_wrapper(wrapper: Any, original: Any) -> None:
+    """Remember that ``wrapper`` is the guard's, wrapping ``original``."""
+    _originals[wrapper] = original
+
+
+def unwrap(func: Any) -> Any:
+    """The original behind the guard's wrappers (or ``func`` itself, including any wrapper
+    somebody else put around a guard wrapper)."""
+    while True:
+        try:
+            original = _originals.get(func)
+        except TypeError:  # unhashable or not weak-referenceable: not ours
+            return func
+        if original is None:
+            return func
+        func = original
+
+
+def patch(owner: Any, point: Point, factory: Factory, session: _state.Session) -> bool:
+    """Replace ``owner.<point.attr>`` with a wrapper; False when there is nothing to wrap."""
+    if any(r.owner is owner and r.attr == point.attr for r in _records):
+        return True  # two paths to one class or module
+    raw = vars(owner).get(point.attr, _MISSING)
+    current = getattr(owner, point.attr, _MISSING) if raw is _MISSING else raw
+    if current is _MISSING:
+        return False
+    kind = type(current) if isinstance(current, (staticmethod, classmethod)) else None
+    func = unwrap(current.__func__ if kind is not None else current)
+    if not callable(func):
+        return False
+    key = (id(func), point)
+    if key not in _memo:
+        _memo[key] = (func, factory(point, func, session))
+    wrapper = _memo[key][1]
+    setattr(owner, point.attr, kind(wrapper) if kind is not None else wrapper)
+    _records.append(_Record(owner, point.attr, raw))
+    return True
+
+
+def is_patched(owner: Any) -> bool:
+    """Whether any attribute of ``owner`` is currently patched."""
+    return any(r.owner is owner for r in _records)
+
+
+def restore_all() -> None:
+    """Put every patched attribute back exactly as it was, newest first."""
+    while _records:
+        record = _records.pop()
+        if record.raw is _MISSING:
+            if record.attr in vars(record.owner):
+                delattr(record.owner, record.attr)
+        else:
+            setattr(record.owner, record.attr, record.raw)
+    _memo.clear()
+
+
+def patched() -> list[tuple[Any, str]]:
+    """``(owner, attribute)`` for every attribute currently patched."""
+    return [(r.owner, r.attr) for r in _records]
