@@ -29,18 +29,30 @@ def pytest_addoption(parser: Any) -> None:
     parser.addini(_OPTION, "extstream_guard mode for the session: raise, warn or off", default="")
 
 
-def _mode(config: Any) -> str:
-    value = config.getoption(_OPTION) or config.getini(_OPTION) or os.environ.get(_ENV, "")
-    value = str(value).strip().lower() or "off"
-    if value not in _CHOICES:
+def _mode(config: Any) -> tuple[str, str]:
+    """The session's mode and where it came from (for messages): flag, ini, env var or default."""
+    sources = (
+        (config.getoption(_OPTION), "--extstream-guard={}"),
+        (config.getini(_OPTION), "ini option extstream_guard = {}"),
+        (os.environ.get(_ENV, ""), f"environment variable {_ENV}={{}}"),
+    )
+    given = next(
+        ((str(value).strip(), source) for value, source in sources if str(value or "").strip()),
+        None,
+    )
+    if given is None:
+        return "off", "default"
+    text, source = given
+    mode, where = text.lower(), source.format(text)
+    if mode not in _CHOICES:
         import pytest
 
-        raise pytest.UsageError(f"extstream_guard mode {value!r}: expected one of raise, warn, off")
-    return value
+        raise pytest.UsageError(f"extstream_guard: {where}: expected one of raise, warn, off")
+    return mode, where
 
 
 def pytest_configure(config: Any) -> None:
-    mode = _mode(config)
+    mode, where = _mode(config)
     if mode == "off":
         return
     import pytest
@@ -50,18 +62,17 @@ def pytest_configure(config: Any) -> None:
     try:
         install(mode)
     except ImportError as exc:
-        raise pytest.UsageError(f"--extstream-guard={mode}: {exc}") from exc
-    config._extstream_guard_installed = True
+        raise pytest.UsageError(f"extstream_guard: {where}: {exc}") from exc
+    config._extstream_guard_installed = where
 
 
 def pytest_unconfigure(config: Any) -> None:
-    if getattr(config, "_extstream_guard_installed", False):
+    if getattr(config, "_extstream_guard_installed", None):
         from extstream_guard import uninstall
 
         uninstall()
 
 
 def pytest_report_header(config: Any) -> str | None:
-    if getattr(config, "_extstream_guard_installed", False):
-        return f"extstream_guard: {_mode(config)}"
-    return None
+    where = getattr(config, "_extstream_guard_installed", None)
+    return f"extstream_guard: {_mode(config)[0]} (from {where})" if where else None

@@ -311,6 +311,12 @@ def _(env: Env) -> Any:
         env.npu.super_kernel_scope_begin()
 
 
+@_s("super_kernel_begin-blank-name", "X12", None, "scope_name should be None or a non-empty")
+def _(env: Env) -> Any:
+    with env.current(env.ext()):  # torch_npu's own argument check comes first, guard or not
+        env.npu.super_kernel_scope_begin("   ")
+
+
 @_s("super_kernel_end-current", "X13", "XST108", native_not_supported("super_kernel_scope_end"))
 def _(env: Env) -> Any:
     with env.current(env.ext()):
@@ -485,11 +491,40 @@ def _(env: Env) -> Any:
 @_s("work-synchronize-current", "X04", "XST111", BLOCK, needs="dist")
 def _(env: Env) -> Any:
     work = env.dist.all_reduce(env.tensor(), group=env.group, async_op=True)
+    assert type(work) is env.dist.Work  # C++ backends return the base class itself
     with env.current(env.ext()):
         work.synchronize()
 
 
 # --- end of the surface-table additions ----------------------------------------------------------
+
+
+# ProcessGroup methods, called on the group object itself (spec 2.4).
+@_s("group-allreduce-current", "X19", "XST111", HCCL, needs="dist")
+def _(env: Env) -> Any:
+    tensor = env.tensor()
+    with env.current(env.ext()):
+        env.group.allreduce([tensor])
+
+
+@_s("group-broadcast-current", "X19", "XST111", HCCL, needs="dist")
+def _(env: Env) -> Any:
+    tensor = env.tensor()
+    with env.current(env.ext()):
+        env.group.broadcast([tensor])
+
+
+@_s("group-barrier-current", "X19", "XST111", HCCL, needs="dist")
+def _(env: Env) -> Any:
+    with env.current(env.ext()):
+        env.group.barrier()
+
+
+@_s("group-send-current", "X03", "XST111", RECORD, needs="p2p")
+def _(env: Env) -> Any:
+    tensor = env.tensor()
+    with env.current(env.ext()):
+        env.group.send([tensor], 1, 0)
 
 
 # --- constructor (XST001 / XST002; X23 / X24) ----------------------------------------------------
