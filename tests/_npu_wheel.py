@@ -29,11 +29,15 @@ from pathlib import Path
 
 __all__ = [
     "CACHE_DIR",
+    "CI_RELEASES",
     "DEFAULT_VERSION",
+    "RELEASES",
     "WheelUnavailable",
     "offline",
     "python_tree",
     "read_member",
+    "sim_version",
+    "versions",
     "wheel",
 ]
 
@@ -41,12 +45,38 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 CACHE_DIR = REPO_ROOT / ".cache" / "torch-npu"
 #: The release the contract was written from (and the one torch 2.13.0 pairs with).
 DEFAULT_VERSION = "2.13.0"
+#: Every published torch-npu release that ships ``torch_npu.npu.ExternalStream``, oldest first
+#: (each read from its wheel; the wheels of 2.9.1 and 2.8.0.post5 lack the class, as does
+#: 2.12.0.post2 per the contract's section 7.3). ``tests/guard/check_releases.py`` checks any.
+RELEASES = (
+    "2.7.1.post11", "2.9.0.post9", "2.10.0.post7", "2.11.0.post3", "2.12.0.post3", "2.13.0",
+    "2.14.0",
+)  # fmt: skip
+#: What the default test run checks against the wheels: the oldest and the newest release.
+CI_RELEASES = (RELEASES[0], RELEASES[-1])
 #: The wheel tag to fetch: the contents we read are the same for every platform tag.
 _PIP_TARGET = ("--python-version", "3.11", "--platform", "manylinux_2_28_x86_64")
 
 
 class WheelUnavailable(RuntimeError):
     """The torch-npu wheel could not be downloaded (no network, or no such version)."""
+
+
+def versions() -> tuple[str, ...]:
+    """The releases the contract tests read: ``$EXTSTREAM_NPU_VERSIONS`` (comma-separated, or
+    ``all``), else the oldest and the newest."""
+    value = os.environ.get("EXTSTREAM_NPU_VERSIONS", "").strip()
+    if not value:
+        return CI_RELEASES
+    if value == "all":
+        return RELEASES
+    return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+def sim_version() -> str:
+    """The release whose Python files the simulation runs: ``$EXTSTREAM_NPU_SIM_VERSION``, else
+    :data:`DEFAULT_VERSION`."""
+    return os.environ.get("EXTSTREAM_NPU_SIM_VERSION", "").strip() or DEFAULT_VERSION
 
 
 def offline() -> bool:

@@ -24,9 +24,12 @@ from tests.guard._wheels import wheel_tree  # noqa: E402
 
 @pytest.fixture(scope="session")
 def sim_build() -> Any:
+    """The simulation over the Python files of ``$EXTSTREAM_NPU_SIM_VERSION`` (default: the
+    release the contract was written from); ``tests/guard/check_releases.py`` sets it."""
     from tests.guard import npusim
 
-    return npusim.build(wheel_tree(_npu_wheel.DEFAULT_VERSION), _npu_wheel.DEFAULT_VERSION)
+    version = _npu_wheel.sim_version()
+    return npusim.build(wheel_tree(version), version)
 
 
 @pytest.fixture

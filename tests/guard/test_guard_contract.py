@@ -1,4 +1,8 @@
-"""The guard's contract with the real torch_npu wheels: read (never import) 2.13.0 and 2.14.0.
+"""The guard's contract with the real torch_npu wheels, read (never imported).
+
+By default the oldest and the newest release that ship ``ExternalStream``
+(``tests/_npu_wheel.CI_RELEASES``); ``EXTSTREAM_NPU_VERSIONS=2.9.0.post9,2.10.0.post7`` or
+``=all`` reads others (``python tests/guard/check_releases.py`` sets it).
 
 Fails if any module path, class, method, parameter, export or native error string that a row of
 ``extstream_guard.patches.POINTS`` relies on is missing from a wheel. The wheels are downloaded
@@ -21,7 +25,7 @@ from extstream_lint.contract import NATIVE_PRIORITY, NATIVE_SYNC_LAUNCH, RULES
 from tests import _npu_wheel
 from tests.guard._wheels import wheel_tree
 
-VERSIONS = ("2.13.0", "2.14.0")
+VERSIONS = _npu_wheel.versions()
 _PREFIX = "External NPU stream is not supported in "
 _SUFFIXES = (
     ". This path requires a torch_npu-managed stream.",
