@@ -57,7 +57,9 @@ def _measure(
         adds.append(_batch(add, calls))
 
 
-def _operations(tn: Any, torch: Any) -> dict[str, Callable[[], Callable[[], Any]]]:
+def _operations(
+    tn: Any, torch: Any, prime: list[Callable[[], Any]]
+) -> dict[str, Callable[[], Callable[[], Any]]]:
     """Each entry builds the call afresh, so it binds whatever the class holds right now."""
     npu = tn.npu
     stream, other = npu.Stream(), npu.Stream()
@@ -67,11 +69,21 @@ def _operations(tn: Any, torch: Any) -> dict[str, Callable[[], Callable[[], Any]
     from tests.guard.npusim import npu_tensor
 
     tensor = npu_tensor()
+    import torch.distributed as dist
+
+    from tests.guard.npusim import fake_dist
+
+    hccl, gloo = fake_dist.new_group("hccl"), fake_dist.new_group("gloo")
+    for group in (hccl, gloo):
+        fake_dist.register(group)
+    work = dist.all_reduce(torch.ones(4), group=gloo, async_op=True)
+    # Run once per installation: the first guarded NPU collective patches Work.
+    prime.append(lambda: dist.all_reduce(tensor, group=hccl, async_op=True).wait())
     return {
         "Stream.synchronize": lambda: stream.synchronize,
         "Stream.query": lambda: stream.query,
         "Stream.wait_event": lambda: lambda: stream.wait_event(event),
-        # Checks both sides, then records and waits without re-checking (extstream_guard._fastpath).
+        # Checks both sides, then torch_npu's own code runs (Event.record / Event.wait guarded too).
         "Stream.wait_stream": lambda: lambda: stream.wait_stream(other),
         "Stream.record_event": lambda: stream.record_event,
         "Event.record(stream)": lambda: lambda: event.record(stream),
@@ -79,6 +91,9 @@ def _operations(tn: Any, torch: Any) -> dict[str, Callable[[], Callable[[], Any]
         "SyncLaunchStream.query": lambda: sync_launch.query,
         "graph_task_group_begin": lambda: lambda: npu.graph_task_group_begin(stream),
         "Tensor.record_stream": lambda: lambda: tensor.record_stream(stream),
+        # A work no guarded NPU collective returned (gloo's): Work is patched once any NPU
+        # collective ran, so its wait pays one lookup.
+        "Work.wait [other work]": lambda: work.wait,
     }
 
 
@@ -100,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     npusim.activate(sim)
     try:
         tn = sim.torch_npu
-        operations = _operations(tn, torch)
+        prime: list[Callable[[], Any]] = []
+        operations = _operations(tn, torch, prime)
         a, b = torch.ones(4), torch.ones(4)
         add = lambda: torch.add(a, b)  # noqa: E731 - the baseline call, like the others
         plain: dict[str, list[float]] = {name: [] for name in operations}
@@ -116,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
                 for guard_on in (False, True) if round_ % 2 else (True, False):
                     if guard_on:
                         extstream_guard.install()
+                        for call in prime:
+                            call()
                     else:
                         extstream_guard.uninstall()
                     target = guarded if guard_on else plain

@@ -324,12 +324,15 @@ def _group_method(point: Point, orig: Callable[..., Any], session: Session) -> C
 # their collective ran on.
 
 _tracked: dict[int, tuple[weakref.ref[Any], tuple[Any, ...]]] = {}
+#: The keys of ``_tracked``, for the wrappers' cheap membership test.
+_tracked_ids: set[int] = set()
 
 
 def _forget(key: int, ref: weakref.ref[Any]) -> None:
     entry = _tracked.get(key)
     if entry is not None and entry[0] is ref:
         del _tracked[key]
+        _tracked_ids.discard(key)
 
 
 def track_work(result: Any, devices: list[Any], session: Session) -> None:
@@ -346,6 +349,7 @@ def track_work(result: Any, devices: list[Any], session: Session) -> None:
         except TypeError:  # not weak-referenceable: cannot be told apart later, left unguarded
             continue
         _tracked[key] = (ref, tuple(devices))
+        _tracked_ids.add(key)
         if not _patching.is_patched(owner):
             with _state.LOCK:
                 if session.live and not _patching.is_patched(owner):
@@ -354,11 +358,18 @@ def track_work(result: Any, devices: list[Any], session: Session) -> None:
 
 
 def _work(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
-    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        entry = _tracked.get(id(self))
-        if entry is not None and entry[0]() is self:
-            _check_devices(point, list(entry[1]), point.native, session)
-        return orig(self, *args, **kwargs)
+    # Every work of the class pays this wrapper, so it is lean: names bound as defaults, a set
+    # test that is skipped while nothing is tracked, and an exact-arity call for ``wait()``.
+    def wrapper(
+        self: Any, *args: Any, _ids: Any = _tracked_ids, _id: Any = id, **kwargs: Any
+    ) -> Any:
+        if _ids and _id(self) in _ids:
+            entry = _tracked.get(_id(self))
+            if entry is not None and entry[0]() is self:
+                _check_devices(point, list(entry[1]), point.native, session)
+        if args or kwargs:
+            return orig(self, *args, **kwargs)
+        return orig(self)
 
     return wrapper
 

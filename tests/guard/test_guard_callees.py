@@ -79,9 +79,12 @@ def test_wait_stream_runs_what_it_runs_without_the_guard(
     assert seen["raise"] == seen["warn"] == seen["off"]
 
 
-def test_a_decorated_event_record_still_refuses_external_streams(env: Any) -> None:
+def test_a_decorated_event_record_still_refuses_external_streams(env: Any, sim: Any) -> None:
     calls: list[str] = []
-    extstream_guard.install()
-    with _event_decorators(env, calls, None), pytest.raises(extstream_guard.ExternalStreamError):
-        env.managed().wait_stream(env.ext())
-    assert calls == []  # refused before anything was recorded
+    with _event_decorators(env, calls, None):  # torch_npu's own decorator, then the guard
+        extstream_guard.install()
+        with pytest.raises(extstream_guard.ExternalStreamError):
+            env.managed().wait_stream(env.ext())
+        extstream_guard.uninstall()
+    assert calls == []  # the guard refused before the decorated method ran
+    assert [entry for entry in sim.state.log if entry[0] == "record"] == []

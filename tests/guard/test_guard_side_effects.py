@@ -46,15 +46,20 @@ def test_refused_collective_does_not_bump_sequence_counters_under_guard(
 
 
 @pytest.mark.parametrize("mode", ["off", "raise"])
-def test_ext_wait_stream_records_nothing_on_the_other_stream_under_guard(
-    env: Any, sim: Any, mode: str
-) -> None:
+def test_wait_stream_is_refused_where_torch_npu_refuses_it(env: Any, sim: Any, mode: str) -> None:
+    # Stream.wait_stream is not wrapped (a third guard frame on every call): the guarded
+    # Event.record / Event.wait it calls refuse it. `ext.wait_stream(s)` records on `s` first,
+    # as torch_npu does; `s.wait_stream(ext)` records nothing.
     managed, ext = env.managed(), env.ext()
     extstream_guard.install(mode)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError) as info:
         ext.wait_stream(managed)
-    records = [entry for entry in sim.state.log if entry[0] == "record"]
-    assert records if mode == "off" else not records
+    assert isinstance(info.value, ExternalStreamError) is (mode == "raise")
+    assert [entry[2] for entry in sim.state.log if entry[0] == "record"] == [managed.stream_id]
+    sim.state.log.clear()
+    with pytest.raises(RuntimeError):
+        managed.wait_stream(ext)
+    assert [entry for entry in sim.state.log if entry[0] in ("record", "wait")] == []
 
 
 def test_per_stream_queue_does_not_break_the_guard(
