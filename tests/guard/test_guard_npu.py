@@ -1,7 +1,14 @@
 """The same scenario table on real Ascend hardware.
 
 Marked ``npu``: skipped, with the reason, wherever ``torch_npu`` cannot be imported or has no
-device. External streams wrap the raw handle of a torch_npu-managed stream (torch_npu accepts
+device. On an Ascend machine with CANN and torch_npu installed, run from the repository root::
+
+    python -m pytest -m npu -p no:xdist tests/guard/test_guard_npu.py
+
+(``-m npu`` replaces the default ``-m 'not slow'``; one process, since the HCCL group binds a
+port and the device.)
+
+External streams wrap the raw handle of a torch_npu-managed stream (torch_npu accepts
 that and registers an external alias, contract section 4.2), so no other runtime library is
 needed. Collectives run on a one-rank HCCL group initialised here; point-to-point scenarios need
 a peer and are skipped.
@@ -81,3 +88,175 @@ def test_scenario_on_hardware(hardware: Env, scenario: Scenario, mode: str) -> N
         check(hardware, scenario, mode)
     finally:
         torch_npu.npu.set_stream(before)  # a failed capture may leave the stream switched
+
+
+# --- issue 10: each defect, on the real torch_npu ----------------------------------------------
+# The scenario table above already covers base-class Work waits (work-wait-current,
+# work-synchronize-current), ProcessGroup methods (group-*), torch_npu's own TypeError for
+# non-integer pointers (ctor-*-is-torch_npus-TypeError, ctor-None ...) and a blank scope_name
+# (super_kernel_begin-blank-name). The tests below check the rest against the real classes.
+
+
+def test_hw_hccl_works_are_base_class_work_and_guarded(hardware: Env) -> None:
+    import extstream_guard
+
+    if hardware.group is None:
+        pytest.skip("no HCCL process group could be initialised")
+    extstream_guard.install()
+    try:
+        work = hardware.dist.all_reduce(hardware.tensor(), group=hardware.group, async_op=True)
+        assert type(work) is hardware.dist.Work  # what this issue is about
+        with hardware.current(hardware.ext()), pytest.raises(extstream_guard.ExternalStreamError):
+            work.wait()
+        work.wait()
+    finally:
+        extstream_guard.uninstall()
+
+
+def test_hw_installed_is_reference_counted_across_threads(hardware: Env) -> None:
+    import threading
+
+    import extstream_guard
+    from extstream_guard.install import patched
+
+    ext = hardware.ext()
+    one_in, two_in, one_out = threading.Event(), threading.Event(), threading.Event()
+    seen: list[str] = []
+
+    def first() -> None:
+        with extstream_guard.installed():
+            one_in.set()
+            two_in.wait(10)
+        one_out.set()
+
+    def second() -> None:
+        one_in.wait(10)
+        with extstream_guard.installed():
+            two_in.set()
+            one_out.wait(10)
+            try:
+                ext.synchronize()
+            except extstream_guard.ExternalStreamError:
+                seen.append("guarded")
+            except RuntimeError:
+                seen.append("unguarded")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert seen == ["guarded"] and patched() == []
+
+
+def test_hw_leftover_wrapper_is_inert_and_not_wrapped_twice(hardware: Env) -> None:
+    from unittest import mock
+
+    import extstream_guard
+
+    stream_cls = hardware.npu.Stream
+    raw = vars(stream_cls)["synchronize"]
+    ext = hardware.ext()
+    try:
+        extstream_guard.install()
+        first = vars(stream_cls)["synchronize"]
+        with mock.patch.object(stream_cls, "synchronize", lambda self: None):
+            extstream_guard.uninstall()
+        with pytest.raises(RuntimeError) as info:
+            ext.synchronize()
+        assert not isinstance(info.value, extstream_guard.ExternalStreamError)
+        extstream_guard.install("warn")
+        with (
+            pytest.warns(extstream_guard.ExternalStreamWarning) as caught,
+            pytest.raises(RuntimeError),
+        ):
+            ext.synchronize()
+        assert len(caught) == 1 and vars(stream_cls)["synchronize"] is not first
+    finally:
+        extstream_guard.uninstall()
+        stream_cls.synchronize = raw
+
+
+def test_hw_wait_stream_runs_user_interceptors(hardware: Env) -> None:
+    import functools
+    from unittest import mock
+
+    import extstream_guard
+
+    event_cls = hardware.npu.streams.Event
+    stream, other = hardware.managed(), hardware.managed()
+    seen = {}
+    for mode in ("off", "raise"):
+        calls: list[str] = []
+        extstream_guard.install(mode)
+        try:
+            original = event_cls.record
+
+            @functools.wraps(original)
+            def tracer(
+                *args: Any, _original: Any = original, _calls: Any = calls, **kwargs: Any
+            ) -> Any:
+                _calls.append("record")
+                return _original(*args, **kwargs)
+
+            with mock.patch.object(event_cls, "record", tracer):
+                stream.wait_stream(other)
+        finally:
+            extstream_guard.uninstall()
+        seen[mode] = calls
+    assert seen["raise"] == seen["off"] == ["record"]
+
+
+def test_hw_install_reports_no_missing_target(hardware: Env) -> None:
+    import warnings
+
+    import extstream_guard
+
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            extstream_guard.install()
+    finally:
+        extstream_guard.uninstall()
+    missing = [w for w in caught if issubclass(w.category, extstream_guard.GuardCoverageWarning)]
+    assert not missing, str(missing[0].message)
+
+
+def test_hw_warnings_point_at_the_users_line(hardware: Env) -> None:
+    import extstream_guard
+
+    extstream_guard.install("warn")
+    try:
+        with pytest.warns(extstream_guard.ExternalStreamWarning) as caught:
+            hardware.npu.ExternalStream(0)
+        if hardware.group is not None:
+            tensor = hardware.tensor()
+            with (
+                pytest.warns(extstream_guard.ExternalStreamWarning) as more,
+                hardware.current(hardware.ext()),
+                pytest.raises(RuntimeError),
+            ):
+                hardware.dist.all_reduce(tensor, group=hardware.group)
+            caught = [*caught, *more]
+    finally:
+        extstream_guard.uninstall()
+    ours = [w for w in caught if issubclass(w.category, extstream_guard.ExternalStreamWarning)]
+    assert ours and {w.filename for w in ours} == {__file__}
+
+
+def test_hw_xst111_text_when_the_guard_raised_first(hardware: Env) -> None:
+    import extstream_guard
+
+    if hardware.group is None:
+        pytest.skip("no HCCL process group could be initialised")
+    extstream_guard.install()
+    try:
+        tensor = hardware.tensor()
+        with (
+            hardware.current(hardware.ext()),
+            pytest.raises(extstream_guard.ExternalStreamError) as info,
+        ):
+            hardware.dist.all_reduce(tensor, group=hardware.group)
+    finally:
+        extstream_guard.uninstall()
+    assert "have not advanced" in str(info.value)
