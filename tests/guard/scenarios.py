@@ -812,6 +812,110 @@ def _(env: Env) -> Any:
         env.dist.all_reduce(tensor, group=env.cpu_group, async_op=True).wait()
 
 
+def guarded_by_extstream(ext: Any) -> bool:
+    """Whether ``ext.synchronize()`` is refused by the guard (rather than by torch_npu)."""
+    from extstream_guard import ExternalStreamError
+
+    try:
+        ext.synchronize()
+    except ExternalStreamError:
+        return True
+    except RuntimeError:
+        return False
+    raise AssertionError("torch_npu accepted synchronize() on an external stream")
+
+
+def overlapping_blocks(ext: Any, timeout: float = 10.0) -> dict[str, Any]:
+    """Two threads' ``installed()`` blocks overlap; the second checks, after the first has
+    left, whether ``ext`` is still guarded. Returns what it saw and the state afterwards."""
+    import threading
+
+    import extstream_guard
+    from extstream_guard.install import patched
+
+    one_in, two_in, one_out = threading.Event(), threading.Event(), threading.Event()
+    seen: dict[str, Any] = {}
+
+    def first() -> None:
+        with extstream_guard.installed():
+            one_in.set()
+            two_in.wait(timeout)
+        one_out.set()
+
+    def second() -> None:
+        one_in.wait(timeout)
+        with extstream_guard.installed():
+            two_in.set()
+            one_out.wait(timeout)
+            seen["guarded after the first left"] = guarded_by_extstream(ext)
+            seen["mode"] = extstream_guard.get_mode()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(2 * timeout)
+    seen["mode after both"] = extstream_guard.get_mode()
+    seen["patched after both"] = patched()
+    return seen
+
+
+#: What :func:`overlapping_blocks` must see.
+OVERLAPPING_BLOCKS_EXPECTED = {
+    "guarded after the first left": True,
+    "mode": "raise",
+    "mode after both": "off",
+    "patched after both": [],
+}
+
+
+def leftover_wrapper(env: Env) -> dict[str, Any]:
+    """Install; a user's ``mock.patch`` of ``Stream.synchronize`` spans ``uninstall()`` and so
+    puts the guard's wrapper back; then reinstall in warn mode. Returns what was observed;
+    ``Stream.synchronize`` is torch_npu's own again afterwards."""
+    from unittest import mock
+
+    import extstream_guard
+    from extstream_guard import ExternalStreamWarning
+    from extstream_guard._patching import unwrap
+
+    stream_cls = env.npu.Stream
+    raw = vars(stream_cls)["synchronize"]
+    ext = env.ext()
+    seen: dict[str, Any] = {}
+    try:
+        extstream_guard.install()
+        first = vars(stream_cls)["synchronize"]
+        with mock.patch.object(stream_cls, "synchronize", lambda self: "user's"):
+            extstream_guard.uninstall()  # restores torch_npu's method under the user's patch
+        seen["wrapper back"] = vars(stream_cls)["synchronize"] is first
+        seen["leftover guards"] = guarded_by_extstream(ext)
+        extstream_guard.install("warn")
+        second = vars(stream_cls)["synchronize"]
+        seen["new wrapper of the original"] = second is not first and unwrap(second) is raw
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with contextlib.suppress(RuntimeError):
+                ext.synchronize()
+        seen["warnings"] = sum(issubclass(w.category, ExternalStreamWarning) for w in caught)
+        extstream_guard.uninstall()
+        seen["restored exactly"] = vars(stream_cls)["synchronize"] is first
+    finally:
+        extstream_guard.uninstall()
+        stream_cls.synchronize = raw
+    return seen
+
+
+#: What :func:`leftover_wrapper` must see (one warning: wrapped once, not twice).
+LEFTOVER_WRAPPER_EXPECTED = {
+    "wrapper back": True,
+    "leftover guards": False,
+    "new wrapper of the original": True,
+    "warnings": 1,
+    "restored exactly": True,
+}
+
+
 BY_ID = {scenario.id: scenario for scenario in SCENARIOS}
 assert len(BY_ID) == len(SCENARIOS), "duplicate scenario ids"
 

@@ -5,53 +5,27 @@ from __future__ import annotations
 import threading
 import warnings
 from typing import Any
-from unittest import mock
 
 import pytest
 
 import extstream_guard
-from extstream_guard import ExternalStreamError, ExternalStreamWarning, GuardCoverageWarning
+from extstream_guard import ExternalStreamError, GuardCoverageWarning
 from extstream_guard._patching import unwrap
 from extstream_guard.install import patched
+from tests.guard.scenarios import (
+    LEFTOVER_WRAPPER_EXPECTED,
+    OVERLAPPING_BLOCKS_EXPECTED,
+    guarded_by_extstream,
+    leftover_wrapper,
+    overlapping_blocks,
+)
 
-
-def _guarded(ext: Any) -> bool:
-    """Whether ext.synchronize() is refused by the guard (rather than by torch_npu)."""
-    try:
-        ext.synchronize()
-    except ExternalStreamError:
-        return True
-    except RuntimeError:
-        return False
-    raise AssertionError("torch_npu accepted synchronize() on an external stream")
+_guarded = guarded_by_extstream
 
 
 def test_overlapping_blocks_in_two_threads_are_reference_counted(env: Any) -> None:
     ext = env.ext()
-    one_in, two_in, one_out = threading.Event(), threading.Event(), threading.Event()
-    seen: dict[str, Any] = {}
-
-    def first() -> None:
-        with extstream_guard.installed():
-            one_in.set()
-            two_in.wait(5)
-        one_out.set()
-
-    def second() -> None:
-        one_in.wait(5)
-        with extstream_guard.installed():
-            two_in.set()
-            one_out.wait(5)
-            seen["after first left"] = _guarded(ext)
-            seen["mode"] = extstream_guard.get_mode()
-
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(10)
-    assert seen == {"after first left": True, "mode": "raise"}
-    assert extstream_guard.get_mode() == "off" and patched() == []
+    assert overlapping_blocks(ext) == OVERLAPPING_BLOCKS_EXPECTED
     assert not _guarded(ext)
 
 
@@ -92,26 +66,7 @@ def test_uninstall_leaves_a_block_of_another_thread_guarded(env: Any) -> None:
 
 
 def test_a_leftover_wrapper_is_inert_and_recognised_on_reinstall(env: Any) -> None:
-    stream_cls = env.npu.Stream
-    raw = vars(stream_cls)["synchronize"]
-    ext = env.ext()
-    try:
-        extstream_guard.install()
-        first = vars(stream_cls)["synchronize"]
-        with mock.patch.object(stream_cls, "synchronize", lambda self: "user's"):
-            extstream_guard.uninstall()  # restores torch_npu's method under the user's patch
-        assert vars(stream_cls)["synchronize"] is first  # the user's patch put it back
-        assert not _guarded(ext)  # ... and it lets the call through, as without the guard
-        extstream_guard.install("warn")
-        second = vars(stream_cls)["synchronize"]
-        assert second is not first and unwrap(second) is raw and second.__wrapped__ is raw
-        with pytest.warns(ExternalStreamWarning) as caught, pytest.raises(RuntimeError):
-            ext.synchronize()
-        assert len(caught) == 1  # wrapped once, not twice
-        extstream_guard.uninstall()
-        assert vars(stream_cls)["synchronize"] is first  # exact restore
-    finally:
-        stream_cls.synchronize = raw
+    assert leftover_wrapper(env) == LEFTOVER_WRAPPER_EXPECTED
 
 
 def test_a_users_functools_wraps_tracer_is_not_taken_for_the_guards(env: Any) -> None:

@@ -22,7 +22,16 @@ from typing import Any
 
 import pytest
 
-from tests.guard.scenarios import SCENARIOS, Env, Scenario, check
+from tests.guard.scenarios import (
+    LEFTOVER_WRAPPER_EXPECTED,
+    OVERLAPPING_BLOCKS_EXPECTED,
+    SCENARIOS,
+    Env,
+    Scenario,
+    check,
+    leftover_wrapper,
+    overlapping_blocks,
+)
 
 pytestmark = pytest.mark.npu
 
@@ -114,67 +123,11 @@ def test_hw_hccl_works_are_base_class_work_and_guarded(hardware: Env) -> None:
 
 
 def test_hw_installed_is_reference_counted_across_threads(hardware: Env) -> None:
-    import threading
-
-    import extstream_guard
-    from extstream_guard.install import patched
-
-    ext = hardware.ext()
-    one_in, two_in, one_out = threading.Event(), threading.Event(), threading.Event()
-    seen: list[str] = []
-
-    def first() -> None:
-        with extstream_guard.installed():
-            one_in.set()
-            two_in.wait(10)
-        one_out.set()
-
-    def second() -> None:
-        one_in.wait(10)
-        with extstream_guard.installed():
-            two_in.set()
-            one_out.wait(10)
-            try:
-                ext.synchronize()
-            except extstream_guard.ExternalStreamError:
-                seen.append("guarded")
-            except RuntimeError:
-                seen.append("unguarded")
-
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    assert seen == ["guarded"] and patched() == []
+    assert overlapping_blocks(hardware.ext()) == OVERLAPPING_BLOCKS_EXPECTED
 
 
 def test_hw_leftover_wrapper_is_inert_and_not_wrapped_twice(hardware: Env) -> None:
-    from unittest import mock
-
-    import extstream_guard
-
-    stream_cls = hardware.npu.Stream
-    raw = vars(stream_cls)["synchronize"]
-    ext = hardware.ext()
-    try:
-        extstream_guard.install()
-        first = vars(stream_cls)["synchronize"]
-        with mock.patch.object(stream_cls, "synchronize", lambda self: None):
-            extstream_guard.uninstall()
-        with pytest.raises(RuntimeError) as info:
-            ext.synchronize()
-        assert not isinstance(info.value, extstream_guard.ExternalStreamError)
-        extstream_guard.install("warn")
-        with (
-            pytest.warns(extstream_guard.ExternalStreamWarning) as caught,
-            pytest.raises(RuntimeError),
-        ):
-            ext.synchronize()
-        assert len(caught) == 1 and vars(stream_cls)["synchronize"] is not first
-    finally:
-        extstream_guard.uninstall()
-        stream_cls.synchronize = raw
+    assert leftover_wrapper(hardware) == LEFTOVER_WRAPPER_EXPECTED
 
 
 def test_hw_wait_stream_runs_user_interceptors(hardware: Env) -> None:
