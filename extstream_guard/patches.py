@@ -33,7 +33,6 @@ spellings the guard cannot see say why in their row's ``guard_blind``.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from extstream_lint.contract import (
@@ -84,6 +83,12 @@ _KINDS = {
     WAIT_STREAM: "wait_stream",
 }
 
+#: Kinds wrapped on the guarded ``extstream_guard.ExternalStream`` class only (issue 10):
+#: ``Stream.wait_stream`` reaches the guarded ``Event.record`` / ``Event.wait``, which refuse
+#: the same calls with the same codes; a wrapper of its own would be a third guard frame on
+#: every call on an ordinary stream (so, like ``record_event`` / ``wait_event``, subclass only).
+_CLASS_ONLY = frozenset({"wait_stream"})
+
 #: Kinds whose wrapper reads the stream from an argument (``index`` / ``name``).
 _ARGUMENT_KINDS = frozenset({"arg", "event", "wait_stream"})
 
@@ -123,7 +128,7 @@ def points_of(api: Api) -> tuple[Point, ...]:
         points.append(
             Point(patch.owners, patch.attr, api.code, _operation(api, patch, kind),
                   patch.native or api.native, kind, index, name, patch.defined_in,
-                  patch.params, patch.optional, patch.subclass_only)
+                  patch.params, patch.optional, patch.subclass_only or kind in _CLASS_ONLY)
         )  # fmt: skip
     return tuple(points)
 
@@ -138,16 +143,7 @@ POINTS: tuple[Point, ...] = tuple(p for p in _ALL if p.kind != "work")
 WORK_POINTS: tuple[Point, ...] = tuple(p for p in _ALL if p.kind == "work")
 
 
-# --- issue 10: guard policy on top of the table ----------------------------------------------
-# ``Stream.wait_stream`` reaches the guarded ``Event.record`` / ``Event.wait``, which refuse the
-# same calls with the same codes; a wrapper of its own would be a third guard frame on every
-# call on an ordinary stream. So, like ``record_event`` / ``wait_event``, it is wrapped on the
-# guarded ``extstream_guard.ExternalStream`` class only (ideally a ``Patch.subclass_only`` in
-# the table's row).
-POINTS = tuple(
-    dataclasses.replace(p, subclass_only=True) if p.kind == "wait_stream" else p for p in POINTS
-)
-
+# --- issue 10: ProcessGroup methods ---------------------------------------------------------
 # ProcessGroup methods (contract 2.4: "the same methods on a ProcessGroup object").
 # ``dist.all_reduce(t)`` ends in ``group.allreduce([t], opts)``; a user may call that method
 # directly (``dist.group.WORLD.allreduce([t])``). torch_npu's groups are plain C++
