@@ -68,7 +68,8 @@ def _patch_all(session: _state.Session) -> list[str]:
         for path in point.owners:
             owner = _resolve(path)
             if owner is None or not _patching.patch(owner, point, make_wrapper, session):
-                missing.append(f"{path}.{point.attr}")
+                note = " (optional: absent from some releases)" if point.optional else ""
+                missing.append(f"{path}.{point.attr}{note}")
     return missing
 
 

@@ -74,3 +74,37 @@ def test_guarded_class_without_torch_npu_raises_import_error() -> None:
         """
     )
     assert "ImportError: extstream_guard needs torch_npu" in result.stdout, result.stderr
+
+
+def _package_imports() -> dict[str, set[str]]:
+    """Module -> the modules of extstream_guard it imports (anywhere in its body)."""
+    import ast
+
+    graph: dict[str, set[str]] = {}
+    for path in (ROOT / "extstream_guard").glob("*.py"):
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                if node.module:
+                    found.add(node.module.split(".")[0])
+                else:
+                    found.update(alias.name for alias in node.names)
+        graph[path.stem] = found - {path.stem}
+    return graph
+
+
+def test_the_guards_modules_import_each_other_without_a_cycle() -> None:
+    graph = _package_imports()
+    assert "install" not in graph["wrappers"]  # the 0.1.0 cycle (a lazy import inside)
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, f"import cycle: {' -> '.join((*path, module))}"
+        if module in done:
+            return
+        for imported in graph.get(module, ()):
+            visit(imported, (*path, module))
+        done.add(module)
+
+    for module in graph:
+        visit(module, ())
