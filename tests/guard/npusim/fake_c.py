@@ -13,8 +13,10 @@ It reproduces what the guard and the real Python files of torch_npu rely on, fro
 * the side effects the guard must prevent: ``_subscribe_report`` starts its report thread before
   its check (counted in ``STATE.report_threads``), ``npu_stream`` reads are counted (the guard must
   never read it) and raise under ``PER_STREAM_QUEUE=1``;
-* base types that refuse attribute assignment like CPython static types, so a guard that patched
-  ``_NPUStreamBase`` / ``_NPUEventBase`` / ``_NPUGraph`` would fail here as on real hardware.
+* base types that refuse attribute assignment like CPython static types (the same
+  ``Py_TPFLAGS_IMMUTABLETYPE`` flag, set on the type object; metaclass ``type``), so a guard that
+  patched ``_NPUStreamBase`` / ``_NPUEventBase`` / ``_NPUGraph`` would fail here as on real
+  hardware, and torch_npu's Python classes over them are plain ``type`` instances as there.
 
 Simplifications: no device memory, no task queue (ops and events only log what they did), two
 devices, ACL calls always succeed, events complete immediately. ``_NPUStreamBase`` subclasses the
@@ -24,6 +26,7 @@ real ``torch.Stream``, as in torch_npu (``Stream.cpp``: ``tp_base`` is ``torch.S
 
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
 import time
@@ -47,26 +50,21 @@ _STREAMS_PER_POOL = 32
 _TYPE_DEFAULT, _TYPE_SYNCLAUNCH, _TYPE_NORMAL, _TYPE_HIGH = 0, 2, 3, 4
 _MASK64 = (1 << 64) - 1
 
-_STATIC: set[type] = set()
+#: ``Py_TPFLAGS_IMMUTABLETYPE``: what makes CPython's static (C) types refuse attribute
+#: assignment. Not inherited, so Python subclasses (``Stream`` in streams.py) stay mutable.
+_IMMUTABLE = 1 << 8
 
 
-class _StaticType(type):
-    """Metaclass: the classes listed in ``_STATIC`` behave like CPython static types."""
-
-    def __setattr__(cls, name: str, value: Any) -> None:
-        if cls in _STATIC:
-            raise TypeError(
-                f"cannot set {name!r} attribute of immutable type '{cls.__module__}.{cls.__name__}'"
-            )
-        super().__setattr__(name, value)
-
-    def __delattr__(cls, name: str) -> None:
-        if cls in _STATIC:
-            raise TypeError(
-                f"cannot delete {name!r} attribute of immutable type "
-                f"'{cls.__module__}.{cls.__name__}'"
-            )
-        super().__delattr__(name)
+def _make_immutable(cls: type) -> None:
+    """Give a class defined here the flag every C extension type has, so it refuses attribute
+    assignment and deletion exactly as ``torch_npu._C._NPUStreamBase`` does (same CPython
+    check, same message), while its metaclass stays plain ``type`` like a C type's. The flag
+    sits in ``tp_flags``, found as the word of the type object that equals ``__flags__``."""
+    flags = cls.__flags__
+    words = (ctypes.c_ulong * 64).from_address(id(cls))
+    offset = next(i for i in range(64) if words[i] == flags)
+    words[offset] = flags | _IMMUTABLE
+    assert cls.__flags__ & _IMMUTABLE and type(cls) is type
 
 
 class SimState:
@@ -172,7 +170,7 @@ def _int_arg(value: Any) -> int:
     raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
 
 
-class _NPUStreamBase(torch.Stream, metaclass=_StaticType):
+class _NPUStreamBase(torch.Stream):
     """``THNPStream``: parses ``|iiLLLK`` over priority, is_sync_launch, stream_id,
     device_index, device_type, stream_ptr (Stream.cpp:16-73)."""
 
@@ -252,7 +250,7 @@ class _NPUStreamBase(torch.Stream, metaclass=_StaticType):
         STATE.set_current(device, previous)
 
 
-class _NPUEventBase(metaclass=_StaticType):
+class _NPUEventBase:
     """``THNPEvent`` (Event.cpp); the external checks come before ``is_created_``."""
 
     def __new__(
@@ -315,7 +313,7 @@ class _NPUEventBase(metaclass=_StaticType):
         return None if self._sim_device is None else torch.device("npu", self._sim_device)
 
 
-class _NPUGraph(metaclass=_StaticType):
+class _NPUGraph:
     """``NPUGraph`` bindings (Graph.cpp); capture checks the *current* stream."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
@@ -354,7 +352,7 @@ class _NPUGraph(metaclass=_StaticType):
 
 for _cls in (_NPUStreamBase, _NPUEventBase, _NPUGraph):
     _cls.__module__ = "torch_npu._C"
-    _STATIC.add(_cls)
+    _make_immutable(_cls)
 
 
 # --- module functions (Module.cpp / Graph.cpp) ------------------------------------------------
