@@ -27,7 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing.context import BaseContext
 
-from . import __version__
+from .bugreport import HOW_TO_REPORT, versions
 from .config import (
     Config,
     ConfigError,
@@ -85,7 +85,7 @@ def lint_text(text: str, filename: str) -> list[Finding]:
 
         return list(analyze_source(_normalize_newlines(text), filename))
     except Exception as exc:  # analyze_source must not raise; one bad file must not end the run
-        return [cannot_analyse(f"internal error in the analysis: {exc!r}")]
+        return [cannot_analyse(f"internal error in the analysis: {exc!r}; {HOW_TO_REPORT}")]
 
 
 def _lint_job(job: tuple[str, str]) -> list[Finding]:
@@ -187,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", metavar="FILE", help="read settings from this pyproject.toml")
     parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     parser.add_argument("--explain", metavar="CODE", help="print the page of a rule and exit")
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("--version", action="version", version=f"{PROG} {versions()}")
     return parser
 
 
@@ -361,7 +361,8 @@ class _Analyser:
             try:
                 done.append((shown, future.result()))
             except BrokenProcessPool as exc:  # a worker died (e.g. killed): report the file
-                done.append((shown, [cannot_analyse(f"the analysis process died: {exc}")]))
+                reason = f"the analysis process died: {exc}; {HOW_TO_REPORT}"
+                done.append((shown, [cannot_analyse(reason)]))
         return done
 
 
@@ -420,7 +421,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         import traceback
 
         traceback.print_exc()
-        print(f"{PROG}: internal error: {exc!r}", file=sys.stderr)
+        print(f"{PROG}: internal error: {exc!r}; {HOW_TO_REPORT}", file=sys.stderr)
         return EXIT_ERROR
     if results and not options.exit_zero:
         return EXIT_FINDINGS

@@ -12,6 +12,7 @@ import ast
 from collections.abc import Iterator
 
 from . import __version__
+from .bugreport import HOW_TO_REPORT
 from .findings import cannot_analyse
 from .prefilter import might_use_external_streams
 
@@ -37,6 +38,7 @@ class ExtStreamChecker:
 
             findings = analyze_source(source, self.filename, tree=tree)
         except Exception as error:  # a broken install must not abort the user's flake8 run
-            findings = [cannot_analyse(f"{type(error).__name__}: {error}")]
+            reason = f"the analysis could not run, {type(error).__name__}: {error}; {HOW_TO_REPORT}"
+            findings = [cannot_analyse(reason)]
         for finding in findings:
             yield finding.line, finding.col, finding.message, type(self)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ast
 import sys
+import warnings
 
 import libcst as cst
 
+from ..bugreport import HOW_TO_REPORT
 from ..contract import RULES
 from ..findings import Finding, cannot_analyse
 from .effects import Issue
@@ -27,23 +29,25 @@ def analyze_source(
     limit = sys.getrecursionlimit()
     try:
         text = _decode(source)
+        python_rejects: str | None = None  # why CPython rejects the file, if it does
         if tree is None:
             try:
-                tree = ast.parse(text)
+                tree = _python_parse(text)
             except (RecursionError, MemoryError):
                 # CPython itself gives up; libcst would take minutes on such input.
                 return [cannot_analyse("it is nested too deeply for CPython's parser")]
-            except (SyntaxError, ValueError):
-                tree = None  # maybe syntax newer than this Python: libcst decides
+            except SyntaxError as error:  # maybe syntax newer than this Python: libcst decides
+                python_rejects = _syntax_error(error)
+            except ValueError as error:  # a null byte (a SyntaxError from Python 3.12 on)
+                python_rejects = f"syntax error: {_one_line(error)}"
         try:
             module = cst.parse_module(text)
-        except cst.ParserSyntaxError as error:
-            return [cannot_analyse(f"libcst cannot parse it: {_one_line(error)}")]
         except (RecursionError, MemoryError):
             raise
-        except Exception as error:  # libcst's own bugs surface as TypeError and friends
-            reason = f"{type(error).__name__}: {_one_line(error)}"
-            return [cannot_analyse(f"libcst failed on it: {reason}")]
+        except Exception as error:  # ParserSyntaxError, and libcst's own bugs (TypeError...)
+            if python_rejects is not None:
+                return [cannot_analyse(python_rejects)]
+            return [cannot_analyse(_libcst_cannot_parse(error))]
         # Statements and expressions nest within CPython's own limits, but our walk takes a
         # few frames per level: leave room, as black and pylint do.
         sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
@@ -54,7 +58,8 @@ def analyze_source(
     except RecursionError:
         return [cannot_analyse("it is nested too deeply")]
     except Exception as error:  # a bug of ours must not end the user's lint run
-        return [cannot_analyse(f"internal error {type(error).__name__}: {_one_line(error)}")]
+        reason = f"internal error {type(error).__name__}: {_one_line(error)}; {HOW_TO_REPORT}"
+        return [cannot_analyse(reason)]
     finally:
         sys.setrecursionlimit(limit)
 
@@ -70,6 +75,49 @@ def _decode(source: str | bytes) -> str:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
         source = source.decode(encoding)
     return source[1:] if source.startswith("\ufeff") else source
+
+
+def _python_parse(text: str) -> ast.Module:
+    """``ast.parse`` for positions only, without showing warnings about the user's code.
+
+    CPython warns while parsing (``DeprecationWarning``/``SyntaxWarning`` for an invalid
+    escape sequence such as ``"\\d"``); those are the compiler's and flake8's to report, and
+    showing them from a linter's internals would repeat them once per tool.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ast.parse(text)
+
+
+def _syntax_error(error: SyntaxError) -> str:
+    """A syntax error as Python reports it: its line, 1-based column and message."""
+    if not error.lineno:  # e.g. a null byte: CPython gives no position
+        return f"syntax error: {error.msg}"
+    column = f", column {error.offset}" if error.offset else ""
+    return f"syntax error at line {error.lineno}{column}: {error.msg}"
+
+
+def _libcst_cannot_parse(error: Exception) -> str:
+    """libcst rejected a file that CPython accepts: a limit of libcst, not of the file.
+
+    libcst's own exception text (a ``TypeError`` from deep inside it, or a parser message
+    about a token) means nothing to a user, so it is replaced by what is true and useful:
+    where, when libcst says, and which libcst.
+    """
+    where = ""
+    if isinstance(error, cst.ParserSyntaxError):
+        where = f" at line {error.editor_line}, column {error.editor_column}"
+    return f"libcst {_libcst_version()} cannot parse a construct{where} that Python accepts"
+
+
+def _libcst_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("libcst")
+    except metadata.PackageNotFoundError:  # pragma: no cover - libcst imported fine above
+        return "(unknown version)"
 
 
 def _one_line(error: BaseException) -> str:

@@ -62,7 +62,41 @@ def test_syntax_error_in_a_candidate_file_is_exs000_and_the_run_goes_on(
     assert main(["-j", "1", "."]) == 1
     out = capsys.readouterr().out.splitlines()
     assert [line.split(": ")[1].split()[0] for line in out] == ["XST000", "XST001"]
-    assert out[0].startswith("broken.py:")
+    # once, as Python would report it (line 2, the caret under "("), not as libcst's parser text
+    assert out[0].startswith(
+        "broken.py:1:1: XST000 could not analyse this file "
+        "(syntax error at line 2, column 5: invalid syntax)"
+    ), out[0]
+    assert "libcst" not in out[0] and "bug" not in out[0], out[0]
+
+
+def test_valid_python_libcst_cannot_parse_says_so_without_libcsts_internal_error(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import libcst
+
+    source = "x = () if 0 else(lambda:())\next = torch.npu.ExternalStream(h)\next.query()\n"
+    with pytest.raises(TypeError):  # the libcst bug this message stands for
+        libcst.parse_module(source)
+    status, out = run_text(in_tmp, capsys, source)
+    assert status == 1
+    (line,) = out
+    libcst_version = _version("libcst")
+    assert line.startswith(
+        f"snippet.py:1:1: XST000 could not analyse this file (libcst {libcst_version} cannot "
+        "parse a construct that Python accepts)"
+    ), line
+    assert "TypeError" not in line and "super(" not in line, line
+    assert "# noqa: XST000" in line, line  # how to exclude the file
+    # and the exclusion works as said
+    source = source.replace("())\n", "())  # noqa: XST000\n", 1)
+    assert run_text(in_tmp, capsys, source) == (0, [])
+
+
+def _version(distribution: str) -> str:
+    from importlib import metadata
+
+    return metadata.version(distribution)
 
 
 def test_bundled_example_with_every_format(capsys: pytest.CaptureFixture[str]) -> None:

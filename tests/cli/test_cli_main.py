@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -175,7 +175,10 @@ def test_internal_error_exits_2(
 
     monkeypatch.setattr(cli, "iter_files", explode)
     assert main(["."]) == 2
-    assert "internal error: RuntimeError('boom')" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError('boom')" in err
+    # says what a useful report contains, and promises no address
+    assert "please report it with this message, the output of `extstream-lint --version`" in err
 
 
 def test_analysis_exception_becomes_exs000_for_that_file(
@@ -198,7 +201,8 @@ def test_analysis_exception_becomes_exs000_for_that_file(
     "command",
     [
         [sys.executable, "-m", "extstream_lint"],
-        [shutil.which("extstream-lint") or "extstream-lint"],
+        # the script installed with this interpreter, not whichever one PATH finds first
+        [str(Path(sys.executable).with_name("extstream-lint"))],
     ],
     ids=["python -m", "console script"],
 )
@@ -208,6 +212,12 @@ def test_entry_points_run(in_tmp: Path, command: list[str]) -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     done = subprocess.run([*command, "--version"], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("extstream-lint ")
+    # everything a bug report needs, in one line
+    from importlib import metadata
+
+    for name in ("libcst", "flake8"):
+        assert f"{name} {metadata.version(name)}" in done.stdout, done.stdout
+    assert platform.python_version() in done.stdout, done.stdout
 
 
 def test_a_dead_worker_is_reported_per_file_and_the_run_ends_normally(
