@@ -102,16 +102,24 @@ _RULE_LIST: tuple[Rule, ...] = (
         code="XST000",
         category="INTERNAL",
         title="file could not be analysed",
-        what="A file that mentions external streams but that extstream could not analyse "
-        "(libcst cannot parse it, or the analysis failed). One finding per file; the run "
+        what="A file that mentions external streams but that extstream could not read or "
+        "analyse: a syntax error, valid Python that libcst cannot parse, or a failure of "
+        "extstream itself; the message says which. One finding per file, on line 1; the run "
         "goes on with the other files.",
         why="A file that cannot be analysed may hide any of the other findings.",
         why_short="the file could not be analysed",
         fixes=(
-            "Report the file and the message to extstream's issue tracker.",
-            "Silence it with `# noqa: XST000` on line 1 if the file is known to be fine.",
+            "A syntax error (the message gives Python's line and column; flake8 reports it "
+            "as `E999`): fix it.",
+            "Valid Python that libcst cannot parse (the message says so): rewrite the "
+            "construct as below, or exclude the file: `# noqa: XST000` on line 1, "
+            "`per-file-ignores`, or `exclude`.",
+            "A failure of extstream itself (the message says it is a bug): report it with the "
+            "message, the output of `extstream-lint --version` and the smallest file that "
+            "reproduces it.",
         ),
-        fix_short="report it to extstream, or add '# noqa: XST000' on line 1",
+        fix_short="fix the file, or exclude it: '# noqa: XST000' on line 1, per-file-ignores "
+        "or exclude",
         example="x = () if 0 else(lambda:())  # valid Python that libcst 1.9 rejects",
         instead="x = () if 0 else (lambda: ())",
     ),
