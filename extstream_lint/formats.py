@@ -26,6 +26,8 @@ import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
 
 from . import __version__
 from .contract import RULES, Rule
@@ -42,10 +44,17 @@ __all__ = [
     "format_sarif",
     "format_statistics",
     "format_text",
+    "help_uri",
+    "repository_url",
 ]
 
 JSON_SCHEMA_VERSION = 1
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+#: The published OASIS schema (2.1.0 with errata 01), the one the tests validate against.
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+#: Where the rule pages live in the repository, one stable ``#xst101`` anchor per code.
+RULES_PAGE = "docs/rules.md"
 TOOL_NAME = "extstream-lint"
 
 
@@ -103,9 +112,39 @@ def _sarif_name(rule: Rule) -> str:
     return "".join(part.capitalize() for part in rule.category.split("_"))
 
 
-def _sarif_rule(rule: Rule) -> dict[str, object]:
+def repository_url() -> str | None:
+    """The ``Repository`` URL the installed distribution declares, if any.
+
+    SARIF's ``helpUri`` and ``informationUri`` must be absolute URIs, and extstream has no
+    public address yet: rather than invent one, the SARIF output carries them only when the
+    package metadata names a repository (``[project.urls] Repository`` in ``pyproject.toml``).
+    Reads metadata only: no import, no network.
+    """
+    from importlib import metadata
+
+    try:
+        urls = metadata.metadata("extstream").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:  # running from a checkout that is not installed
+        return None
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() == "repository" and url.strip():
+            return url.strip().rstrip("/")
+    return None
+
+
+def help_uri(code: str, repository: str) -> str:
+    """The rule's page at the release tag of the running version: what produced the result.
+
+    ``<repository>/blob/v<version>/docs/rules.md#xst101`` (GitHub's and GitLab's layout); the
+    anchor is the bare code, which no change of a rule's title can break.
+    """
+    return f"{repository}/blob/v{__version__}/{RULES_PAGE}#{code.lower()}"
+
+
+def _sarif_rule(rule: Rule, repository: str | None) -> dict[str, object]:
     fixes = " ".join(f"{n}) {fix}" for n, fix in enumerate(rule.fixes, start=1))
-    return {
+    described: dict[str, object] = {
         "id": rule.code,
         "name": _sarif_name(rule),
         "shortDescription": {"text": rule.title},
@@ -117,19 +156,38 @@ def _sarif_rule(rule: Rule) -> dict[str, object]:
         "defaultConfiguration": {"level": "error"},
         "properties": {"tags": ["torch_npu", "external-stream", rule.category.lower()]},
     }
+    if repository is not None:
+        described["helpUri"] = help_uri(rule.code, repository)
+    return described
 
 
-def _uri(path: str) -> str:
-    """A relative, forward-slash URI for paths under the cwd (what code scanning expects)."""
+#: The base of relative artifact URIs: the directory extstream-lint ran in (code scanning
+#: maps it to the checkout root).
+SRCROOT = "%SRCROOT%"
+
+
+def _artifact_location(path: str) -> dict[str, str]:
+    """A relative, forward-slash URI with ``uriBaseId`` for paths under the cwd; else absolute.
+
+    SARIF 2.1.0 section 3.4.4: ``uriBaseId`` goes only with a relative ``uri``, so a file
+    outside the working directory gets a ``file:`` URI and no base. Both are percent-encoded
+    (a space is not allowed in a URI).
+    """
     absolute = os.path.abspath(path)
     relative = os.path.relpath(absolute)
-    if relative.startswith(".."):
-        return "file://" + absolute.replace(os.sep, "/")
-    return relative.replace(os.sep, "/")
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return {"uri": Path(absolute).as_uri()}
+    return {"uri": quote(relative.replace(os.sep, "/")), "uriBaseId": SRCROOT}
 
 
-def format_sarif(results: Sequence[Located]) -> str:
-    """SARIF 2.1.0 with one ``rule`` per contract entry, for GitHub code scanning."""
+def format_sarif(results: Sequence[Located], *, repository: str | None = None) -> str:
+    """SARIF 2.1.0 with one ``rule`` per contract entry, for GitHub code scanning.
+
+    ``repository`` (default: :func:`repository_url`) gives the tool's ``informationUri``
+    and each rule's ``helpUri``; without one they are left out rather than made up.
+    """
+    if repository is None:
+        repository = repository_url()
     index = {code: i for i, code in enumerate(RULES)}
     sarif_results = []
     for r in results:
@@ -140,7 +198,7 @@ def format_sarif(results: Sequence[Located]) -> str:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(r.path), "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": _artifact_location(r.path),
                         "region": {"startLine": r.finding.line, "startColumn": r.column},
                     }
                 }
@@ -149,19 +207,20 @@ def format_sarif(results: Sequence[Located]) -> str:
         if r.finding.code in index:
             result["ruleIndex"] = index[r.finding.code]
         sarif_results.append(result)
+    driver: dict[str, object] = {
+        "name": TOOL_NAME,
+        "version": __version__,
+        "semanticVersion": __version__,
+    }
+    if repository is not None:
+        driver["informationUri"] = repository
+    driver["rules"] = [_sarif_rule(rule, repository) for rule in RULES.values()]
     document = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {
-                    "driver": {
-                        "name": TOOL_NAME,
-                        "version": __version__,
-                        "semanticVersion": __version__,
-                        "rules": [_sarif_rule(rule) for rule in RULES.values()],
-                    }
-                },
+                "tool": {"driver": driver},
                 "columnKind": "unicodeCodePoints",
                 "results": sarif_results,
             }

