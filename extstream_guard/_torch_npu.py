@@ -6,7 +6,7 @@ import sys
 from types import ModuleType
 
 MISSING_MESSAGE = (
-    "extstream_guard needs torch_npu; install torch-npu (pip install 'extstream[npu]') "
+    "extstream_guard needs torch_npu; install torch-npu (pip install torch-npu) "
     "on a machine with CANN"
 )
 
