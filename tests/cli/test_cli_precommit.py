@@ -1,35 +1,95 @@
-"""The pre-commit hook, for real: ``pre-commit try-repo`` on this checkout, clean cache.
+"""The README's pre-commit configurations, run for real, so the documentation cannot drift.
 
-``try-repo`` installs this checkout (with its uncommitted changes to tracked files) into a
-fresh pre-commit environment, exactly as a user's ``rev:`` would, so this catches a broken
-``.pre-commit-hooks.yaml``, entry point or packaging. It needs PyPI for libcst and flake8
-and takes a while: marked ``slow`` (CI runs it).
+The standalone-hook test takes the README's YAML block verbatim and replaces only its two
+placeholders: ``repo`` becomes a clone of this checkout (with the working tree's current
+files committed into it, so uncommitted edits are tested too) and ``rev`` that clone's commit.
+pre-commit then installs the hook into a fresh environment, exactly as a user's
+configuration would, which catches a broken ``.pre-commit-hooks.yaml``, entry point or
+packaging as well as a README that no longer works.
+
+The flake8 route cannot run here as written (it fetches flake8's repository from GitHub, and
+this machine reaches package indexes only), so its test installs the README's
+``additional_dependencies`` line, with the same substitution, the way pre-commit would: with
+pip into a fresh environment next to flake8, then runs flake8 there.
+
+Both need the package index for libcst and flake8 and take a while: marked ``slow``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
+import venv
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+
+#: The placeholders the README uses; the tests fail if they change without the tests.
+PLACEHOLDER_URL = "https://git.example.com/you/extstream"
+PLACEHOLDER_REV = "0123456789abcdef0123456789abcdef01234567"
 
 BAD = "import torch\n\next = torch.npu.ExternalStream(handle)\next.synchronize()\n"
 GOOD = "import torch\n\nx = torch.ones(2)\n"
 
+pytestmark = pytest.mark.slow
 
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+def readme_yaml_blocks(section: str) -> list[str]:
+    """The ```yaml blocks of the README section whose heading is ``section``."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(f"\n{section}\n")
+    end = text.find("\n#", start + len(section) + 2)
+    return re.findall(r"```yaml\n(.*?)```", text[start:end], flags=re.DOTALL)
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+    return done.stdout
+
+
+def clone_of_this_checkout(destination: Path) -> tuple[Path, str]:
+    """A clone with the working tree's files committed on top: (path, commit)."""
+    git(REPO.parent, "clone", "--quiet", "--no-local", str(REPO), str(destination))
+    listed = git(REPO, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
+    for name in filter(None, listed.split("\0")):
+        source, target = REPO / name, destination / name
+        if source.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+        elif target.exists():  # deleted in the working tree
+            target.unlink()
+    git(destination, "add", "-A")
+    if git(destination, "status", "--porcelain"):
+        git(destination, "commit", "--quiet", "-m", "working tree under test")
+    return destination, git(destination, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-cache"),  # a clean cache
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+
+
+def substitute(block: str, url: str, rev: str) -> str:
+    assert PLACEHOLDER_URL in block and PLACEHOLDER_REV in block, block
+    return block.replace(PLACEHOLDER_URL, url).replace(PLACEHOLDER_REV, rev)
 
 
 def pre_commit(repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "extstream-lint"]
     return subprocess.run(
-        [*command, "--all-files", "--color=never"],
+        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color=never"],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -38,23 +98,19 @@ def pre_commit(repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess[s
     )
 
 
-@pytest.mark.slow
-def test_hook_fails_on_misuse_and_passes_after_noqa_or_fix(tmp_path: Path) -> None:
+def test_readme_hook_block_fails_on_misuse_and_passes_after_noqa_or_fix(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
     assert shutil.which("git"), "git is required by pre-commit"
+    standalone = readme_yaml_blocks("### pre-commit")[0]
+    clone, commit = clone_of_this_checkout(tmp_path / "extstream")
     repo = tmp_path / "user-repo"
     repo.mkdir()
-    env = {
-        **os.environ,
-        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-cache"),  # a clean cache
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
     git(repo, "init", "-q")
+    (repo / ".pre-commit-config.yaml").write_text(substitute(standalone, str(clone), commit))
     (repo / "bad.py").write_text(BAD)
     (repo / "good.py").write_text(GOOD)
-    git(repo, "add", "bad.py", "good.py")
+    git(repo, "add", ".")
 
     failed = pre_commit(repo, env)
     report = failed.stdout + failed.stderr
@@ -72,3 +128,34 @@ def test_hook_fails_on_misuse_and_passes_after_noqa_or_fix(tmp_path: Path) -> No
     git(repo, "add", "bad.py")
     fixed = pre_commit(repo, env)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+
+
+def test_readme_flake8_hook_dependency_installs_the_plugin(tmp_path: Path) -> None:
+    flake8_block = readme_yaml_blocks("### pre-commit")[1]
+    assert "repo: https://github.com/PyCQA/flake8" in flake8_block, flake8_block
+    clone, commit = clone_of_this_checkout(tmp_path / "extstream")
+    block = substitute(flake8_block, f"file://{clone}", commit)
+    (dependency,) = re.findall(r'^\s+- "(extstream @ git\+.*)"$', block, flags=re.MULTILINE)
+
+    # what pre-commit builds for the flake8 hook: a fresh environment with a current pip (the
+    # pip that CPython 3.11 bundles rejects a "name @ git+file://" requirement)
+    environment = tmp_path / "hook-env"
+    venv.EnvBuilder(with_pip=True, upgrade_deps=True).create(environment)
+    python = environment / "bin" / "python"
+    install = subprocess.run(
+        [python, "-m", "pip", "install", "--quiet", "flake8", dependency],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert install.returncode == 0, install.stdout + install.stderr
+    (tmp_path / "bad.py").write_text(BAD)
+    run = subprocess.run(
+        [python, "-m", "flake8", "--isolated", "bad.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "bad.py:4:1: XST101 " in run.stdout, run.stdout
