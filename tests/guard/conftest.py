@@ -19,6 +19,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests import _npu_wheel  # noqa: E402
+from tests._skips import NO_TORCH  # noqa: E402
 from tests.guard._wheels import wheel_tree  # noqa: E402
 
 
@@ -26,6 +27,8 @@ from tests.guard._wheels import wheel_tree  # noqa: E402
 def sim_build() -> Any:
     """The simulation over the Python files of ``$EXTSTREAM_NPU_SIM_VERSION`` (default: the
     release the contract was written from); ``tests/guard/check_releases.py`` sets it."""
+    # the simulated torch_npu subclasses torch's real Stream and Event types
+    pytest.importorskip("torch", reason=NO_TORCH)
     from tests.guard import npusim
 
     version = _npu_wheel.sim_version()

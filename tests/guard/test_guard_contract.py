@@ -23,6 +23,7 @@ import pytest
 from extstream_guard.patches import POINTS, Point
 from extstream_lint.contract import NATIVE_PRIORITY, NATIVE_SYNC_LAUNCH, RULES
 from tests import _npu_wheel
+from tests._skips import NO_TORCH
 from tests.guard._wheels import wheel_tree
 
 VERSIONS = _npu_wheel.versions()
@@ -214,7 +215,7 @@ def test_native_strings_are_in_the_library(library: bytes, text: str) -> None:
 
 
 def test_torch_side_patch_points_exist() -> None:
-    import torch
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
     import torch.distributed as dist
 
     assert callable(torch.Tensor.record_stream)

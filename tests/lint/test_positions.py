@@ -13,6 +13,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from extstream_lint.analysis.positions import _match_with_ast
 from extstream_lint.analysis.syntax import children
+from tests._skips import NO_TORCH
 
 HERE = Path(__file__).resolve().parent
 CASES = sorted((HERE.parent / "lint_cases").glob("*.py"))
@@ -32,7 +33,7 @@ FAST_PATH_CASES = [p for p in CASES if _ast_parses(p)]
 
 
 def _torch_sources(limit: int) -> list[Path]:
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
     root = Path(os.path.dirname(torch.__file__))
     return sorted(root.rglob("*.py"))[::97][:limit]
 
