@@ -1,11 +1,13 @@
-"""Rule pages rendered from the contract table: one renderer for the README and ``--explain``.
+"""Rule pages rendered from the contract table: one renderer for docs, ``--explain`` and SARIF.
 
 Each page follows ruff's shape (What it does / Why is this bad? / Example / Use instead)
-plus the list of fixes, best first. ``extstream-lint --explain XST101`` prints exactly the
-README text of that rule, and a test fails if the README's rules section drifts from
-:func:`render_rules_section`. Regenerate it with::
+plus the list of fixes, best first. The pages live in ``docs/rules.md`` (each behind a
+stable ``<a id="xst101">`` anchor, which SARIF's ``helpUri`` points at); the README carries
+only the index, linking there. ``extstream-lint --explain XST101`` prints exactly the page
+of ``docs/rules.md``, and a test fails if either file drifts from the table. Regenerate
+both with::
 
-    python -m extstream_lint.docs --write-readme
+    python -m extstream_lint.docs --write
 """
 
 from __future__ import annotations
@@ -19,18 +21,29 @@ from .contract import REFUSED, RULES, Rule
 
 __all__ = [
     "README_PATH",
-    "check_readme",
+    "RULES_PAGE",
+    "RULES_PATH",
+    "anchor",
+    "check",
     "render_guard_blind_section",
+    "render_readme_index",
     "render_rule",
     "render_rules_section",
     "replace_section",
-    "write_readme",
+    "section_text",
+    "write",
 ]
 
-#: The README of a source checkout (the package lives one level below it).
-README_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+_CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: The README of a source checkout (the package lives one level below it): the index.
+README_PATH = os.path.join(_CHECKOUT, "README.md")
+#: The rule pages, relative to the checkout (SARIF's ``helpUri`` names the same path).
+RULES_PAGE = "docs/rules.md"
+RULES_PATH = os.path.join(_CHECKOUT, *RULES_PAGE.split("/"))
 
+#: The generated section of ``docs/rules.md`` (every page) and of the README (the index).
 SECTION = "rules"
+README_SECTION = "rule-index"
 #: The README's list of spellings the runtime guard cannot intercept.
 GUARD_BLIND_SECTION = "guard-blind"
 
@@ -54,21 +67,39 @@ def render_rule(rule: Rule) -> str:
     )
 
 
-def render_rules_section() -> str:
-    """The whole README rules section: an index table, then every rule page."""
-    index = ["| Code | Category | Title |", "|---|---|---|"]
-    index += [
-        f"| [{rule.code}](#{_anchor(rule)}) | {rule.category} | {_cell(rule.title)} |"
+def anchor(code: str) -> str:
+    """The stable anchor of a rule's page: the bare code, which no title change breaks."""
+    return code.lower()
+
+
+def _index(page: str) -> str:
+    rows = ["| Code | Category | Title |", "|---|---|---|"]
+    rows += [
+        f"| [{rule.code}]({page}#{anchor(rule.code)}) | {rule.category} | {_cell(rule.title)} |"
         for rule in RULES.values()
     ]
+    return "\n".join(rows)
+
+
+def render_rules_section() -> str:
+    """The generated part of ``docs/rules.md``: an index table, then every rule page."""
+    intro = (
+        "Generated from `extstream_lint/contract.py` by `python -m extstream_lint.docs "
+        "--write`; do not edit by hand. `extstream-lint --explain CODE` prints the same page "
+        "in the terminal."
+    )
+    pages = [f'<a id="{anchor(rule.code)}"></a>\n\n{render_rule(rule)}' for rule in RULES.values()]
+    return "\n\n".join([intro, _index(""), *pages])
+
+
+def render_readme_index() -> str:
+    """The README's rules section: the index, linking to the pages in ``docs/rules.md``."""
     intro = (
         "## Rules\n\n"
-        "Generated from `extstream_lint/contract.py` by "
-        "`python -m extstream_lint.docs --write-readme`; do not edit by hand. "
-        "`extstream-lint --explain CODE` prints the same page in the terminal."
+        f"Every code, with what it does, why, an example and the fixes: [`{RULES_PAGE}`]"
+        f"({RULES_PAGE}), or `extstream-lint --explain CODE` in the terminal."
     )
-    pages = [render_rule(rule) for rule in RULES.values()]
-    return "\n\n".join([intro, "\n".join(index), *pages])
+    return f"{intro}\n\n{_index(RULES_PAGE)}"
 
 
 def render_guard_blind_section() -> str:
@@ -96,96 +127,102 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _anchor(rule: Rule) -> str:
-    """GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens."""
-    heading = f"{rule.code} ({rule.category}): {rule.title}".lower()
-    kept = "".join(ch for ch in heading if ch.isalnum() or ch in " -_")
-    return kept.replace(" ", "-")
-
-
 def _markers(name: str) -> tuple[str, str]:
     return f"<!-- SECTION:{name} -->", f"<!-- /SECTION:{name} -->"
 
 
-def section_text(readme: str, name: str) -> str:
+def section_text(text: str, name: str) -> str:
     """The text between the markers of section ``name`` (without surrounding newlines)."""
     start, end = _markers(name)
     try:
-        _, rest = readme.split(start, 1)
+        _, rest = text.split(start, 1)
         body, _ = rest.split(end, 1)
     except ValueError as exc:
-        raise ValueError(f"README has no {start} ... {end} markers") from exc
+        raise ValueError(f"no {start} ... {end} markers") from exc
     return body.strip("\n")
 
 
-def replace_section(readme: str, name: str, body: str) -> str:
-    """``readme`` with section ``name`` replaced by ``body``; the rest is left untouched."""
+def replace_section(text: str, name: str, body: str) -> str:
+    """``text`` with section ``name`` replaced by ``body``; the rest is left untouched."""
     start, end = _markers(name)
-    head, rest = readme.split(start, 1)
+    head, rest = text.split(start, 1)
     _, tail = rest.split(end, 1)
     return f"{head}{start}\n{body}\n{end}{tail}"
 
 
-def _generated() -> dict[str, str]:
-    return {SECTION: render_rules_section(), GUARD_BLIND_SECTION: render_guard_blind_section()}
+def _targets(readme: str, rules: str) -> list[tuple[str, str, str]]:
+    """(path, section, rendered body) of every generated section."""
+    return [
+        (rules, SECTION, render_rules_section()),
+        (readme, README_SECTION, render_readme_index()),
+        (readme, GUARD_BLIND_SECTION, render_guard_blind_section()),
+    ]
 
 
-def check_readme(path: str = README_PATH) -> bool:
-    """True if the README's generated sections are exactly the rendered ones."""
-    with open(path, encoding="utf-8") as handle:
-        readme = handle.read()
-    return all(
-        _has_section(readme, name) and section_text(readme, name) == body
-        for name, body in _generated().items()
-        if name == SECTION or _has_section(readme, name)
-    )
+def _has_section(text: str, name: str) -> bool:
+    return _markers(name)[0] in text
 
 
-def _has_section(readme: str, name: str) -> bool:
-    return _markers(name)[0] in readme
+def _optional(name: str) -> bool:
+    """The guard-blind list is generated only where a file has its markers (tests' READMEs)."""
+    return name == GUARD_BLIND_SECTION
 
 
-def write_readme(path: str = README_PATH) -> bool:
-    """Rewrite the generated sections in place; True if the file changed."""
-    with open(path, encoding="utf-8") as handle:
-        old = handle.read()
-    new = old
-    for name, body in _generated().items():
-        if name == SECTION or _has_section(new, name):
-            new = replace_section(new, name, body)
-    if new != old:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(new)
-    return new != old
+def check(readme: str = README_PATH, rules: str = RULES_PATH) -> list[str]:
+    """The files whose generated section differs from the table (empty: all up to date)."""
+    stale = []
+    for path, name, body in _targets(readme, rules):
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        if _optional(name) and not _has_section(text, name):
+            continue
+        if section_text(text, name) != body and path not in stale:
+            stale.append(path)
+    return stale
+
+
+def write(readme: str = README_PATH, rules: str = RULES_PATH) -> list[str]:
+    """Rewrite the generated sections in place; returns the files that changed."""
+    changed = []
+    for path, name, body in _targets(readme, rules):
+        with open(path, encoding="utf-8") as handle:
+            old = handle.read()
+        if _optional(name) and not _has_section(old, name):
+            continue
+        new = replace_section(old, name, body)
+        if new != old:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(new)
+            if path not in changed:
+                changed.append(path)
+    return changed
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m extstream_lint.docs [--write-readme | --check] [--readme PATH]``."""
+    """``python -m extstream_lint.docs [--write | --check] [--readme PATH] [--rules PATH]``."""
     parser = argparse.ArgumentParser(
         prog="python -m extstream_lint.docs", description="Render the rule pages."
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
-        "--write-readme", action="store_true", help="rewrite the README rules section"
+        "--write", action="store_true", help="rewrite docs/rules.md and the README's index"
     )
     mode.add_argument(
-        "--check", action="store_true", help="exit 1 if the README rules section is stale"
+        "--check", action="store_true", help="exit 1 if either generated section is stale"
     )
-    parser.add_argument("--readme", default=README_PATH, help="README path (default: %(default)s)")
+    parser.add_argument("--readme", default=README_PATH, help="README (default: %(default)s)")
+    parser.add_argument("--rules", default=RULES_PATH, help="rule pages (default: %(default)s)")
     args = parser.parse_args(argv)
-    if args.write_readme:
-        changed = write_readme(args.readme)
-        print(f"{args.readme}: {'updated' if changed else 'already up to date'}")
+    if args.write:
+        changed = write(args.readme, args.rules)
+        for path in (args.rules, args.readme):
+            print(f"{path}: {'updated' if path in changed else 'already up to date'}")
         return 0
     if args.check:
-        if check_readme(args.readme):
-            return 0
-        print(
-            f"{args.readme}: rules section is stale; run python -m extstream_lint.docs "
-            "--write-readme",
-            file=sys.stderr,
-        )
-        return 1
+        stale = check(args.readme, args.rules)
+        for path in stale:
+            print(f"{path}: stale; run python -m extstream_lint.docs --write", file=sys.stderr)
+        return 1 if stale else 0
     sys.stdout.write(render_rules_section() + "\n")
     return 0
 

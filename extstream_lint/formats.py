@@ -31,7 +31,7 @@ from urllib.parse import quote
 
 from . import __version__
 from .contract import RULES, Rule
-from .docs import render_rule
+from .docs import RULES_PAGE, anchor, render_rule
 from .findings import Finding
 
 __all__ = [
@@ -53,8 +53,7 @@ JSON_SCHEMA_VERSION = 1
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
-#: Where the rule pages live in the repository, one stable ``#xst101`` anchor per code.
-RULES_PAGE = "docs/rules.md"
+
 TOOL_NAME = "extstream-lint"
 
 
@@ -139,7 +138,7 @@ def help_uri(code: str, repository: str) -> str:
     ``<repository>/blob/v<version>/docs/rules.md#xst101`` (GitHub's and GitLab's layout); the
     anchor is the bare code, which no change of a rule's title can break.
     """
-    return f"{repository}/blob/v{__version__}/{RULES_PAGE}#{code.lower()}"
+    return f"{repository}/blob/v{__version__}/{RULES_PAGE}#{anchor(code)}"
 
 
 def _sarif_rule(rule: Rule, repository: str | None) -> dict[str, object]:

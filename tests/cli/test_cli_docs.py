@@ -1,4 +1,4 @@
-"""Rule pages: one renderer for README and --explain; the README cannot drift from it."""
+"""Rule pages: one renderer for docs/rules.md, the README index and --explain; no drift."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from extstream_lint.config import CONFIG_KEYS
 from extstream_lint.contract import RULES
 from extstream_lint.docs import (
     README_PATH,
-    check_readme,
+    RULES_PATH,
+    check,
+    render_readme_index,
     render_rule,
     render_rules_section,
     replace_section,
@@ -25,11 +27,26 @@ def readme() -> str:
     return Path(README_PATH).read_text(encoding="utf-8")
 
 
-def test_readme_rules_section_is_the_rendered_contract() -> None:
-    assert section_text(readme(), "rules") == render_rules_section(), (
-        "README rules section is stale: run python -m extstream_lint.docs --write-readme"
+def rule_pages() -> str:
+    return Path(RULES_PATH).read_text(encoding="utf-8")
+
+
+def test_rule_pages_and_readme_index_are_the_rendered_contract() -> None:
+    assert section_text(rule_pages(), "rules") == render_rules_section(), (
+        "docs/rules.md is stale: run python -m extstream_lint.docs --write"
     )
-    assert check_readme()
+    assert section_text(readme(), "rule-index") == render_readme_index(), (
+        "the README's rule index is stale: run python -m extstream_lint.docs --write"
+    )
+    assert check() == []
+
+
+def test_every_index_link_reaches_a_stable_anchor_in_the_pages() -> None:
+    pages = rule_pages()
+    links = re.findall(r"\]\(docs/rules\.md#([a-z0-9]+)\)", section_text(readme(), "rule-index"))
+    assert links == [code.lower() for code in RULES]
+    for name in links:
+        assert f'<a id="{name}"></a>' in pages, name
 
 
 @pytest.mark.parametrize("code", list(RULES))
@@ -39,7 +56,7 @@ def test_explain_prints_exactly_the_readme_page(
     assert main(["--explain", code.lower()]) == 0
     page = capsys.readouterr().out
     assert page == render_rule(RULES[code]) + "\n"
-    assert page.rstrip("\n") in section_text(readme(), "rules")
+    assert page.rstrip("\n") in section_text(rule_pages(), "rules")
 
 
 @pytest.mark.parametrize("rule", list(RULES.values()), ids=list(RULES))
@@ -67,20 +84,24 @@ def test_explain_unknown_code_exits_2_listing_valid_codes(
     assert all(code in err for code in RULES)
 
 
-def test_write_readme_only_touches_the_rules_section(tmp_path: Path) -> None:
-    path = tmp_path / "README.md"
-    path.write_text(
+def test_write_only_touches_the_generated_sections(tmp_path: Path) -> None:
+    readme_path, rules_path = tmp_path / "README.md", tmp_path / "rules.md"
+    readme_path.write_text(
         "# T\n<!-- SECTION:usage -->\nkeep me\n<!-- /SECTION:usage -->\n"
-        "<!-- SECTION:rules -->\nstale\n<!-- /SECTION:rules -->\ntail\n"
+        "<!-- SECTION:rule-index -->\nstale\n<!-- /SECTION:rule-index -->\ntail\n"
     )
-    assert docs_main(["--check", "--readme", str(path)]) == 1
-    assert docs_main(["--write-readme", "--readme", str(path)]) == 0
-    text = path.read_text()
+    rules_path.write_text("# Rules\n<!-- SECTION:rules -->\nstale\n<!-- /SECTION:rules -->\n")
+    paths = ["--readme", str(readme_path), "--rules", str(rules_path)]
+    assert docs_main(["--check", *paths]) == 1
+    assert docs_main(["--write", *paths]) == 0
+    text = readme_path.read_text()
     assert text.startswith("# T\n<!-- SECTION:usage -->\nkeep me\n<!-- /SECTION:usage -->\n")
-    assert text.endswith("<!-- /SECTION:rules -->\ntail\n")
-    assert section_text(text, "rules") == render_rules_section()
-    assert docs_main(["--check", "--readme", str(path)]) == 0
-    assert replace_section(text, "rules", render_rules_section()) == text
+    assert text.endswith("<!-- /SECTION:rule-index -->\ntail\n")
+    assert section_text(text, "rule-index") == render_readme_index()
+    pages = rules_path.read_text()
+    assert pages.startswith("# Rules\n") and section_text(pages, "rules") == render_rules_section()
+    assert docs_main(["--check", *paths]) == 0
+    assert replace_section(pages, "rules", render_rules_section()) == pages
 
 
 def test_readme_usage_documents_every_flag_and_config_key() -> None:

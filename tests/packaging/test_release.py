@@ -90,6 +90,7 @@ def test_sdist_carries_what_a_release_review_needs(artifacts: tuple[Path, Path])
         "README.md",
         "LICENSE",
         "CHANGELOG.md",
+        "docs/rules.md",
         ".pre-commit-hooks.yaml",
         "examples/interop.py",
         "tests/cli/test_cli_main.py",
