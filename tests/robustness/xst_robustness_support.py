@@ -20,6 +20,9 @@ from extstream_lint.contract import RULES
 from extstream_lint.findings import Finding
 from extstream_lint.prefilter import might_use_external_streams
 
+#: The name of the test-report property carrying the site-packages scan's summary.
+SUMMARY_PROPERTY = "site-packages robustness scan"
+
 #: A finding message starts with its code, then a space.
 _MESSAGE = re.compile(r"^XST\d{3} \S")
 #: Line ends as Python's tokenizer sees them (a lone ``\r`` ends a line too).
