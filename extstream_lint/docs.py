@@ -168,33 +168,33 @@ def _optional(name: str) -> bool:
     return name == GUARD_BLIND_SECTION
 
 
-def check(readme: str = README_PATH, rules: str = RULES_PATH) -> list[str]:
-    """The files whose generated section differs from the table (empty: all up to date)."""
-    stale = []
+def _regenerated(readme: str, rules: str) -> dict[str, tuple[str, str]]:
+    """Each generated file's path -> (its text now, its text with every section rendered)."""
+    files: dict[str, tuple[str, str]] = {}
     for path, name, body in _targets(readme, rules):
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-        if _optional(name) and not _has_section(text, name):
-            continue
-        if section_text(text, name) != body and path not in stale:
-            stale.append(path)
-    return stale
+        if path not in files:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+            files[path] = (text, text)
+        old, new = files[path]
+        if not (_optional(name) and not _has_section(new, name)):
+            files[path] = (old, replace_section(new, name, body))
+    return files
+
+
+def check(readme: str = README_PATH, rules: str = RULES_PATH) -> list[str]:
+    """The files whose generated sections differ from the table (empty: all up to date)."""
+    return [path for path, (old, new) in _regenerated(readme, rules).items() if old != new]
 
 
 def write(readme: str = README_PATH, rules: str = RULES_PATH) -> list[str]:
     """Rewrite the generated sections in place; returns the files that changed."""
     changed = []
-    for path, name, body in _targets(readme, rules):
-        with open(path, encoding="utf-8") as handle:
-            old = handle.read()
-        if _optional(name) and not _has_section(old, name):
-            continue
-        new = replace_section(old, name, body)
+    for path, (old, new) in _regenerated(readme, rules).items():
         if new != old:
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(new)
-            if path not in changed:
-                changed.append(path)
+            changed.append(path)
     return changed
 
 
