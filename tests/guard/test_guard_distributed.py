@@ -14,6 +14,9 @@ import pytest
 import extstream_guard
 from extstream_guard import ExternalStreamError
 from extstream_guard.install import patched
+from tests._skips import NO_TORCH
+
+pytest.importorskip("torch", reason=NO_TORCH)  # fake_dist builds on torch.distributed
 from tests.guard.npusim import fake_dist
 
 

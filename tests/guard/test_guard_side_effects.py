@@ -12,6 +12,9 @@ import pytest
 
 import extstream_guard
 from extstream_guard import ExternalStreamError
+from tests._skips import NO_TORCH
+
+pytest.importorskip("torch", reason=NO_TORCH)  # fake_dist builds on torch.distributed
 from tests.guard.npusim import fake_dist
 
 
