@@ -41,7 +41,7 @@ from .discovery import iter_files, matches_any
 from .findings import Finding, cannot_analyse
 from .formats import FORMATTERS, Located, format_statistics
 from .noqa import filter_noqa
-from .prefilter import might_use_external_streams
+from .prefilter import should_analyse
 
 __all__ = ["Options", "decode_source", "lint_text", "main", "run"]
 
@@ -76,21 +76,31 @@ def _normalize_newlines(text: str) -> str:
 # --- analysing ------------------------------------------------------------------------------
 
 
-def lint_text(text: str, filename: str) -> list[Finding]:
-    """Pre-filter, then the analysis: every finding of one decoded file, unfiltered."""
-    if not might_use_external_streams(text):
+def lint_text(
+    text: str, filename: str, src: tuple[str, ...] = (), cache: bool = False
+) -> list[Finding]:
+    """Pre-filter, then the analysis: every finding of one decoded file, unfiltered.
+
+    ``src`` are configured import roots; ``cache`` keeps module summaries on disk.
+    """
+    if not should_analyse(text, filename, src):
         return []
     try:
         from .analysis import analyze_source  # libcst only for files that need it
+        from .analysis.engine import index_for
 
-        return list(analyze_source(_normalize_newlines(text), filename))
+        project = index_for(src, cache)
+        return list(analyze_source(_normalize_newlines(text), filename, project=project))
     except Exception as exc:  # analyze_source must not raise; one bad file must not end the run
         return [cannot_analyse(f"internal error in the analysis: {exc!r}; {HOW_TO_REPORT}")]
 
 
-def _lint_job(job: tuple[str, str]) -> list[Finding]:
+Job = tuple[str, str, tuple[str, ...], bool]
+
+
+def _lint_job(job: Job) -> list[Finding]:
     """Worker entry point (module level so it pickles)."""
-    return lint_text(job[1], job[0])
+    return lint_text(job[1], job[0], job[2], job[3])
 
 
 # --- selecting ------------------------------------------------------------------------------
@@ -134,6 +144,9 @@ class Options:
     exit_zero: bool = False
     stdin_filename: str = "stdin"
     output_file: str | None = None
+    #: Configured import roots, and whether summaries are kept in .extstream_cache/.
+    src: tuple[str, ...] = ()
+    cache: bool = True
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -183,6 +196,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--stdin-filename", metavar="NAME", help="name shown and matched for '-' (stdin)"
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="do not read or write module summaries in .extstream_cache/",
     )
     parser.add_argument("--config", metavar="FILE", help="read settings from this pyproject.toml")
     parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
@@ -258,6 +276,8 @@ def make_options(args: argparse.Namespace) -> Options:
         exit_zero=args.exit_zero,
         stdin_filename=args.stdin_filename or "stdin",
         output_file=args.output_file,
+        src=config.src,
+        cache=config.cache and not args.no_cache,
     )
 
 
@@ -299,11 +319,11 @@ def run(options: Options) -> list[Located]:
     """Lint every file; the kept findings in stable order (path, line, column, code)."""
     texts: dict[str, str] = {}
     raw: list[tuple[str, list[Finding]]] = []
-    with _Analyser(options.jobs) as analyser:
+    with _Analyser(options.jobs, options.src, options.cache) as analyser:
         for shown, content in _sources(options):
             if isinstance(content, Finding):
                 raw.append((shown, [content]))
-            elif might_use_external_streams(content):  # the pre-filter, exactly as in flake8
+            elif should_analyse(content, shown, options.src):  # the pre-filter, as in flake8
                 texts[shown] = content
                 analyser.submit(shown, content)
         raw.extend(analyser.results())
@@ -332,9 +352,10 @@ class _Analyser:
     the workers parse while this process is still reading and pre-filtering.
     """
 
-    def __init__(self, processes: int) -> None:
+    def __init__(self, processes: int, src: tuple[str, ...] = (), cache: bool = False) -> None:
         self.processes = processes
-        self.pending: list[tuple[str, str]] = []
+        self.settings = (src, cache)
+        self.pending: list[Job] = []
         self.futures: list[tuple[str, Future[list[Finding]]]] = []
         self.pool: ProcessPoolExecutor | None = None
 
@@ -346,7 +367,7 @@ class _Analyser:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
     def submit(self, shown: str, text: str) -> None:
-        self.pending.append((shown, text))
+        self.pending.append((shown, text, *self.settings))
         if self.processes <= 1 or len(self.pending) + len(self.futures) < 2:
             return
         if self.pool is None:
@@ -356,7 +377,7 @@ class _Analyser:
         self.pending.clear()
 
     def results(self) -> list[tuple[str, list[Finding]]]:
-        done = [(shown, _lint_job((shown, text))) for shown, text in self.pending]
+        done = [(job[0], _lint_job(job)) for job in self.pending]
         for shown, future in self.futures:
             try:
                 done.append((shown, future.result()))

@@ -37,6 +37,8 @@ CONFIG_KEYS: Mapping[str, str] = {
     "exclude": "list of globs of paths to skip, added to the built-in excludes",
     "per-file-ignores": "table of glob = list of code prefixes ignored in matching files",
     "jobs": "number of processes (default: all cores)",
+    "src": "list of extra import roots, relative to this file (like mypy's mypy_path)",
+    "cache": "keep module summaries in .extstream_cache/ (default: true)",
 }
 
 # flake8's rule for a code prefix (``flake8.defaults.VALID_CODE_PREFIX``), re-stated so the
@@ -60,6 +62,9 @@ class Config:
     exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     jobs: int | None = None
+    #: Extra import roots (absolute paths).
+    src: tuple[str, ...] = ()
+    cache: bool = True
     #: The file the settings came from, or None.
     path: str | None = None
     #: Directory relative globs are matched from (the config file's, else the cwd).
@@ -140,6 +145,15 @@ def load_config(path: str) -> Config:
         if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
             raise ConfigError(f"{where}: jobs must be a positive integer, not {jobs!r}")
         config.jobs = jobs
+    if "src" in table:
+        config.src = tuple(
+            os.path.normpath(os.path.join(config.root, item))
+            for item in _str_list(table, "src", where)
+        )
+    if "cache" in table:
+        if not isinstance(table["cache"], bool):
+            raise ConfigError(f"{where}: cache must be true or false, not {table['cache']!r}")
+        config.cache = table["cache"]
     return config
 
 

@@ -9,12 +9,14 @@ keeps the plugin's cost on ordinary code close to zero.
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterator
+from functools import lru_cache
 
 from . import __version__
 from .bugreport import HOW_TO_REPORT
 from .findings import cannot_analyse
-from .prefilter import might_use_external_streams
+from .prefilter import should_analyse
 
 
 class ExtStreamChecker:
@@ -30,15 +32,40 @@ class ExtStreamChecker:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)
-        if not might_use_external_streams(source):
+        src, cache = _settings(self.filename)
+        if not should_analyse(source, self.filename, src):
             return
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
             from .analysis import analyze_source  # libcst only when a file needs it
+            from .analysis.engine import index_for
 
-            findings = analyze_source(source, self.filename, tree=tree)
+            project = index_for(src, cache)
+            findings = analyze_source(source, self.filename, tree=tree, project=project)
         except Exception as error:  # a broken install must not abort the user's flake8 run
             reason = f"the analysis could not run, {type(error).__name__}: {error}; {HOW_TO_REPORT}"
             findings = [cannot_analyse(reason)]
         for finding in findings:
             yield finding.line, finding.col, finding.message, type(self)
+
+
+@lru_cache(maxsize=256)
+def _settings_for(directory: str) -> tuple[tuple[str, ...], bool]:
+    from .config import ConfigError, find_pyproject, load_config
+
+    try:
+        path = find_pyproject(directory)
+        if path is None:
+            return (), True
+        config = load_config(path)
+    except (ConfigError, OSError):
+        return (), True  # the CLI reports a bad configuration; flake8 just goes on
+    return config.src, config.cache
+
+
+def _settings(filename: str) -> tuple[tuple[str, ...], bool]:
+    """``src`` and ``cache`` of ``[tool.extstream-lint]`` nearest to the file (as the CLI
+    reads them), so both adapters see the same project."""
+    if not filename or filename in ("-", "stdin") or filename.startswith("<"):
+        return (), True
+    return _settings_for(os.path.dirname(os.path.abspath(filename)))

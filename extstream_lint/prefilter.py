@@ -10,6 +10,8 @@ substring tests instead of a libcst import and parse.
 
 from __future__ import annotations
 
+import os
+
 
 def might_use_external_streams(text: str) -> bool:
     """True if ``text`` could create or annotate a torch_npu external stream.
@@ -17,3 +19,15 @@ def might_use_external_streams(text: str) -> bool:
     Substring tests: an order of magnitude faster than an alternation regex.
     """
     return ("ExternalStream" in text or "stream_ptr" in text) and "npu" in text
+
+
+def should_analyse(text: str, filename: str, src: tuple[str, ...] = ()) -> bool:
+    """The adapters' test: the markers, or an import of a project module that may hand
+    this file an external stream (an adapter module, a holder class, a registry)."""
+    if might_use_external_streams(text):
+        return True
+    if "import" not in text or not filename or os.path.splitext(filename)[1] != ".py":
+        return False
+    from .modules import external_imports  # plain Python, no libcst
+
+    return external_imports(src).imports_external(text, filename)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import sys
 import warnings
 
@@ -11,19 +12,27 @@ import libcst as cst
 from ..bugreport import HOW_TO_REPORT
 from ..contract import RULES
 from ..findings import Finding, cannot_analyse
+from ..modules import module_name
 from .effects import Issue
+from .index import ProjectIndex
 from .interpreter import Interpreter
 from .positions import Position, locate
-from .values import ExtStream
+from .summaries import CallIssue, describe_call
+from .values import ExtStream, Remote
 
 
 def analyze_source(
-    source: str | bytes, filename: str = "<unknown>", tree: ast.Module | None = None
+    source: str | bytes,
+    filename: str = "<unknown>",
+    tree: ast.Module | None = None,
+    project: ProjectIndex | None = None,
 ) -> list[Finding]:
     """Analyse one file and return its findings in line order.
 
     ``tree`` is the ``ast`` of the same source if the caller has it (flake8 does); it is
-    used only for positions. Never raises: a file that cannot be analysed yields a single
+    used only for positions. ``filename`` places the file in its project: imports of the
+    project's modules are followed through ``project`` (by default a process-wide index
+    without a disk cache). Never raises: a file that cannot be analysed yields a single
     XST000 finding saying why, so one odd file never stops a run.
     """
     limit = sys.getrecursionlimit()
@@ -51,10 +60,10 @@ def analyze_source(
         # Statements and expressions nest within CPython's own limits, but our walk takes a
         # few frames per level: leave room, as black and pylint do.
         sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
-        raw = Interpreter(module).run()
+        raw = _interpreter(module, filename, project).run()
         if not raw:
             return []
-        return _render(module, raw, text, tree)
+        return _render(module, raw, text, tree, filename)
     except RecursionError:
         return [cannot_analyse("it is nested too deeply")]
     except Exception as error:  # a bug of ours must not end the user's lint run
@@ -65,6 +74,39 @@ def analyze_source(
 
 
 _RECURSION_LIMIT = 8000
+_INDEXES: dict[tuple[tuple[str, ...], bool], ProjectIndex] = {}
+
+
+def index_for(src: tuple[str, ...] = (), cache: bool = False) -> ProjectIndex:
+    """The process-wide project index for these settings (configured roots, disk cache)."""
+    key = (src, cache)
+    index = _INDEXES.get(key)
+    if index is None:
+        from .cache import DiskCache
+
+        index = _INDEXES[key] = ProjectIndex(src, DiskCache() if cache else None)
+    return index
+
+
+def default_index() -> ProjectIndex:
+    """The index used when the caller gives none: in memory only, no configured roots."""
+    return index_for()
+
+
+def _interpreter(module: cst.Module, filename: str, project: ProjectIndex | None) -> Interpreter:
+    """The interpreter for one file, placed in its project when it has a real path."""
+    if not filename or filename.startswith("<") or filename in ("-", "stdin"):
+        return Interpreter(module)
+    index = project if project is not None else default_index()
+    roots = index.roots(filename)
+    name = module_name(filename, roots)
+    is_package = os.path.basename(filename) == "__init__.py"
+    return Interpreter(module, index, roots, name, is_package)
+
+
+def decode(source: str | bytes) -> str:
+    """Decode a file's bytes like Python does (coding cookie, BOM)."""
+    return _decode(source)
 
 
 def _decode(source: str | bytes) -> str:
@@ -126,20 +168,35 @@ def _one_line(error: BaseException) -> str:
 
 
 def _render(
-    module: cst.Module, raw: list[Issue], text: str, tree: ast.Module | None
+    module: cst.Module, raw: list[Issue], text: str, tree: ast.Module | None, filename: str
 ) -> list[Finding]:
     wanted: set[cst.CSTNode] = set()
     for item in raw:
         wanted.add(item.anchor)  # type: ignore[arg-type]
-        if item.stream is not None:
-            wanted.add(item.stream.origin)  # type: ignore[arg-type]
+        via = item.sink if isinstance(item, CallIssue) else None
+        for extra in (item.stream.origin if item.stream else None, via and via.anchor):
+            if isinstance(extra, cst.CSTNode):
+                wanted.add(extra)
     positions = locate(module, wanted, text, tree)
     findings = []
+    here = os.path.basename(filename) if filename and not filename.startswith("<") else "line"
     for item in raw:
         line, col = positions[item.anchor]  # type: ignore[index]
         rule = RULES[item.code]
         subject = _subject(item.stream, item.text, item.implicit, positions) if item.stream else ""
-        findings.append(Finding(line, col, item.code, rule.message(item.operation, subject)))
+        operation = item.operation
+        if isinstance(item, CallIssue) and item.sink is not None:
+            anchor = item.sink.anchor
+            if isinstance(anchor, Remote):
+                where = f"{anchor.path}:{anchor.line}" if anchor.line else anchor.path
+            else:
+                where = (
+                    f"{here}:{positions[anchor][0]}"
+                    if here != "line"
+                    else (f"line {positions[anchor][0]}")
+                )
+            operation = describe_call(item.callee, item.sink, where)
+        findings.append(Finding(line, col, item.code, rule.message(operation, subject)))
     return sorted(findings)
 
 
@@ -147,8 +204,12 @@ def _subject(
     stream: ExtStream, text: str | None, implicit: bool, positions: dict[cst.CSTNode, Position]
 ) -> str:
     """How a message names the stream (with its preposition) and where it became external."""
-    line = positions[stream.origin][0]  # type: ignore[index]
-    where = f"({stream.how} line {line})"
+    origin = stream.origin
+    if isinstance(origin, Remote):
+        place = f"{origin.path}:{origin.line}" if origin.line else origin.path
+        where = f"({stream.how} {place})"
+    else:
+        where = f"({stream.how} line {positions[origin][0]})"  # type: ignore[index]
     if stream.current_of is not None:
         named = f"{stream.noun} '{stream.current_of}'" if stream.current_of else f"an {stream.noun}"
         if implicit:

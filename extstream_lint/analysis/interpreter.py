@@ -16,10 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 import libcst as cst
 
+from ..modules import absolute_name
+from . import summaries as sm
 from .effects import (
     DEFAULT_CAPTURE_STREAM,
     IMPLICIT_MODULES,
@@ -34,14 +36,18 @@ from .effects import (
     is_external_class,
     method_effects,
 )
-from .syntax import children, dotted_name
+from .syntax import children, dotted_name, tail_name
 from .values import (
+    Bound,
     ClassInfo,
     Const,
     Current,
     ExtStream,
     FunctionInfo,
     Instance,
+    Module,
+    ParamRef,
+    Partial,
     Ref,
     Seq,
     State,
@@ -52,6 +58,9 @@ from .values import (
     join_current,
     join_states,
 )
+
+if TYPE_CHECKING:
+    from .index import ProjectIndex
 
 Anchor = Union[cst.Call, cst.With]
 
@@ -84,8 +93,26 @@ class _Loop:
 class Interpreter:
     """Runs the two passes over one module and collects :class:`Issue` objects."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        project: ProjectIndex | None = None,
+        roots: tuple[str, ...] = (),
+        module_name: str | None = None,
+        is_package: bool = False,
+        used: dict[str, tuple[int, int]] | None = None,
+        direct: bool = True,
+    ) -> None:
         self.module = module
+        #: Other modules of the project, by their summaries (index.py); None: this file alone.
+        self.project = project
+        self.roots = roots
+        self.module_name = module_name
+        self.is_package = is_package
+        #: Project modules this file used, with their stamps (the index's dependencies).
+        self.used: dict[str, tuple[int, int]] = {} if used is None else used
+        #: This is the file being linted (not a summary): follow all its project imports.
+        self.direct = direct
         self.transfer_to_npu = False
         self.learning = True
         self.reporting = False
@@ -99,13 +126,37 @@ class Interpreter:
         #: it anywhere in the file, joined (learnt in the first pass).
         self._default_capture: Value = None
         self._default_capture_seen = False
+        #: The function whose body is being analysed: symbolic values are its parameters.
+        self._function: FunctionInfo | None = None
+        self._record_inits: dict[int, FunctionInfo] = {}
+        #: Summaries applied during this learning pass, with the version they had then.
+        self._applied: list[tuple[sm.Summary, int]] = []
 
     # --- driver -------------------------------------------------------------------------
 
     def run(self) -> list[Issue]:
-        self._pass(learning=True)
+        self._learn()
         self._pass(learning=False)
         return list(self.findings.values())
+
+    def _learn(self) -> None:
+        """Learning passes until no summary was applied before it finished growing."""
+        for _ in range(_LEARNING_ROUNDS):
+            self._applied = []
+            self._pass(learning=True)
+            if all(summary.version == seen for summary, seen in self._applied):
+                break
+
+    def summarise(self) -> dict[str, Value]:
+        """Learning passes only: the module-level names, for modules that import this one."""
+        self._learn()
+        scope = self._scopes.get(self.module)
+        return dict(scope.summary) if scope is not None else {}
+
+    def _project_module(self, name: str) -> Module | None:
+        if self.project is None or not name:
+            return None
+        return self.project.module(name, self.roots, self.used, self.direct)
 
     def _pass(self, learning: bool) -> None:
         self.learning = learning
@@ -139,11 +190,35 @@ class Interpreter:
     # --- reporting ----------------------------------------------------------------------
 
     def _report(self, anchor: Anchor, issue: Issue) -> None:
+        stream = issue.stream
+        if isinstance(stream, ExtStream) and stream.param is not None:
+            self._learn_sink(anchor, issue, stream.param)
+            return
         if not self.reporting:
             return
         key = (id(anchor), issue.code)
         if key not in self.findings:
             self.findings[key] = replace(issue, anchor=anchor)
+
+    def _learn_sink(self, anchor: Anchor, issue: Issue, ref: ParamRef) -> None:
+        """A rule broken on a parameter of the function being analysed: a sink, not a finding."""
+        info = self._function
+        if not self.learning or info is None or ref.owner is not info:
+            return  # a closure's view of an outer parameter: not this function's to summarise
+        stream = issue.stream
+        if isinstance(issue, sm.CallIssue) and issue.sink is not None:
+            inner = issue.sink
+            sink = replace(
+                inner,
+                target=sm.describe_target(ref),
+                must=stream.must,
+                implicit=issue.implicit,
+                through=(issue.callee, *inner.through),
+            )
+            info.summary.add_sink((ref.index, ref.path, issue.code), sink)
+        else:
+            key, sink = sm.sink_of(ref, issue.code, issue.operation, anchor, stream, issue.implicit)
+            info.summary.add_sink(key, sink)
 
     @staticmethod
     def _current(state: State) -> ExtStream | None:
@@ -151,7 +226,7 @@ class Interpreter:
         if cur is None:
             return None
         s = cur.stream
-        return ExtStream(s.must, "made current", cur.origin, s.noun, cur.label)
+        return ExtStream(s.must, "made current", cur.origin, s.noun, cur.label, param=s.param)
 
     # --- names --------------------------------------------------------------------------
 
@@ -190,16 +265,29 @@ class Interpreter:
             self.bind(target.value, value, state, scope)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
+            value = self._as_seq(value)
             items = value.items if isinstance(value, Seq) else None
-            starred = any(isinstance(e, cst.StarredElement) for e in elements)
+            stars = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
             for index, element in enumerate(elements):
                 item = None
-                if items is not None and not starred and len(items) == len(elements):
+                if items is not None and not stars and len(items) == len(elements):
                     item = items[index]
+                elif items is not None and len(stars) == 1 and len(items) >= len(elements) - 1:
+                    after = len(elements) - 1 - stars[0]  # a, *rest, z = seq
+                    if index < stars[0]:
+                        item = items[index]
+                    elif index > stars[0]:
+                        item = items[len(items) - (len(elements) - index)]
+                    else:
+                        item = Seq(items[index : len(items) - after])
+                elif items is None and isinstance(element, cst.StarredElement):
+                    item = _may_contain([self.element_of(value)])
+                elif items is None:
+                    item = self.element_of(value)
                 inner = element.value
                 self.bind_target(inner, item, state, scope)
         elif isinstance(target, cst.StarredElement):
-            self.bind_target(target.value, None, state, scope)
+            self.bind_target(target.value, value, state, scope)
         elif isinstance(target, cst.Attribute):
             owner = self.eval(target.value, state, scope)
             key = dotted_name(target)
@@ -218,9 +306,13 @@ class Interpreter:
             if key is not None:
                 state.set_path(key, value)
             if isinstance(owner, Instance) and self.learning:
-                attrs = owner.cls.attrs
                 name = target.attr.value
-                attrs[name] = join(attrs[name], value) if name in attrs else value
+                ref = owner.param
+                if ref is not None and ref.owner is self._function:
+                    self._function.summary.set_attr((ref.index, (*ref.path, name)), value)
+                if not _symbolic(value):  # a parameter is per call, not per class
+                    attrs = owner.cls.attrs
+                    attrs[name] = join(attrs[name], value) if name in attrs else value
         else:  # subscripts and anything else: evaluate for the calls inside
             self.eval(target, state, scope)
 
@@ -276,13 +368,17 @@ class Interpreter:
         elif isinstance(stmt, cst.Return):
             value = self.eval(stmt.value, state, scope) if stmt.value is not None else Const(None)
             info = scope.function
+            if info is not None and self.learning:
+                info.summary.note_exit(state.current)
             if info is not None and self.learning and not info.returns_known:
-                info.returns = (
+                returns = (
                     value
                     if info.returns is None and not info.returns_seen
                     else join(info.returns, value)
                 )
-                info.returns_seen = True
+                if returns != info.returns or not info.returns_seen:
+                    info.summary.version += 1  # callers that used it must look again
+                info.returns, info.returns_seen = returns, True
             return None
         elif isinstance(stmt, cst.Raise):
             for child in children(stmt):
@@ -337,16 +433,25 @@ class Interpreter:
         if enables_transfer_to_npu(full):
             self.transfer_to_npu = True
         if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-            self.bind(
-                alias.asname.name.value, Ref(canonical(full, self.transfer_to_npu)), state, scope
+            found = self._project_module(full)
+            value: Value = (
+                found if found is not None else Ref(canonical(full, self.transfer_to_npu))
             )
+            self.bind(alias.asname.name.value, value, state, scope)
         else:
             head = full.split(".", 1)[0]
-            self.bind(head, Ref(head), state, scope)
+            found = self._project_module(head)
+            self.bind(head, found if found is not None else Ref(head), state, scope)
 
     def _import_from(self, stmt: cst.ImportFrom, state: State, scope: Scope) -> None:
         module = dotted_name(stmt.module) if stmt.module is not None else None
         relative = bool(stmt.relative)
+        source = self._project_module(
+            absolute_name(module, len(stmt.relative), self.module_name, self.is_package)
+        )
+        if source is not None:
+            self._import_project(stmt, source, state, scope)
+            return
         if isinstance(stmt.names, cst.ImportStar):
             if module and not relative:
                 base = canonical(module, self.transfer_to_npu)
@@ -354,12 +459,7 @@ class Interpreter:
                     self.bind(name, Ref(f"{base}.{name}"), state, scope)
             return
         for alias in stmt.names:
-            name = dotted_name(alias.name) or ""
-            local = (
-                alias.asname.name.value
-                if (alias.asname is not None and isinstance(alias.asname.name, cst.Name))
-                else name
-            )
+            name, local = _imported_as(alias)
             if module and not relative:
                 full = f"{module}.{name}"
                 if enables_transfer_to_npu(full):
@@ -368,8 +468,33 @@ class Interpreter:
             else:
                 self.bind(local, None, state, scope)
 
+    def _import_project(
+        self, stmt: cst.ImportFrom, source: Module, state: State, scope: Scope
+    ) -> None:
+        """``from pkg.streams import make_ext``: the names the module's summary holds."""
+        if isinstance(stmt.names, cst.ImportStar):
+            names = source.all_names
+            if names is None:
+                names = tuple(n for n in source.exports if not n.startswith("_"))
+            for name in names:
+                self.bind(name, self._attribute_of(source, name, None), state, scope)
+            return
+        for alias in stmt.names:
+            name, local = _imported_as(alias)
+            self.bind(local, self._attribute_of(source, name, None), state, scope)
+
     def exec_If(self, node: cst.If, state: State, scope: Scope) -> State | None:
         self.eval(node.test, state, scope)
+        if _never_runs(node.test):  # if False: / if TYPE_CHECKING: never run
+            if not isinstance(node.test, cst.Name) or node.test.value != "False":
+                with self._silenced():  # but type checkers' imports name annotations
+                    state = self._suite(node.body, state.copy(), scope) or state
+            orelse = node.orelse
+            if orelse is None:
+                return state
+            if isinstance(orelse, cst.If):
+                return self.exec_If(orelse, state, scope)
+            return self._suite(orelse.body, state, scope)
         true_state, false_state = self.narrow(node.test, state, scope)
         body_end = self._suite(node.body, true_state, scope)
         orelse = node.orelse
@@ -467,9 +592,24 @@ class Interpreter:
         for item in node.items:
             value = self.eval(item.item, state, scope)
             entered = value
+            if isinstance(item.item, cst.Call) and tail_name(item.item.func) == "ExitStack":
+                changed = True  # its enter_context() calls are undone when the block ends
+            if isinstance(value, Instance):
+                enter = value.cls.method("__enter__")
+                if enter is not None:
+                    entered = self._call_function(
+                        enter,
+                        node,
+                        None,
+                        Arg(value, dotted_name(item.item)),
+                        state,
+                        self._current(state),
+                    )
+                    changed = changed or state.current is not saved
             if isinstance(value, StreamCtx):
-                entered = None
-                changed = self._make_current(value.stream, value.label, node, state) or changed
+                entered = value.yielded
+                if not value.keeps_current:
+                    changed = self._make_current(value.stream, value.label, node, state) or changed
             elif isinstance(value, ExtStream):
                 label = dotted_name(item.item) or ""
                 changed = self._make_current(value, label, node, state) or changed
@@ -479,7 +619,7 @@ class Interpreter:
             if item.asname is not None:
                 self.bind_target(
                     item.asname.name,
-                    entered if isinstance(entered, ExtStream) else None,
+                    entered if not isinstance(entered, StreamCtx) else None,
                     state,
                     scope,
                 )
@@ -507,15 +647,48 @@ class Interpreter:
         return True
 
     def exec_Match(self, node: cst.Match, state: State, scope: Scope) -> State | None:
-        self.eval(node.subject, state, scope)
+        subject = self.eval(node.subject, state, scope)
         ends: list[State | None] = [state]
         for case in node.cases:
             entry = state.copy()
-            self._bind_pattern(case.pattern, entry, scope)
+            self._match_pattern(case.pattern, subject, entry, scope)
             if case.guard is not None:
                 self.eval(case.guard, entry, scope)
             ends.append(self._suite(case.body, entry, scope))
         return join_states(ends)
+
+    def _match_pattern(
+        self, pattern: cst.CSTNode, subject: Value, state: State, scope: Scope
+    ) -> None:
+        """Bind a pattern's captures to what they take from ``subject``."""
+        if isinstance(pattern, cst.MatchAs) and pattern.name is not None:
+            if pattern.pattern is not None:
+                self._match_pattern(pattern.pattern, subject, state, scope)
+            self.bind(pattern.name.value, subject, state, scope)
+        elif isinstance(pattern, cst.MatchClass):
+            cls = self.eval(pattern.cls, state, scope)
+            instance = subject if isinstance(subject, Instance) else None
+            names = cls.fields if isinstance(cls, ClassInfo) else []
+            for index, item in enumerate(pattern.patterns):
+                name = names[index] if index < len(names) else None
+                taken = self._attribute_of(instance, name, None) if instance and name else None
+                self._match_pattern(item.value, taken, state, scope)
+            for keyword in pattern.kwds:
+                taken = self._attribute_of(subject, keyword.key.value, None)
+                self._match_pattern(keyword.pattern, taken, state, scope)
+        elif isinstance(pattern, cst.MatchSequence) and not any(
+            isinstance(e, cst.MatchStar) for e in pattern.patterns
+        ):
+            seq = self._as_seq(subject)
+            items = seq.items if isinstance(seq, Seq) else ()
+            for index, element in enumerate(pattern.patterns):
+                if len(items) == len(pattern.patterns):
+                    taken = items[index]
+                else:
+                    taken = self.element_of(seq)
+                self._match_pattern(element.value, taken, state, scope)  # type: ignore[union-attr]
+        else:
+            self._bind_pattern(pattern, state, scope)
 
     def _bind_pattern(self, pattern: cst.CSTNode, state: State, scope: Scope) -> None:
         stack = [pattern]
@@ -550,8 +723,10 @@ class Interpreter:
                 )
                 info.returns_known = True
         cls = scope.cls if scope.kind == "class" else None
+        names = {(dotted_name(d.decorator) or "").rsplit(".", 1)[-1] for d in node.decorators}
+        info.decorators = frozenset(names)
+        info.params = _param_kinds(params)
         if cls is not None:
-            names = {(dotted_name(d.decorator) or "").rsplit(".", 1)[-1] for d in node.decorators}
             info.is_property = bool(names & {"property", "cached_property"})
         self.bind(node.name.value, info, state, scope)
         if cls is not None and self.learning:
@@ -563,17 +738,17 @@ class Interpreter:
         info = self._functions[node]
         scope = self._scope(node, "function", parent)
         scope.function = info
-        state = State({})
+        # The body starts with whatever the caller has: symbolic values (summaries.py).
+        state = State({}, sm.caller_current(info))
         params = node.params
-        ordered = [*params.posonly_params, *params.params]
-        decorators = {dotted_name(d.decorator) for d in node.decorators}
+        ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
+        decorators = info.decorators
         for index, param in enumerate(ordered):
             value = self.annotation_value(param.annotation, node) if param.annotation else None
+            if value is None:
+                value = sm.symbolic(ParamRef(info, index))
             if index == 0 and cls is not None and "staticmethod" not in decorators:
-                value = cls if "classmethod" in decorators else Instance(cls)
-            self.bind(param.name.value, value, state, scope)
-        for param in params.kwonly_params:
-            value = self.annotation_value(param.annotation, node) if param.annotation else None
+                value = cls if "classmethod" in decorators else Instance(cls, (), ParamRef(info, 0))
             self.bind(param.name.value, value, state, scope)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
@@ -583,7 +758,18 @@ class Interpreter:
             if isinstance(node.body, (cst.IndentedBlock, cst.SimpleStatementSuite))
             else ()
         )
-        self._run_body(body, state, scope)
+        outer, self._function = self._function, info
+        try:
+            outer_deferred = self._deferred
+            self._deferred = []
+            end = self.exec_block(body, state, scope)
+            if end is not None and self.learning:
+                info.summary.note_exit(end.current)
+            pending, self._deferred = self._deferred, outer_deferred
+        finally:
+            self._function = outer
+        for inner, parent_scope, inner_cls in pending:
+            self._run_function(inner, parent_scope, inner_cls)
 
     def exec_ClassDef(self, node: cst.ClassDef, state: State, scope: Scope) -> State:
         for decorator in node.decorators:
@@ -593,6 +779,14 @@ class Interpreter:
         info = self._classes.get(node)
         if info is None:
             info = self._classes[node] = ClassInfo(node.name.value)
+        if self.learning:
+            with self._silenced():
+                bases = [self.eval(arg.value, state, scope) for arg in node.bases]
+            info.bases = [b for b in bases if isinstance(b, ClassInfo) and b is not info]
+            if _is_record_class(node):
+                inherited = [f for base in info.bases for f in base.fields]
+                own = [f for f in _annotated_fields(node) if f not in inherited]
+                info.fields = [*inherited, *own]
         inner = self._scope(node, "class", scope)
         inner.cls = info
         class_state = State({}, state.current)
@@ -601,6 +795,8 @@ class Interpreter:
         self._suite(node.body, class_state, inner)
         outer.extend(self._deferred)  # methods run after the enclosing scope, like functions
         self._deferred = outer
+        if info.fields and self.learning and "__init__" not in info.methods:
+            info.methods["__init__"] = self._record_init(info)
         if self.learning:
             for name, value in class_state.env.items():
                 if "." not in name and not isinstance(value, FunctionInfo):
@@ -609,6 +805,16 @@ class Interpreter:
                     )
         self.bind(node.name.value, info, state, scope)
         return state
+
+    def _record_init(self, cls: ClassInfo) -> FunctionInfo:
+        """The ``__init__`` a dataclass, ``NamedTuple`` or attrs class gets: fields in order."""
+        init = self._record_inits.get(id(cls))
+        if init is None:
+            init = self._record_inits[id(cls)] = FunctionInfo("__init__")
+            init.params = (("self", "pos"), *((name, "pos") for name in cls.fields))
+            for index, name in enumerate(cls.fields, 1):
+                init.summary.set_attr((0, (name,)), sm.symbolic(ParamRef(init, index)))
+        return init
 
     # --- annotations and narrowing ------------------------------------------------------
 
@@ -678,6 +884,14 @@ class Interpreter:
         ):
             inner_true, _ = self.narrow(test.left, state, scope)
             return inner_true, false_state
+        checked = _stream_id_check(test)
+        if checked is not None:
+            subject, positive = checked
+            if positive is negated:  # the test is true when the stream is *not* external
+                self._narrow_external(subject, false_state, true_state)
+            else:
+                self._narrow_external(subject, true_state, false_state)
+            return true_state, false_state
         if not (
             isinstance(test, cst.Call)
             and isinstance(test.func, cst.Name)
@@ -711,12 +925,27 @@ class Interpreter:
             false_state.set_path(key, None)
         return (false_state, true_state) if negated else (true_state, false_state)
 
+    def _narrow_external(self, subject: cst.CSTNode, yes: State, no: State) -> None:
+        """``subject.stream_id & (1 << 30)`` (spec 6): external in ``yes``, not in ``no``."""
+        if isinstance(subject, cst.Call):  # torch.npu.current_stream().stream_id
+            if (dotted_name(subject.func) or "").endswith("current_stream"):
+                no.current = None
+                if yes.current is not None:
+                    stream = replace(yes.current.stream, must=True, nullable=False)
+                    yes.current = replace(yes.current, stream=stream)
+            return
+        key = dotted_name(subject)
+        if key is None:
+            return
+        before = yes.env.get(key)
+        if isinstance(before, ExtStream):
+            yes.set_path(key, replace(before, must=True, nullable=False))
+        no.set_path(key, None)
+
     # --- expressions --------------------------------------------------------------------
 
     def element_of(self, value: Value) -> Value:
-        if isinstance(value, Seq) and value.items:
-            return join_all(list(value.items))
-        return None
+        return sm.element(value)
 
     def eval(self, node: cst.CSTNode | None, state: State, scope: Scope) -> Value:
         """The abstract value of an expression; checks every call inside it on the way."""
@@ -772,8 +1001,55 @@ class Interpreter:
     def _eval_sequence(self, node: cst.Tuple | cst.List, state: State, scope: Scope) -> Value:
         items = tuple(self.eval(e.value, state, scope) for e in node.elements)
         if any(isinstance(e, cst.StarredElement) for e in node.elements):
-            return None
+            # [*xs, ext]: positions are unknown, contents are not ("may contain")
+            spread = [
+                self.element_of(v) if isinstance(e, cst.StarredElement) else v
+                for e, v in zip(node.elements, items)
+            ]
+            return _may_contain(spread)
         return Seq(items)
+
+    def _eval_set(self, node: cst.Set, state: State, scope: Scope) -> Value:
+        items = [self.eval(e.value, state, scope) for e in node.elements]
+        return _may_contain(items)
+
+    def _eval_dict(self, node: cst.Dict, state: State, scope: Scope) -> Value:
+        """Keys are strings or other literals in real code: values only, "may contain"."""
+        values: list[Value] = []
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                self.eval(element.key, state, scope)
+                values.append(self.eval(element.value, state, scope))
+            else:  # {**other}
+                values.append(self.element_of(self.eval(element.value, state, scope)))
+        return _may_contain(values)
+
+    def _eval_subscript(self, node: cst.Subscript, state: State, scope: Scope) -> Value:
+        base = self.eval(node.value, state, scope)
+        index: Value = None
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                index = self.eval(element.slice.value, state, scope)
+            else:
+                for child in children(element.slice):
+                    self.eval(child, state, scope)
+                return base if isinstance(base, Seq) else None  # a slice: same contents
+        if isinstance(base, Instance) and base.cls.fields:
+            base = self._as_seq(base)
+        if (
+            isinstance(base, Seq)
+            and isinstance(index, Const)
+            and type(index.value) is int
+            and -len(base.items) <= index.value < len(base.items)
+        ):
+            return base.items[index.value]
+        return self.element_of(base)
+
+    def _as_seq(self, value: Value) -> Value:
+        """A NamedTuple instance read by position or unpacked."""
+        if isinstance(value, Instance) and value.cls.fields:
+            return Seq(tuple(sm.attribute(value, name) for name in value.cls.fields))
+        return value
 
     def _eval_ifexp(self, node: cst.IfExp, state: State, scope: Scope) -> Value:
         body = self.eval(node.body, state, scope)
@@ -791,6 +1067,18 @@ class Interpreter:
             self.eval(operand, state, scope)
         return None
 
+    def _eval_yield(self, node: cst.Yield, state: State, scope: Scope) -> Value:
+        value = node.value
+        if isinstance(value, cst.From):
+            self.eval(value.item, state, scope)
+            yielded: Value = None
+        else:
+            yielded = self.eval(value, state, scope) if value is not None else Const(None)
+        info = scope.function
+        if info is not None and self.learning:
+            info.summary.note_yield(state.current, yielded)
+        return None
+
     def _eval_await(self, node: cst.Await, state: State, scope: Scope) -> Value:
         return self.eval(node.expression, state, scope)
 
@@ -799,14 +1087,29 @@ class Interpreter:
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             if param.default is not None:
                 self.eval(param.default, state, scope)
-        inner = State(dict(state.env))  # runs later: the current stream is unknown then
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            inner.env[param.name.value] = None
+        info = self._functions.get(node)  # type: ignore[call-overload]
+        if info is None:
+            info = self._functions[node] = FunctionInfo("<lambda>")  # type: ignore[index]
+            info.params = _param_kinds(params)
+        # Runs later, when called: a summarised function like any other.
+        inner = State(dict(state.env), sm.caller_current(info))
+        ordered = (*params.posonly_params, *params.params, *params.kwonly_params)
+        for index, param in enumerate(ordered):
+            inner.env[param.name.value] = sm.symbolic(ParamRef(info, index))
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 inner.env[star.name.value] = None
-        self.eval(node.body, inner, scope)
-        return None
+        outer, self._function = self._function, info
+        try:
+            value = self.eval(node.body, inner, scope)
+        finally:
+            self._function = outer
+        if self.learning:
+            returns = join(info.returns, value) if info.returns_seen else value
+            if returns != info.returns or not info.returns_seen:
+                info.summary.version += 1
+            info.returns, info.returns_seen = returns, True
+        return info
 
     def _eval_comprehension(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
         inner = state.copy()
@@ -819,18 +1122,21 @@ class Interpreter:
             for_in = for_in.inner_for_in
         if isinstance(node, cst.DictComp):
             self.eval(node.key, inner, scope)
-            self.eval(node.value, inner, scope)
+            made = self.eval(node.value, inner, scope)
         else:
-            self.eval(node.elt, inner, scope)
-        return None
+            made = self.eval(node.elt, inner, scope)
+        return _may_contain([made])
 
     def _bind_local(self, target: cst.CSTNode, value: Value, state: State) -> None:
         """Bind comprehension targets: they do not leak into the enclosing scope."""
         if isinstance(target, cst.Name):
             state.env[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind_local(element.value, None, state)
+            value = self._as_seq(value)
+            items = value.items if isinstance(value, Seq) else ()
+            for index, element in enumerate(target.elements):
+                item = items[index] if len(items) == len(target.elements) else None
+                self._bind_local(element.value, item, state)
         elif isinstance(target, cst.StarredElement):
             self._bind_local(target.value, None, state)
 
@@ -842,16 +1148,7 @@ class Interpreter:
         name = node.attr.value
         if isinstance(base, Ref):
             return Ref(canonical(f"{base.qualname}.{name}", self.transfer_to_npu))
-        if isinstance(base, Instance):
-            if name in base.cls.attrs:
-                return base.cls.attrs[name]
-            method = base.cls.methods.get(name)
-            if method is not None and method.is_property:
-                return method.returns
-            return method
-        if isinstance(base, ClassInfo):
-            return base.attrs.get(name) or base.methods.get(name)
-        return None
+        return self._attribute_of(base, name, dotted_name(node.value))
 
     def _arguments(self, node: cst.Call, state: State, scope: Scope, callee_text: str) -> CallSite:
         site = CallSite(node, callee_text)
@@ -875,6 +1172,7 @@ class Interpreter:
         receiver_text: str | None = None
         method: str | None = None
         callee: Value
+        bound: Arg | None = None
         if isinstance(func, cst.Attribute):
             receiver = self.eval(func.value, state, scope)
             receiver_text = dotted_name(func.value)
@@ -883,13 +1181,36 @@ class Interpreter:
                 callee = Ref(canonical(f"{receiver.qualname}.{method}", self.transfer_to_npu))
                 method = None
             elif isinstance(receiver, Instance):
-                callee = receiver.cls.attrs.get(method) or receiver.cls.methods.get(method)
+                found, callee = receiver.field(method)
+                if not found:
+                    callee = receiver.cls.attr(method) or receiver.cls.method(method)
+                    if isinstance(callee, FunctionInfo):
+                        bound = Arg(receiver, receiver_text)
             elif isinstance(receiver, ClassInfo):
-                callee = receiver.methods.get(method)
+                callee = receiver.method(method)
+            elif isinstance(receiver, Module):  # streams.make_ext(p): a function, not a method
+                callee = self._attribute_of(receiver, method, None)
+                method = None
+            elif isinstance(receiver, Seq) and method in _CONTAINER_METHODS:
+                self._arguments(node, state, scope, method)
+                element = self.element_of(receiver)
+                if method == "items":
+                    return Seq((Seq((None, element)),))
+                return receiver if method in ("values", "copy") else element
+            elif isinstance(receiver, _Super):
+                callee = receiver.method(method)
+                bound = Arg(receiver.instance, "self")
             else:
                 callee = None
         else:
             callee = self.eval(func, state, scope)
+            if (
+                isinstance(func, cst.Name)
+                and func.value == "super"
+                and not node.args
+                and callee is None
+            ):
+                return self._super(scope, state)
         callee_text = dotted_name(func) or (method or "call")
         site = self._arguments(node, state, scope, callee_text)
         current = self._current(state)
@@ -899,22 +1220,189 @@ class Interpreter:
                 self._report(node, issue)
             if yielded is not None:
                 return yielded
+            if method == "__enter__" and isinstance(receiver, StreamCtx):
+                self._make_current(receiver.stream, receiver.label, node, state)
+                return None
+            if method == "enter_context" and site.positional:  # ExitStack
+                entered = site.positional[0].value
+                if isinstance(entered, StreamCtx):
+                    if not entered.keeps_current:
+                        self._make_current(entered.stream, entered.label, node, state)
+                    return entered.yielded
+                return None
             if isinstance(callee, FunctionInfo):
-                return self._returned(callee, node)
+                return self._call_function(callee, node, site, bound, state, current)
             return None
         if isinstance(callee, Ref):
+            if callee.qualname == "functools.partial" and site.positional:
+                first, rest = site.positional[0], site.positional[1:]
+                return Partial(first.value, tuple(rest), tuple(site.keywords.items()))
             return self._call_ref(callee.qualname, site, state, scope, current)
+        if callee is None and isinstance(func, cst.Name) and func.value in _BUILTINS:
+            return self._call_builtin(func.value, site, state, current)
+        return self._call_value(callee, node, site, state, current)
+
+    def _call_value(
+        self,
+        callee: Value,
+        node: cst.Call,
+        site: CallSite,
+        state: State,
+        current: ExtStream | None,
+    ) -> Value:
+        """Call a value that is not a torch API: a project function, method, class."""
+        if isinstance(callee, Partial):
+            site = CallSite(
+                node,
+                site.callee_text,
+                [*callee.args, *site.positional],  # type: ignore[list-item]
+                {**dict(callee.keywords), **site.keywords},  # type: ignore[arg-type]
+                None if site.star_at is None else site.star_at + len(callee.args),
+                site.double_star,
+            )
+            callee = callee.func
+        if isinstance(callee, Bound):
+            receiver = Arg(callee.receiver, callee.text)
+            return self._call_function(callee.func, node, site, receiver, state, current)
         if isinstance(callee, FunctionInfo):
-            return self._returned(callee, node)
+            return self._call_function(callee, node, site, None, state, current)
         if isinstance(callee, ClassInfo):
-            return Instance(callee)
+            instance = Instance(callee)
+            init = callee.method("__init__")
+            if init is None:
+                return instance
+            binding = sm.bind_arguments(init, site, Arg(instance, None))
+            binding.current = current
+            self._apply(init, node, binding, state, callee.name)
+            fields = [
+                (path[0], sm.substitute(value, binding))
+                for (index, path), value in init.summary.sets_attrs.items()
+                if index == 0 and len(path) == 1
+            ]
+            return Instance(callee, tuple(fields)) if fields else instance
         return None
 
-    def _returned(self, info: FunctionInfo, call: cst.Call) -> Value:
-        value = info.returns
-        if isinstance(value, ExtStream) and value.current_of is None:
+    def _call_builtin(
+        self, name: str, site: CallSite, state: State, current: ExtStream | None
+    ) -> Value:
+        """The builtins that move values around: containers, iteration, ``getattr``."""
+        values = [arg.value for arg in site.positional]
+        if name == "getattr" and len(values) >= 2:
+            literal = site.node.args[1].value
+            attr = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
+            if isinstance(attr, str) and attr.isidentifier():
+                return self._attribute_of(values[0], attr, site.positional[0].text)
+            return None
+        if name == "enumerate" and values:
+            return Seq((Seq((None, self.element_of(values[0]))),))
+        if name == "zip" and values and site.star_at is None:
+            return Seq((Seq(tuple(self.element_of(v) for v in values)),))
+        if name == "map" and len(values) >= 2:
+            inner = CallSite(site.node, site.positional[0].text or "map")
+            inner.positional = [Arg(self.element_of(v), None) for v in values[1:]]
+            made = self._call_value(values[0], site.node, inner, state, current)
+            return _may_contain([made])
+        if name == "next" and values:
+            return self.element_of(values[0])
+        if name in ("list", "tuple", "set", "frozenset", "sorted", "reversed", "iter") and values:
+            value = values[0]
+            return value if isinstance(value, Seq) else _may_contain([self.element_of(value)])
+        return None
+
+    def _attribute_of(self, base: Value, name: str, text: str | None) -> Value:
+        """``base.name`` for values that are not torch modules (``getattr(obj, "x")``)."""
+        if isinstance(base, Module):
+            if name in base.exports:
+                return base.exports[name]
+            return self._project_module(f"{base.name}.{name}")  # a submodule
+        if isinstance(base, Instance):
+            method = base.cls.method(name)
+            if method is not None and not base.field(name)[0] and not base.cls.has_attr(name):
+                if method.is_property:  # the getter's value, named where it was made
+                    binding = sm.bind_arguments(method, None, Arg(base, None))
+                    return sm.substitute(method.returns, binding)
+                return Bound(method, base, text)
+            return sm.attribute(base, name)
+        if isinstance(base, ClassInfo):
+            return base.attr(name) or base.method(name)
+        return sm.attribute(base, name)
+
+    # --- calls of functions defined in the project (summaries.py) -------------------------
+
+    def _call_function(
+        self,
+        info: FunctionInfo,
+        node: cst.CSTNode,
+        site: CallSite | None,
+        receiver: Arg | None,
+        state: State,
+        current: ExtStream | None,
+    ) -> Value:
+        """Apply ``info``'s summary at a call: report its sinks, return what it returns."""
+        binding = sm.bind_arguments(info, site, receiver)
+        binding.current = current
+        self._apply(info, node, binding, state, site.callee_text if site else info.name)
+        if "contextmanager" in info.decorators or "asynccontextmanager" in info.decorators:
+            summary = info.summary
+            changed, stream, label = sm.current_change(
+                summary.yield_current, summary.yield_seen, binding
+            )
+            yielded = sm.substitute(summary.yielded, binding)
+            return StreamCtx(stream, label, yielded, keeps_current=not changed)
+        changed, stream, label = sm.current_change(
+            info.summary.exit_current, info.summary.exit_seen, binding
+        )
+        if changed:
+            self._make_current(stream, label, node, state)
+        return self._returned(info, node, binding)
+
+    def _apply(
+        self, info: FunctionInfo, node: cst.CSTNode, binding: sm.Binding, state: State, name: str
+    ) -> None:
+        """Report the sinks the call's values reach, and the attributes it sets on them."""
+        if self.learning:
+            self._applied.append((info.summary, info.summary.version))
+        for issue in sm.call_issues(info, binding, name):
+            self._report(node, issue)  # type: ignore[arg-type]
+        for (index, path), value in info.summary.sets_attrs.items():
+            arg = binding.args.get(index)
+            if arg is None:
+                continue
+            target = arg.value
+            actual = sm.substitute(value, binding)
+            if isinstance(target, Instance) and target.param is not None and self.learning:
+                ref = target.param
+                if ref.owner is self._function and self._function is not None:
+                    self._function.summary.set_attr((ref.index, (*ref.path, *path)), actual)
+            elif arg.text is not None and isinstance(target, Instance):
+                if len(path) == 1:  # later.attach(ext): this object now holds ext
+                    state.env[arg.text] = target = target.with_field(path[0], actual)
+                    arg = Arg(target, arg.text)
+                state.set_path(".".join((arg.text, *path)), actual)
+
+    def _returned(self, info: FunctionInfo, call: cst.CSTNode, binding: sm.Binding) -> Value:
+        value = sm.substitute(info.returns, binding)
+        if isinstance(value, ExtStream) and value.current_of is None and value.param is None:
+            if isinstance(info.returns, ExtStream) and info.returns.param is not None:
+                return value  # the caller's own value, passed through
             return ExtStream(value.must, f"returned by {info.name}()", call, value.noun)
         return value
+
+    def _super(self, scope: Scope, state: State) -> Value:
+        """``super()`` in a method: the first argument, seen from the bases of the class."""
+        inner: Scope | None = scope
+        while inner is not None and inner.kind != "function":
+            inner = inner.parent
+        if inner is None or inner.parent is None or inner.parent.cls is None:
+            return None
+        info = inner.function
+        cls = inner.parent.cls
+        if info is None or not info.params:
+            return None
+        this = self.lookup(info.params[0][0], state, scope)
+        if not isinstance(this, Instance):
+            return None
+        return _Super(cls, this)
 
     def _call_ref(
         self,
@@ -936,6 +1424,164 @@ class Interpreter:
         if arg is not None:
             self._make_current(arg.value, arg.text or "", site.node, state)
         return outcome.value
+
+
+@dataclass(frozen=True)
+class _Super:
+    """``super()``: methods are looked up in the bases of ``cls``, bound to ``instance``."""
+
+    cls: ClassInfo
+    instance: Instance
+
+    def method(self, name: str) -> FunctionInfo | None:
+        for base in self.cls.mro()[1:]:
+            found = base.methods.get(name)
+            if found is not None:
+                return found
+        return None
+
+
+_RECORD_DECORATORS = frozenset({"dataclass", "define", "frozen", "mutable", "s", "attrs"})
+_RECORD_BASES = frozenset({"NamedTuple"})
+
+
+def _is_record_class(node: cst.ClassDef) -> bool:
+    """A class whose constructor takes its annotated fields (dataclass, NamedTuple, attrs)."""
+    for decorator in node.decorators:
+        target = decorator.decorator
+        if isinstance(target, cst.Call):
+            target = target.func
+        if (dotted_name(target) or "").rsplit(".", 1)[-1] in _RECORD_DECORATORS:
+            return True
+    return any(
+        (dotted_name(arg.value) or "").rsplit(".", 1)[-1] in _RECORD_BASES for arg in node.bases
+    )
+
+
+def _annotated_fields(node: cst.ClassDef) -> list[str]:
+    """``name: T`` lines of a class body, in order, without ``ClassVar`` ones."""
+    names = []
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    for line in body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                annotation = small.annotation.annotation
+                head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+                if (dotted_name(head) or "").rsplit(".", 1)[-1] != "ClassVar":
+                    names.append(small.target.value)
+    return names
+
+
+_EXTERNAL_MARK = 1 << 30
+
+
+def _stream_id_check(test: cst.CSTNode) -> tuple[cst.CSTNode, bool] | None:
+    """``x.stream_id & (1 << 30)`` (``!= 0``, ``== 0``, ``bool()``): (x, is it the test for
+    "external"). ``None`` for any other test."""
+    positive = True
+    if isinstance(test, cst.Call) and (dotted_name(test.func) or "") == "bool" and test.args:
+        test = test.args[0].value
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        zero = isinstance(target.comparator, cst.Integer) and target.comparator.value == "0"
+        if not zero:
+            return None
+        if isinstance(target.operator, cst.Equal):
+            positive = False
+        elif not isinstance(target.operator, (cst.NotEqual, cst.GreaterThan)):
+            return None
+        test = test.left
+    if not (isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.BitAnd)):
+        return None
+    for side, other in ((test.left, test.right), (test.right, test.left)):
+        if _is_mark(other):
+            if isinstance(side, cst.Call) and (dotted_name(side.func) or "") == "int":
+                side = side.args[0].value if side.args else side
+            if isinstance(side, cst.Attribute) and side.attr.value == "stream_id":
+                return side.value, positive
+    return None
+
+
+def _is_mark(node: cst.CSTNode) -> bool:
+    """``1 << 30``, ``0x40000000``, ``1073741824``, or a name like ``_EXT_MARK``."""
+    if isinstance(node, cst.Integer):
+        try:
+            return int(node.value, 0) == _EXTERNAL_MARK
+        except ValueError:
+            return False
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.LeftShift):
+        left, right = node.left, node.right
+        return (
+            isinstance(left, cst.Integer)
+            and left.value == "1"
+            and isinstance(right, cst.Integer)
+            and right.value == "30"
+        )
+    name = (dotted_name(node) or "").rsplit(".", 1)[-1].upper()
+    return "EXT" in name and "MARK" in name
+
+
+def _imported_as(alias: cst.ImportAlias) -> tuple[str, str]:
+    """``from m import name as local``: (name, local)."""
+    name = dotted_name(alias.name) or ""
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return name, alias.asname.name.value
+    return name, name
+
+
+def _never_runs(test: cst.CSTNode) -> bool:
+    """``False``, ``0``, ``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``: dead at run time."""
+    if isinstance(test, cst.Name):
+        return test.value in ("False", "TYPE_CHECKING")
+    if isinstance(test, cst.Integer):
+        return test.value == "0"
+    return isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
+
+
+def _may_contain(values: list[Value]) -> Value:
+    """A container whose element is one of ``values`` (positions unknown)."""
+    interesting = [v for v in values if v is not None]
+    if not interesting:
+        return None
+    return Seq((join_all(values),))
+
+
+def _symbolic(value: Value) -> bool:
+    """Whether a value stands for a parameter of the function being summarised."""
+    return isinstance(value, ExtStream) and value.param is not None
+
+
+def _param_kinds(params: cst.Parameters) -> tuple[tuple[str, str], ...]:
+    return (
+        *((p.name.value, "posonly") for p in params.posonly_params),
+        *((p.name.value, "pos") for p in params.params),
+        *((p.name.value, "kwonly") for p in params.kwonly_params),
+    )
+
+
+_LEARNING_ROUNDS = 4
+
+#: Builtins that move values: handled unless the module rebinds the name.
+_BUILTINS = frozenset(
+    {
+        "getattr",
+        "enumerate",
+        "zip",
+        "map",
+        "next",
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "sorted",
+        "reversed",
+        "iter",
+    }
+)
+#: Methods of dicts and lists returning their contents.
+_CONTAINER_METHODS = frozenset({"values", "items", "get", "pop", "copy", "setdefault"})
 
 
 def _left_spine(node: cst.CSTNode, kind: type) -> list[cst.CSTNode]:
@@ -969,11 +1615,15 @@ _EVALUATORS = {
     cst.UnaryOperation: Interpreter._eval_unary,
     cst.NamedExpr: Interpreter._eval_named,
     cst.Tuple: Interpreter._eval_sequence,
+    cst.Set: Interpreter._eval_set,
+    cst.Dict: Interpreter._eval_dict,
+    cst.Subscript: Interpreter._eval_subscript,
     cst.List: Interpreter._eval_sequence,
     cst.IfExp: Interpreter._eval_ifexp,
     cst.BooleanOperation: Interpreter._eval_boolean,
     cst.BinaryOperation: Interpreter._eval_binary,
     cst.Await: Interpreter._eval_await,
+    cst.Yield: Interpreter._eval_yield,
     cst.Lambda: Interpreter._eval_lambda,
     cst.ListComp: Interpreter._eval_comprehension,
     cst.SetComp: Interpreter._eval_comprehension,

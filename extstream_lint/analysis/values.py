@@ -9,7 +9,10 @@ the environment, the bottom of the lattice).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Union
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    from .summaries import Summary
 
 
 @dataclass(frozen=True)
@@ -30,9 +33,38 @@ class ExtStream:
     #: ``None`` on some paths. Harmless for method calls (``None`` has no ``synchronize``),
     #: but ``torch.npu.stream(None)`` is a no-op, so making it current is only a "may".
     nullable: bool = False
+    #: Set while a function body is summarised: the value is whatever the caller passes
+    #: as this parameter (or the caller's current stream), not an external stream yet.
+    #: Findings on it become the function's sinks (:mod:`.summaries`), never reports.
+    param: ParamRef | None = None
 
     def weakened(self) -> ExtStream:
         return replace(self, must=False) if self.must else self
+
+
+@dataclass(frozen=True)
+class ParamRef:
+    """Where a summarised function's symbolic value comes from: ``owner``'s parameter
+    ``index`` (``-1``: the caller's current stream), then the attributes in ``path``
+    (``"[]"`` stands for "an element of")."""
+
+    owner: object
+    index: int
+    path: tuple[str, ...] = ()
+
+    def child(self, step: str) -> ParamRef:
+        return ParamRef(self.owner, self.index, (*self.path, step))
+
+
+CALLER_CURRENT = -1
+
+
+@dataclass(frozen=True)
+class Remote:
+    """A place in another file of the project, for messages: ``(created pkg/streams.py:16)``."""
+
+    path: str
+    line: int
 
 
 @dataclass(frozen=True)
@@ -80,6 +112,10 @@ class StreamCtx:
 
     stream: Value
     label: str
+    #: What ``with ... as x`` binds (a ``@contextmanager`` helper's yielded value).
+    yielded: Value = None
+    #: Entering it leaves the current stream as it is (a helper that sets none).
+    keeps_current: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,6 +141,12 @@ class FunctionInfo:
     returns_seen: bool = False
     #: ``@property``: reading the attribute calls it.
     is_property: bool = False
+    #: Parameters in order: (name, kind) with kind "pos", "posonly", "kwonly".
+    params: tuple[tuple[str, str], ...] = ()
+    #: ``@staticmethod`` / ``@classmethod`` / ``@contextmanager`` (decorator tail names).
+    decorators: frozenset[str] = frozenset()
+    #: What calling it does, learnt while its body is analysed (:mod:`.summaries`).
+    summary: Summary = field(default_factory=lambda: _new_summary())
 
 
 @dataclass(eq=False)
@@ -114,6 +156,38 @@ class ClassInfo:
     name: str
     attrs: dict[str, Value] = field(default_factory=dict)
     methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    #: Base classes defined in the analysed project, in declaration order.
+    bases: list[ClassInfo] = field(default_factory=list)
+    #: Fields of a dataclass, ``NamedTuple`` or attrs class, in order (index access).
+    fields: list[str] = field(default_factory=list)
+
+    def mro(self) -> list[ClassInfo]:
+        """This class then its bases, depth first, each once (cycles cannot recurse)."""
+        order: list[ClassInfo] = []
+        stack: list[ClassInfo] = [self]
+        while stack:
+            cls = stack.pop(0)
+            if any(cls is seen for seen in order):
+                continue
+            order.append(cls)
+            stack[0:0] = cls.bases
+        return order
+
+    def method(self, name: str) -> FunctionInfo | None:
+        for cls in self.mro():
+            found = cls.methods.get(name)
+            if found is not None:
+                return found
+        return None
+
+    def attr(self, name: str) -> Value:
+        for cls in self.mro():
+            if name in cls.attrs:
+                return cls.attrs[name]
+        return None
+
+    def has_attr(self, name: str) -> bool:
+        return any(name in cls.attrs for cls in self.mro())
 
 
 @dataclass(frozen=True)
@@ -121,6 +195,51 @@ class Instance:
     """``self`` inside a method, or an instance of a class defined in the file."""
 
     cls: ClassInfo
+    #: Attributes known for this instance only (set by ``__init__`` from its arguments).
+    fields: tuple[tuple[str, Value], ...] = ()
+    #: ``self`` of the method being summarised.
+    param: ParamRef | None = None
+
+    def field(self, name: str) -> tuple[bool, Value]:
+        for key, value in self.fields:
+            if key == name:
+                return True, value
+        return False, None
+
+    def with_field(self, name: str, value: Value) -> Instance:
+        kept = tuple(item for item in self.fields if item[0] != name)
+        return replace(self, fields=(*kept, (name, value)))
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A method read from an object and kept for later (``m = obj.flush``)."""
+
+    func: FunctionInfo
+    receiver: Value
+    text: str | None
+
+
+@dataclass(frozen=True)
+class Partial:
+    """``functools.partial(f, *args, **kwargs)``: calling it calls ``f`` with them first."""
+
+    func: Value
+    args: tuple[object, ...]
+    keywords: tuple[tuple[str, object], ...]
+
+
+@dataclass(eq=False)
+class Module:
+    """A module of the analysed project, by its summary (:mod:`.index`)."""
+
+    name: str
+    #: Module-level names and what they hold (functions with summaries, classes, streams).
+    exports: dict[str, Value] = field(default_factory=dict)
+    #: ``__all__`` if the module spells it as a literal list of strings.
+    all_names: tuple[str, ...] | None = None
+    #: The file, relative to its import root, for messages.
+    path: str = ""
 
 
 Value = Union[
@@ -138,6 +257,9 @@ Value = Union[
     FunctionInfo,
     ClassInfo,
     Instance,
+    Bound,
+    Partial,
+    Module,
     None,
 ]
 
@@ -152,6 +274,10 @@ def join(a: Value, b: Value) -> Value:
         return a
     if isinstance(a, ExtStream):
         if isinstance(b, ExtStream):
+            if (a.param is None) != (b.param is None):
+                # A real external stream wins over a symbolic one (which may be anything).
+                real = a if a.param is None else b
+                return real.weakened()
             return replace(a, must=a.must and b.must, nullable=a.nullable or b.nullable)
         return replace(a, nullable=True) if _is_none(b) else a.weakened()
     if isinstance(b, ExtStream):
@@ -166,7 +292,17 @@ def join(a: Value, b: Value) -> Value:
         return StreamCtx(stream, ctx.label)
     if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items):
         return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items)))
+    if isinstance(a, Instance) and isinstance(b, Instance) and a.cls is b.cls:
+        mine, theirs = dict(a.fields), dict(b.fields)
+        fields = tuple((k, join(mine.get(k), theirs.get(k))) for k in {**mine, **theirs})
+        return Instance(a.cls, fields, a.param if a.param == b.param else None)
     return None
+
+
+def _new_summary() -> Summary:
+    from .summaries import Summary
+
+    return Summary()
 
 
 def _is_none(value: Value) -> bool:
@@ -197,6 +333,8 @@ def join_current(a: Current | None, b: Current | None) -> Current | None:
         known = a or b
         assert known is not None
         return Current(known.stream.weakened(), known.label, known.origin)
+    if a.stream.param is not None and b.stream.param is None:
+        a, b = b, a  # name the real stream in messages, not the symbolic one
     return Current(join(a.stream, b.stream), a.label, a.origin)  # type: ignore[arg-type]
 
 

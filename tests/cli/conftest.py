@@ -30,7 +30,11 @@ class FakeAnalysis:
         self.calls: list[tuple[str, str]] = []
 
     def __call__(
-        self, source: str | bytes, filename: str = "<unknown>", tree: object = None
+        self,
+        source: str | bytes,
+        filename: str = "<unknown>",
+        tree: object = None,
+        project: object = None,
     ) -> list[Finding]:
         text = source.decode() if isinstance(source, bytes) else source
         self.calls.append((filename, text))

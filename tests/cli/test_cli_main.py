@@ -228,7 +228,7 @@ def test_a_dead_worker_is_reported_per_file_and_the_run_ends_normally(
 ) -> None:
     from extstream_lint import analysis
 
-    def die(source: str, filename: str = "", tree: object = None) -> object:
+    def die(source: str, filename: str = "", tree: object = None, **kwargs: object) -> object:
         os._exit(3)  # what a segfault in a native parser looks like to the pool
 
     monkeypatch.setattr(analysis, "analyze_source", die)

@@ -1,0 +1,328 @@
+"""Per-function summaries: what calling a function does to the streams it is given.
+
+Pysa and CodeQL's taint summaries are the model. While the interpreter analyses a function
+body, each parameter (and the caller's current stream) is a *symbolic* external stream
+(:class:`.values.ExtStream` with ``param`` set). A rule broken on a symbolic value is not a
+finding: it becomes a :class:`Sink` of the function ("parameter 0 reaches synchronize() on
+line 17"). At each call, the summary is applied to the real arguments: a sink whose
+argument is an external stream is reported *at the call site*, naming the helper's line.
+A helper only ever given managed streams therefore reports nothing, and recursion needs no
+special case: summaries are applied, never inlined, and the interpreter repeats its
+learning pass until they stop growing.
+
+The summary also says what the function returns or yields (in terms of its parameters),
+which ``self`` attributes it sets, and which stream is current when it returns or yields
+(``set_stream`` helpers, ``@contextmanager`` helpers, ``__enter__``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from .effects import Arg, CallSite, Issue
+from .values import (
+    CALLER_CURRENT,
+    Current,
+    ExtStream,
+    FunctionInfo,
+    Instance,
+    ParamRef,
+    Seq,
+    StreamCtx,
+    Value,
+    join,
+    join_all,
+    join_current,
+)
+
+#: A sink's key: parameter index, attribute path, rule code.
+SinkKey = tuple[int, tuple[str, ...], str]
+
+
+@dataclass(frozen=True)
+class Sink:
+    """A refused operation reached by a parameter (or by the caller's current stream)."""
+
+    code: str
+    #: The operation as the helper spells it: ``synchronize()``.
+    operation: str
+    #: Where it happens: a libcst node of the analysed module, or a :class:`.values.Remote`.
+    anchor: object
+    #: How the helper's caller should read the target: "its argument 's'".
+    target: str
+    #: The value is external on every path through the helper.
+    must: bool
+    #: The operation uses the current stream without naming it.
+    implicit: bool
+    #: Helpers between the summarised function and the operation, outermost first.
+    through: tuple[str, ...] = ()
+
+
+@dataclass(eq=False)
+class Summary:
+    """What one function does, in terms of its parameters; grows monotonically."""
+
+    sinks: dict[SinkKey, Sink] = field(default_factory=dict)
+    #: (parameter index, attribute path) -> value assigned (``self.x = s``).
+    sets_attrs: dict[tuple[int, tuple[str, ...]], Value] = field(default_factory=dict)
+    #: The current stream where the function returns (joined over every return).
+    exit_current: Current | None = None
+    exit_seen: bool = False
+    #: The current stream at ``yield`` and the yielded value (``@contextmanager``).
+    yield_current: Current | None = None
+    yielded: Value = None
+    yield_seen: bool = False
+    #: Bumped on every change, so the interpreter knows when a learning pass is stable.
+    version: int = 0
+
+    def add_sink(self, key: SinkKey, sink: Sink) -> None:
+        old = self.sinks.get(key)
+        if old is None:
+            self.sinks[key] = sink
+            self.version += 1
+        elif old.must and not sink.must:
+            self.sinks[key] = replace(old, must=False)
+            self.version += 1
+
+    def set_attr(self, key: tuple[int, tuple[str, ...]], value: Value) -> None:
+        if key in self.sets_attrs:
+            value = join(self.sets_attrs[key], value)
+            if value == self.sets_attrs[key]:
+                return
+        self.sets_attrs[key] = value
+        self.version += 1
+
+    def note_exit(self, current: Current | None) -> None:
+        merged = join_current(self.exit_current, current) if self.exit_seen else current
+        if not self.exit_seen or merged != self.exit_current:
+            self.exit_current, self.exit_seen = merged, True
+            self.version += 1
+
+    def note_yield(self, current: Current | None, value: Value) -> None:
+        if self.yield_seen:
+            merged = join_current(self.yield_current, current)
+            value = join(self.yielded, value)
+        else:
+            merged = current
+        if not self.yield_seen or merged != self.yield_current or value != self.yielded:
+            self.yield_current, self.yielded, self.yield_seen = merged, value, True
+            self.version += 1
+
+
+def symbolic(ref: ParamRef, must: bool = True) -> ExtStream:
+    """The stand-in for whatever the caller passes: never reported, only summarised."""
+    return ExtStream(must, "passed", None, param=ref)
+
+
+def caller_current(owner: FunctionInfo) -> Current:
+    """The current stream a function body starts with: the caller's, whatever it is."""
+    return Current(symbolic(ParamRef(owner, CALLER_CURRENT)), "", None)
+
+
+def describe_target(ref: ParamRef) -> str:
+    """How a message names a parameter path of the helper: "its argument 's'"."""
+    owner = ref.owner
+    if ref.index == CALLER_CURRENT:
+        return "the current stream"
+    params = owner.params if isinstance(owner, FunctionInfo) else ()
+    name = params[ref.index][0] if 0 <= ref.index < len(params) else f"#{ref.index + 1}"
+    steps = [s for s in ref.path if s != "[]"]
+    dotted = ".".join((name, *steps))
+    element = "an element of " if "[]" in ref.path else ""
+    if name in ("self", "cls") and steps:
+        return f"{element}{dotted}"
+    return f"{element}its argument '{dotted}'"
+
+
+def sink_of(
+    ref: ParamRef, code: str, operation: str, anchor: object, stream: ExtStream, implicit: bool
+) -> tuple[SinkKey, Sink]:
+    """The sink recorded when a rule is broken on a symbolic value."""
+    sink = Sink(code, operation, anchor, describe_target(ref), stream.must, implicit)
+    return (ref.index, ref.path, code), sink
+
+
+# --- applying a summary at a call ----------------------------------------------------------
+
+
+@dataclass
+class Binding:
+    """The values a call gives a function's parameters (by index), and the caller's state."""
+
+    info: FunctionInfo
+    args: dict[int, Arg]
+    current: ExtStream | None
+
+
+def bind_arguments(info: FunctionInfo, site: CallSite | None, receiver: Arg | None) -> Binding:
+    """Match a call's arguments to ``info``'s parameters (``receiver`` is ``self``)."""
+    args: dict[int, Arg] = {}
+    params = info.params
+    first = 0
+    if receiver is not None and "staticmethod" not in info.decorators and params:
+        args[0] = receiver
+        first = 1
+    if site is None:
+        return Binding(info, args, None)
+    for offset, arg in enumerate(site.positional):
+        index = first + offset
+        if site.star_at is not None and offset >= site.star_at:
+            break
+        if index >= len(params) or params[index][1] == "kwonly":
+            break
+        args[index] = arg
+    for index, (name, kind) in enumerate(params):
+        if kind != "posonly" and name in site.keywords:
+            args[index] = site.keywords[name]
+    return Binding(info, args, None)
+
+
+def element(value: Value) -> Value:
+    """An element of an iterable value (``for s in streams``)."""
+    if isinstance(value, Seq) and value.items:
+        return join_all(list(value.items))
+    if isinstance(value, ExtStream) and value.param is not None:
+        return symbolic(value.param.child("[]"), value.must)
+    return None
+
+
+def attribute(value: Value, name: str) -> Value:
+    """``value.name`` for instances and symbolic values (what a summary path step means)."""
+    if isinstance(value, Instance):
+        found, known = value.field(name)
+        if found:
+            return known
+        cls_value = value.cls.attr(name)
+        if value.param is None:
+            return cls_value
+        if isinstance(cls_value, ExtStream) and cls_value.param is None:
+            return cls_value
+        if cls_value is None or _is_none_const(cls_value):
+            return (
+                join(cls_value, symbolic(value.param.child(name)))
+                if cls_value
+                else symbolic(value.param.child(name))
+            )
+        return cls_value
+    if isinstance(value, ExtStream) and value.param is not None:
+        return symbolic(value.param.child(name), value.must)
+    return None
+
+
+def _is_none_const(value: Value) -> bool:
+    from .values import Const
+
+    return isinstance(value, Const) and value.value is None
+
+
+def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
+    """The caller's value for a parameter path, and its source text if it has one."""
+    if ref.index == CALLER_CURRENT:
+        value: Value = binding.current
+        text = None
+    else:
+        arg = binding.args.get(ref.index)
+        if arg is None:
+            return None, None
+        value, text = arg.value, arg.text
+    for step in ref.path:
+        if step == "[]":
+            value, text = element(value), None
+        else:
+            value = attribute(value, step)
+            text = f"{text}.{step}" if text else None
+    return value, text
+
+
+def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
+    """A summarised value (return, yield, attribute) in the caller's terms."""
+    if depth > 6:
+        return None
+    if isinstance(value, ExtStream):
+        if value.param is None:
+            return value
+        if value.param.owner is not binding.info:
+            return None
+        actual, _ = resolve(value.param, binding)
+        if isinstance(actual, ExtStream) and not value.must:
+            return actual.weakened()
+        return actual
+    if isinstance(value, Seq):
+        return Seq(tuple(substitute(item, binding, depth + 1) for item in value.items))
+    if isinstance(value, StreamCtx):
+        return replace(
+            value,
+            stream=substitute(value.stream, binding, depth + 1),
+            yielded=substitute(value.yielded, binding, depth + 1),
+        )
+    if isinstance(value, Instance):
+        if value.param is not None:
+            if value.param.owner is not binding.info:
+                return Instance(value.cls)
+            actual, _ = resolve(value.param, binding)
+            return actual if isinstance(actual, Instance) else Instance(value.cls)
+        if value.fields:
+            fields = tuple((k, substitute(v, binding, depth + 1)) for k, v in value.fields)
+            return replace(value, fields=fields)
+    return value
+
+
+@dataclass(frozen=True)
+class CallIssue(Issue):
+    """A sink of a called helper reached by an external (or symbolic) value at a call:
+    reported at the call, its message naming the helper's operation and line."""
+
+    sink: Sink | None = None
+    #: The called helper, as the call spells it.
+    callee: str = ""
+
+
+def call_issues(info: FunctionInfo, binding: Binding, callee: str) -> list[CallIssue]:
+    """The helper's sinks that the caller's values reach."""
+    issues = []
+    for (index, path, code), sink in info.summary.sinks.items():
+        actual, text = resolve(ParamRef(info, index, path), binding)
+        if not isinstance(actual, ExtStream):
+            continue
+        if not sink.must:
+            actual = actual.weakened()
+        implicit = sink.implicit or (index == CALLER_CURRENT and not path)
+        issues.append(
+            CallIssue(code, sink.operation, actual, text, implicit, sink=sink, callee=callee)
+        )
+    return issues
+
+
+def current_change(
+    summary_current: Current | None, seen: bool, binding: Binding
+) -> tuple[bool, Value, str]:
+    """Whether returning from (or entering) the helper leaves another stream current.
+
+    Returns (changed, stream, label). The body started with the caller's current stream
+    (a symbolic value): still having it means nothing changed.
+    """
+    if not seen:
+        return False, None, ""
+    if summary_current is None:
+        return True, None, ""
+    stream = summary_current.stream
+    ref = stream.param
+    unchanged = ParamRef(binding.info, CALLER_CURRENT)
+    if ref == unchanged:
+        return False, None, ""
+    actual = substitute(stream, binding)
+    label = summary_current.label
+    if ref is not None:
+        value, text = resolve(ref, binding)
+        label = text or label
+        actual = value if isinstance(value, ExtStream) or stream.must else actual
+    return True, actual, label
+
+
+def describe_call(callee: str, sink: Sink, where: str) -> str:
+    """The operation part of a call-site message: what the helper does and where."""
+    via = "".join(f" through {name}()" for name in sink.through)
+    if sink.implicit:
+        return f"{callee}() calls {sink.operation}{via} ({where}), and {sink.operation}"
+    target = f" on {sink.target}"
+    return f"{callee}() calls {sink.operation}{target}{via} ({where}), and {sink.operation}"

@@ -1,0 +1,45 @@
+"""Call-site findings name the helper, the helper's line and where the stream was made."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from extstream_lint.analysis import analyze_source
+
+CASE = Path(__file__).resolve().parent.parent / "lint_cases" / "helpers.py"
+
+
+def _messages() -> dict[int, str]:
+    source = CASE.read_text(encoding="utf-8")
+    return {f.line: f.message for f in analyze_source(source, str(CASE))}
+
+
+def _line_of(text: str) -> int:
+    lines = CASE.read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if line.strip().startswith(text))
+
+
+def test_message_names_helper_line_and_origin() -> None:
+    message = _messages()[_line_of("sync(ext)  # XST101")]
+    op_line = _line_of("s.synchronize()")
+    made = _line_of("ext = ExternalStream(h)")
+    assert message.startswith(
+        f"XST101 sync() calls synchronize() on its argument 's' (helpers.py:{op_line}), "
+    )
+    assert f"ExternalStream 'ext' (created line {made})" in message
+
+
+def test_transitive_call_names_every_helper() -> None:
+    message = _messages()[_line_of("forwards(ExternalStream(h))")]
+    assert "forwards() calls synchronize() on its argument 'x' through sync()" in message
+
+
+def test_implicit_sink_names_the_current_stream() -> None:
+    message = _messages()[_line_of("open_scope()  # XST108")]
+    assert "open_scope() calls torch.npu.super_kernel_scope_begin()" in message
+    assert "while the current stream is" in message
+
+
+def test_method_sink_names_the_attribute() -> None:
+    message = _messages()[_line_of("later.flush()  # XST101")]
+    assert "calls synchronize() on self.stream" in message

@@ -1,0 +1,189 @@
+# Calls within a module: helpers are summarised once, findings reported at the call site.
+from contextlib import contextmanager
+
+import torch
+from torch_npu.npu import ExternalStream
+
+
+def sync(s):
+    s.synchronize()
+
+
+def query_all(streams):
+    for s in streams:
+        s.query()
+
+
+def only_managed():
+    sync(torch.npu.Stream())  # a helper only ever given managed streams says nothing
+    query_all([torch.npu.Stream(), torch.npu.current_stream()])
+
+
+def passes_external(h):
+    ext = ExternalStream(h)
+    sync(ext)  # XST101
+    sync(s=ext)  # XST101
+    query_all([torch.npu.Stream(), ext])  # XST102(may)
+    sync(torch.npu.Stream())
+
+
+def forwards(x):
+    sync(x)
+
+
+def through_two_helpers(h):
+    forwards(ExternalStream(h))  # XST101
+    forwards(torch.npu.Stream())
+
+
+def recursive(s, n):
+    if n:
+        recursive(s, n - 1)
+    s.query()
+
+
+def ping(s, n):
+    if n:
+        pong(s, n - 1)
+
+
+def pong(s, n):
+    ping(s, n)
+    s.synchronize()
+
+
+def recursion_terminates(h):
+    recursive(ExternalStream(h), 3)  # XST102
+    ping(ExternalStream(h), 3)  # XST101
+    ping(torch.npu.Stream(), 3)
+
+
+def identity(s):
+    return s
+
+
+def returned_argument(h):
+    identity(ExternalStream(h)).synchronize()  # XST101
+    identity(torch.npu.Stream()).synchronize()
+
+
+def open_scope():
+    torch.npu.super_kernel_scope_begin()
+
+
+def current_stream_of_caller(h):
+    open_scope()
+    with torch.npu.stream(ExternalStream(h)):
+        open_scope()  # XST108
+    with torch.npu.stream(torch.npu.Stream()):
+        open_scope()
+
+
+def make_current(s):
+    torch.npu.set_stream(s)
+
+
+def setter_helper(h):
+    make_current(torch.npu.Stream())
+    torch.npu.super_kernel_scope_begin()
+    make_current(ExternalStream(h))
+    torch.npu.super_kernel_scope_begin()  # XST108
+
+
+@contextmanager
+def on_stream(s):
+    with torch.npu.stream(s):
+        yield s
+
+
+def context_manager_helper(h):
+    with on_stream(ExternalStream(h)) as s:
+        torch.npu.current_stream().synchronize()  # XST101
+        s.query()  # XST102
+    torch.npu.current_stream().synchronize()
+    with on_stream(torch.npu.Stream()) as s:
+        torch.npu.current_stream().synchronize()
+        s.query()
+
+
+class StreamGuard:
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __enter__(self):
+        torch.npu.set_stream(self.stream)
+        return self
+
+    def __exit__(self, *exc):
+        torch.npu.set_stream(torch.npu.default_stream())
+
+    def flush(self):
+        self.stream.synchronize()
+
+
+def enter_method(h):
+    with StreamGuard(ExternalStream(h)) as guard:
+        torch.npu.super_kernel_scope_begin()  # XST108
+        guard.flush()  # XST101
+    torch.npu.super_kernel_scope_begin()
+    with StreamGuard(torch.npu.Stream()) as guard:
+        torch.npu.super_kernel_scope_begin()
+        guard.flush()
+
+
+class Base:
+    def __init__(self, stream):
+        self.stream = stream
+
+    def wait(self):
+        self.stream.synchronize()
+
+
+class Derived(Base):
+    def __init__(self, stream, n):
+        super().__init__(stream)
+        self.n = n
+
+
+def inherited(h):
+    Derived(ExternalStream(h), 1).wait()  # XST101
+    Derived(torch.npu.Stream(), 1).wait()
+    d = Derived(ExternalStream(h), 2)
+    d.wait()  # XST101
+
+
+class Later:
+    def __init__(self):
+        self.stream = None
+
+    def attach(self, s):
+        self.stream = s
+
+    def flush(self):
+        if self.stream is not None:
+            self.stream.synchronize()
+
+
+def attribute_set_later(h):
+    later = Later()
+    later.attach(ExternalStream(h))
+    later.flush()  # XST101
+    other = Later()
+    other.attach(torch.npu.Stream())
+    other.flush()
+
+
+def checks_itself(s):
+    if isinstance(s, ExternalStream):
+        s.synchronize()  # XST101
+
+
+def with_default(s=None):
+    if s is None:
+        s = torch.npu.Stream()
+    s.query()
+
+
+def default_argument(h):
+    with_default()
+    with_default(ExternalStream(h))  # XST102(may)

@@ -1,0 +1,172 @@
+# Data structures: containers, records, attributes, callables kept for later, dead code.
+import contextlib
+import functools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+import torch
+from torch_npu.npu import ExternalStream
+
+if TYPE_CHECKING:
+    ExternalStream(0).synchronize()  # type-checker-only code never runs
+
+if False:
+    ExternalStream(0).query()
+
+
+def containers(h):
+    ext = ExternalStream(h)
+    managed = torch.npu.Stream()
+    pair = [managed, ext]
+    pair[1].synchronize()  # XST101
+    pair[0].synchronize()
+    pair[-1].query()  # XST102
+    table = {"ext": ext, "managed": managed}
+    table["ext"].synchronize()  # XST101(may)
+    only_managed = {"a": managed}
+    only_managed["a"].synchronize()
+    for s in table.values():
+        s.query()  # XST102(may)
+    for name, s in table.items():
+        s.query()  # XST102(may)
+    {ext}.pop().synchronize()  # XST101
+    first, *rest = [managed, ext, ext]
+    first.synchronize()
+    rest[0].query()  # XST102
+    *init, last = (managed, ext)
+    last.synchronize()  # XST101
+    init[0].synchronize()
+    spread = [*pair]
+    spread[0].query()  # XST102(may)
+
+
+def comprehensions(handles):
+    streams = [ExternalStream(h) for h in handles]
+    streams[0].synchronize()  # XST101
+    by_name = {str(h): ExternalStream(h) for h in handles}
+    by_name["0"].query()  # XST102
+    managed = [torch.npu.Stream() for _ in handles]
+    managed[0].synchronize()
+    for s in (x for x in streams):
+        s.query()  # XST102
+
+
+def iteration(handles):
+    exts = [ExternalStream(h) for h in handles]
+    for i, s in enumerate(exts):
+        s.synchronize()  # XST101
+    for a, b in zip(exts, [torch.npu.Stream()]):
+        a.query()  # XST102
+        b.query()
+    list(exts)[0].synchronize()  # XST101
+    next(iter(exts)).query()  # XST102
+
+
+@dataclass
+class Channel:
+    stream: object
+    name: str = ""
+    tags: list = field(default_factory=list)
+
+
+class Pair(NamedTuple):
+    compute: object
+    copy: object
+
+
+def records(h):
+    ch = Channel(ExternalStream(h), "x")
+    ch.stream.synchronize()  # XST101
+    Channel(stream=ExternalStream(h)).stream.query()  # XST102
+    Channel(torch.npu.Stream()).stream.synchronize()
+    p = Pair(torch.npu.Stream(), ExternalStream(h))
+    p.copy.synchronize()  # XST101
+    p.compute.synchronize()
+    p[1].query()  # XST102
+    compute, copy = p
+    copy.synchronize()  # XST101
+    compute.query()
+
+
+class Registry:
+    default = None
+
+    def __init__(self):
+        self.stream = None
+
+    def install(self, h):
+        self.stream = ExternalStream(h)
+
+    def flush(self):
+        self.stream.synchronize()  # XST101
+
+
+def callables_kept_for_later(h):
+    reg = Registry()
+    flush = reg.flush
+    flush()
+    bound = functools.partial(reg.flush)
+    bound()
+    sync = functools.partial(sync_one, ExternalStream(h))
+    sync()  # XST101
+    safe = functools.partial(sync_one, torch.npu.Stream())
+    safe()
+    actions = {"sync": sync_one}
+    actions["sync"](ExternalStream(h))  # XST101
+    getattr(ExternalStream(h), "synchronize")
+    getattr(Channel(ExternalStream(h)), "stream").query()  # XST102
+    getattr(Channel(torch.npu.Stream()), "stream").query()
+    list(map(sync_one, [ExternalStream(h)]))  # XST101
+    list(map(sync_one, [torch.npu.Stream()]))
+    f = lambda s: s.synchronize()
+    f(ExternalStream(h))  # XST101
+    f(torch.npu.Stream())
+
+
+def sync_one(s):
+    s.synchronize()
+
+
+def exit_stack(h):
+    ext = ExternalStream(h)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(torch.npu.stream(ext))
+        torch.npu.current_stream().synchronize()  # XST101
+    torch.npu.current_stream().synchronize()
+
+
+def match_patterns(h, value):
+    match Channel(ExternalStream(h)):
+        case Channel(stream=s):
+            s.synchronize()  # XST101
+    match Pair(torch.npu.Stream(), ExternalStream(h)):
+        case Pair(a, b):
+            a.synchronize()
+            b.query()  # XST102
+    match [torch.npu.Stream(), ExternalStream(h)]:
+        case [x, y]:
+            x.query()
+            y.query()  # XST102
+
+
+_EXT_MARK = 1 << 30
+
+
+def stream_id_predicate(s, h):
+    if s.stream_id & _EXT_MARK:
+        return
+    s.synchronize()
+    ext = ExternalStream(h) if h else torch.npu.Stream()
+    if (int(ext.stream_id) & (1 << 30)) != 0:
+        ext.synchronize()  # XST101
+    else:
+        ext.query()
+    if not torch.npu.current_stream().stream_id & 0x40000000:
+        torch.npu.current_stream().synchronize()
+
+
+def current_bit_check(h):
+    with torch.npu.stream(ExternalStream(h)):
+        if (torch.npu.current_stream().stream_id & _EXT_MARK) == 0:
+            torch.npu.super_kernel_scope_begin()
+        torch.npu.super_kernel_scope_begin()  # XST108(may)

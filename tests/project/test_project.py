@@ -1,0 +1,134 @@
+"""A multi-module project linted as editors, flake8 and the CLI see it.
+
+``fixtures/proj`` never spells ``ExternalStream`` outside its adapter package: streams
+reach ``app.py`` through re-exports, ``import ... as``, star imports, relative imports,
+helpers, holder classes and ``@contextmanager`` helpers. Inline ``# XST1xx`` comments state
+the expected findings (as in ``tests/lint_cases``); every other line must stay silent.
+The same findings must come out file by file, from stdin, and for the whole directory,
+through flake8 and through ``extstream-lint -j 2``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from extstream_lint.analysis import analyze_source
+from extstream_lint.analysis.index import ProjectIndex
+from tests.lint.test_cases import expectations
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "proj"
+_LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):\d+: (?P<code>XST\d{3}) (?P<message>.*)$")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A private copy: runs may write caches next to it."""
+    target = tmp_path / "proj"
+    shutil.copytree(FIXTURE, target)
+    return target
+
+
+def _expected(root: Path) -> set[tuple[str, int, str]]:
+    found = set()
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        for line, code in expectations(path.read_text(encoding="utf-8")):
+            found.add((relative, line, code))
+    return found
+
+
+def _parse(output: str) -> set[tuple[str, int, str]]:
+    found = set()
+    for line in output.splitlines():
+        match = _LINE.match(line)
+        assert match, line
+        path = match["path"].removeprefix("./")
+        found.add((path, int(match["line"]), match["code"]))
+    return found
+
+
+def test_fixture_has_cross_module_cases() -> None:
+    expected = _expected(FIXTURE)
+    assert {path for path, _, _ in expected} == {"app.py", "pkg/sub/user.py"}
+    assert len(expected) >= 8
+
+
+def test_file_by_file_as_an_editor_does(project: Path) -> None:
+    index = ProjectIndex()
+    actual = set()
+    for path in sorted(project.rglob("*.py")):
+        relative = path.relative_to(project).as_posix()
+        source = path.read_text(encoding="utf-8")
+        for finding in analyze_source(source, str(path), project=index):
+            actual.add((relative, finding.line, finding.code))
+    assert actual == _expected(project)
+
+
+def test_messages_give_provenance_across_files(project: Path) -> None:
+    path = project / "app.py"
+    messages = {
+        f.line: f.message
+        for f in analyze_source(path.read_text(encoding="utf-8"), str(path), project=ProjectIndex())
+    }
+    lines = path.read_text(encoding="utf-8").splitlines()
+
+    def at(text: str) -> str:
+        return messages[next(i for i, line in enumerate(lines, 1) if text in line)]
+
+    assert "sync() calls synchronize() on its argument 's' (pkg/sub/helpers.py:2)" in at(
+        "sync(ext)"
+    )
+    assert "(created pkg/streams.py:21)" in at("st.DEFAULT.query()")
+    assert "flush() calls synchronize() on self.stream (pkg/streams.py:18)" in at(
+        "Holder(ext).flush()"
+    )
+
+
+def _run(args: list[str], cwd: Path, stdin: str | None = None) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return done.stdout
+
+
+def test_directory_through_flake8_and_the_cli(project: Path) -> None:
+    expected = _expected(project)
+    flake8 = _run(["flake8", "--isolated", "--select=XST", "."], project)
+    cli = _run(["extstream_lint", "--isolated", "-j", "2", "."], project)
+    assert _parse(flake8) == expected
+    assert _parse(cli) == expected
+
+
+@pytest.mark.parametrize("name", ["app.py", "pkg/sub/user.py"])
+def test_stdin_through_flake8_and_the_cli(project: Path, name: str) -> None:
+    text = (project / name).read_text(encoding="utf-8")
+    expected = {item for item in _expected(project) if item[0] == name}
+    flake8 = _run(
+        ["flake8", "--isolated", "--select=XST", "--stdin-display-name", name, "-"], project, text
+    )
+    cli = _run(["extstream_lint", "--isolated", "--stdin-filename", name, "-"], project, text)
+    assert _parse(flake8) == expected
+    assert _parse(cli) == expected
+
+
+def test_pre_filter_opens_files_that_import_the_adapter(project: Path) -> None:
+    from extstream_lint.prefilter import might_use_external_streams, should_analyse
+
+    app = (project / "app.py").read_text(encoding="utf-8")
+    plain = (project / "plain.py").read_text(encoding="utf-8")
+    assert not might_use_external_streams(app)  # the old test alone never opened it
+    assert should_analyse(app, str(project / "app.py"))
+    assert not should_analyse(plain, str(project / "plain.py"))
+    assert not should_analyse(app, "stdin")  # no place in a project: markers only
