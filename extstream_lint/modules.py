@@ -72,11 +72,19 @@ def find_module(name: str, roots: tuple[str, ...]) -> str | None:
         return None
     parts = name.split(".")
     for root in roots:
+        if installed(root):
+            continue
         base = os.path.join(root, *parts)
         for candidate in (base + ".py", os.path.join(base, "__init__.py")):
             if os.path.isfile(candidate):
                 return candidate
     return None
+
+
+def installed(directory: str) -> bool:
+    """Under ``site-packages``/``dist-packages``: installed code, never the project's."""
+    parts = directory.replace("\\", "/").split("/")
+    return "site-packages" in parts or "dist-packages" in parts
 
 
 def absolute_name(module: str | None, level: int, importer: str | None, is_package: bool) -> str:

@@ -138,7 +138,8 @@ class ProjectIndex:
             module_name=name,
             is_package=is_package,
             used=used,
-            direct=is_package,  # a package's __init__ re-exports: follow all it imports
+            # A package's __init__ re-exports its own modules: follow those, however plain.
+            direct=name.split(".", 1)[0] if is_package else False,
         )
         try:
             exports = interpreter.summarise()

@@ -101,7 +101,7 @@ class Interpreter:
         module_name: str | None = None,
         is_package: bool = False,
         used: dict[str, tuple[int, int]] | None = None,
-        direct: bool = True,
+        direct: bool | str = True,
     ) -> None:
         self.module = module
         #: Other modules of the project, by their summaries (index.py); None: this file alone.
@@ -111,7 +111,8 @@ class Interpreter:
         self.is_package = is_package
         #: Project modules this file used, with their stamps (the index's dependencies).
         self.used: dict[str, tuple[int, int]] = {} if used is None else used
-        #: This is the file being linted (not a summary): follow all its project imports.
+        #: True: the file being linted, follow all its project imports; a package name: a
+        #: package's ``__init__`` (re-exports), follow all imports within that package.
         self.direct = direct
         self.transfer_to_npu = False
         self.learning = True
@@ -156,7 +157,8 @@ class Interpreter:
     def _project_module(self, name: str) -> Module | None:
         if self.project is None or not name:
             return None
-        return self.project.module(name, self.roots, self.used, self.direct)
+        direct = self.direct is True or name.split(".", 1)[0] == self.direct
+        return self.project.module(name, self.roots, self.used, direct)
 
     def _pass(self, learning: bool) -> None:
         self.learning = learning
