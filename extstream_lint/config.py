@@ -186,7 +186,7 @@ def split_codes(value: str) -> list[str]:
 def validate_selectors(codes: Iterable[str], where: str) -> tuple[str, ...]:
     """Check code prefixes: well-formed (flake8's rule), and one of ours must match a rule.
 
-    Upper-cases them, so ``exs101`` works as it does for ``--explain``.
+    Upper-cases them, so ``xst101`` works as it does for ``--explain``.
     """
     result = []
     for raw in codes:

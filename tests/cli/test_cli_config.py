@@ -108,7 +108,7 @@ def test_exclude_from_config_applies_to_walked_and_named_files(
         ),
         ('select = "XST"\nignore = [1]\n', "ignore must be a list of strings"),
         ('ignore = ["XST999"]\n', "'XST999' matches no extstream code; valid codes: XST000"),
-        ('ignore = ["exs-1"]\n', "'exs-1' is not a code prefix"),
+        ('ignore = ["xst-1"]\n', "'xst-1' is not a code prefix"),
         ("jobs = 0\n", "jobs must be a positive integer"),
         ('per-file-ignores = ["x"]\n', "per-file-ignores must be a table"),
         ("select = [\n", "cannot read TOML"),

@@ -21,7 +21,7 @@ def run_text(
     return status, capsys.readouterr().out.splitlines()
 
 
-def test_synchronize_on_external_stream_is_exs101_at_line_2_col_1(
+def test_synchronize_on_external_stream_is_xst101_at_line_2_col_1(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, out = run_text(
@@ -37,7 +37,7 @@ def test_issue_snippet_without_import(in_tmp: Path, capsys: pytest.CaptureFixtur
     assert len(out) == 1 and out[0].startswith("snippet.py:2:1: XST101 ")
 
 
-def test_null_pointer_is_exs001(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_null_pointer_is_xst001(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out = run_text(in_tmp, capsys, "import torch\ntorch.npu.ExternalStream(0)\n")
     assert status == 1
     assert len(out) == 1 and out[0].startswith("snippet.py:2:1: XST001 ")
@@ -54,7 +54,7 @@ def test_fixed_code_is_clean(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -
     assert run_text(in_tmp, capsys, source) == (0, [])
 
 
-def test_syntax_error_in_a_candidate_file_is_exs000_and_the_run_goes_on(
+def test_syntax_error_in_a_candidate_file_is_xst000_and_the_run_goes_on(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (in_tmp / "broken.py").write_text("ext = torch.npu.ExternalStream(h)\ndef (:\n")

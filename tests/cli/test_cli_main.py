@@ -181,7 +181,7 @@ def test_internal_error_exits_2(
     assert "please report it with this message, the output of `extstream-lint --version`" in err
 
 
-def test_analysis_exception_becomes_exs000_for_that_file(
+def test_analysis_exception_becomes_xst000_for_that_file(
     in_tmp: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from extstream_lint import analysis

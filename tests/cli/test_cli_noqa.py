@@ -101,7 +101,7 @@ def test_everything_silenced_exits_zero(
 
 DIFFERENTIAL_CASES = {
     "plain.py": "BAD_XST101()\nBAD_XST102()  # noqa\n",
-    "codes.py": "BAD_XST101()  # noqa:XST102\nBAD_XST103()  # NoQA: exs103\n"
+    "codes.py": "BAD_XST101()  # noqa:XST102\nBAD_XST103()  # NoQA: xst103\n"
     "BAD_XST104()  # noqa: XST104,XST105\n",
     "prefix.py": "BAD_XST101()  # noqa: XST1\nBAD_XST001()  # noqa: XST1\n",
     "multiline.py": "x = f(\n    BAD_XST105(),\n    1,\n)  # noqa: XST105\n"

@@ -87,7 +87,7 @@ def test_libcst_is_imported_once_a_file_needs_it(tmp_path: Path) -> None:
     ], (output, stderr)
 
 
-def test_analysis_exception_becomes_exs000_and_flake8_goes_on(tmp_path: Path) -> None:
+def test_analysis_exception_becomes_xst000_and_flake8_goes_on(tmp_path: Path) -> None:
     (tmp_path / "a_bad.py").write_text(MISUSE, encoding="utf-8")
     (tmp_path / "b_plain.py").write_text("import os\nx = undefined_name\n", encoding="utf-8")
     report, output, stderr = _drive(
@@ -104,7 +104,7 @@ def test_analysis_exception_becomes_exs000_and_flake8_goes_on(tmp_path: Path) ->
     assert report["exit"] == 1
 
 
-def test_missing_libcst_becomes_exs000_and_flake8_goes_on(tmp_path: Path) -> None:
+def test_missing_libcst_becomes_xst000_and_flake8_goes_on(tmp_path: Path) -> None:
     (tmp_path / "a_bad.py").write_text(MISUSE, encoding="utf-8")
     (tmp_path / "b_plain.py").write_text("import os\nx = undefined_name\n", encoding="utf-8")
     report, output, stderr = _drive(

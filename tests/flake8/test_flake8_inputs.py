@@ -38,7 +38,7 @@ def test_syntax_error_file_gets_e999_and_no_plugin_crash(lint_with_other) -> Non
     assert [v.code for v in run.violations if v.path == "broken.py"] == ["E999"], run.describe()
 
 
-def test_file_libcst_rejects_gets_one_exs000_saying_why(lint_with_other) -> None:
+def test_file_libcst_rejects_gets_one_xst000_saying_why(lint_with_other) -> None:
     run = lint_with_other("odd.py", LIBCST_REJECTS + HEAD + TAIL)
     assert run.at("odd.py", "E9") == [], "CPython accepts this file"
     assert run.at("odd.py") == [(1, 1, "XST000")], run.describe()
@@ -50,7 +50,7 @@ def test_file_libcst_rejects_gets_one_exs000_saying_why(lint_with_other) -> None
     assert "TypeError" not in violation.text and "super(" not in violation.text
 
 
-def test_exs000_is_silenced_by_noqa_on_line_1_as_its_fix_says(lint_with_other) -> None:
+def test_xst000_is_silenced_by_noqa_on_line_1_as_its_fix_says(lint_with_other) -> None:
     silenced = LIBCST_REJECTS.rstrip("\n") + "  # noqa: XST000\n"
     run = lint_with_other("odd.py", silenced + HEAD + TAIL)
     assert run.at("odd.py") == [], run.describe()

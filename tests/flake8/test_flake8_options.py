@@ -20,7 +20,7 @@ def test_plugin_is_registered_under_its_entry_point(flake8) -> None:
     assert "extstream: " in run.stdout, run.describe()
 
 
-def test_default_selection_reports_exs101_at_flake8_column_1(flake8, write) -> None:
+def test_default_selection_reports_xst101_at_flake8_column_1(flake8, write) -> None:
     write("bad.py", MISUSE)
     run = flake8("bad.py")
     run.assert_flake8_went_on()
@@ -38,7 +38,7 @@ def test_message_starts_with_code_and_says_why(flake8, write) -> None:
     assert "synchronize" in violation.text, run.describe()
 
 
-def test_select_xst_shows_only_exs(flake8, write) -> None:
+def test_select_xst_shows_only_xst(flake8, write) -> None:
     write("bad.py", MISUSE)
     run = flake8("--select=XST", "bad.py")
     assert run.returncode == 1, run.describe()

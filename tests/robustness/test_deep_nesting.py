@@ -85,7 +85,7 @@ def test_deepest_nesting_cpython_accepts_is_analysed(shape: str) -> None:
 
 
 @pytest.mark.parametrize("shape", ["sum", "unary minus", "attributes", "chained calls"])
-def test_nesting_beyond_cpython_gives_one_exs000_without_crashing(shape: str) -> None:
+def test_nesting_beyond_cpython_gives_one_xst000_without_crashing(shape: str) -> None:
     # 10,000 levels: CPython raises RecursionError; libcst 1.9 segfaults on some of these.
     source = HEAD + "y = " + SHAPES[shape](10_000) + "\n" + TAIL
     result = _analyse_in_subprocess(source)

@@ -48,7 +48,7 @@ def site_packages_files() -> list[str]:
 
 
 def _scan(files: list[str]) -> list[Outcome]:
-    with tempfile.TemporaryDirectory(prefix="exs-progress-") as progress:
+    with tempfile.TemporaryDirectory(prefix="xst-progress-") as progress:
         try:
             with ProcessPoolExecutor(max_workers=WORKERS) as pool:
                 return list(pool.map(analyse_file, files, [progress] * len(files), chunksize=4))
@@ -60,14 +60,14 @@ def _scan(files: list[str]) -> list[Outcome]:
 
 def _summary(outcomes: list[Outcome]) -> str:
     reasons: collections.Counter[str] = collections.Counter()
-    accepted_but_exs000 = []
+    accepted_but_xst000 = []
     for outcome in outcomes:
-        if outcome.exs000:
-            reason = outcome.exs000.split("(", 1)[-1].split(":", 1)[0]
+        if outcome.xst000:
+            reason = outcome.xst000.split("(", 1)[-1].split(":", 1)[0]
             side = "CPython accepts" if outcome.cpython_accepts else "CPython rejects"
             reasons[f"{side}; {reason}"] += 1
             if outcome.cpython_accepts:
-                accepted_but_exs000.append(f"  {outcome.path}: {outcome.exs000[:220]}")
+                accepted_but_xst000.append(f"  {outcome.path}: {outcome.xst000[:220]}")
     slowest = sorted(outcomes, key=lambda o: -o.seconds)[:8]
     total = sum(o.seconds for o in outcomes)
     lines = [
@@ -78,7 +78,7 @@ def _summary(outcomes: list[Outcome]) -> str:
         f"XST000 on {sum(reasons.values())} files:",
         *(f"  {count:5d}  {reason}" for reason, count in reasons.most_common()),
         "XST000 on files CPython accepts:",
-        *(accepted_but_exs000 or ["  none"]),
+        *(accepted_but_xst000 or ["  none"]),
         "slowest files:",
         *(f"  {o.seconds:6.2f} s  {o.size / 1e3:7.0f} kB  {o.path}" for o in slowest),
     ]
@@ -117,9 +117,9 @@ def test_no_internal_errors_on_files_cpython_accepts(outcomes: list[Outcome]) ->
     # XST000 because libcst rejects a file is expected for a few files (reported in the
     # summary); XST000 because *our* code failed on valid Python is a bug.
     ours = [
-        f"{o.path}: {o.exs000[:300]}"
+        f"{o.path}: {o.xst000[:300]}"
         for o in outcomes
-        if o.cpython_accepts and o.exs000 and "libcst" not in o.exs000
+        if o.cpython_accepts and o.xst000 and "libcst" not in o.xst000
     ]
     assert ours == [], "\n".join(ours[:50])
 

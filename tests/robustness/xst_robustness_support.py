@@ -44,7 +44,7 @@ class Outcome:
     cpython_accepts: bool
     mentions_markers: bool
     codes: tuple[str, ...] = ()
-    exs000: str = ""
+    xst000: str = ""
     problems: tuple[str, ...] = field(default=())
 
 
@@ -109,7 +109,7 @@ def analyse_file(path: str, progress_dir: str | None = None) -> Outcome:
         problems = check_findings(result, newlines(text) + 1)
     seconds = time.perf_counter() - start
     findings = [f for f in result if isinstance(f, Finding)] if isinstance(result, list) else []
-    exs000 = next((f.message for f in findings if f.code == "XST000"), "")
+    xst000 = next((f.message for f in findings if f.code == "XST000"), "")
     return Outcome(
         path=path,
         size=len(data),
@@ -117,6 +117,6 @@ def analyse_file(path: str, progress_dir: str | None = None) -> Outcome:
         cpython_accepts=tree is not None,
         mentions_markers=might_use_external_streams(text),
         codes=tuple(f.code for f in findings),
-        exs000=exs000,
+        xst000=xst000,
         problems=tuple(problems),
     )
