@@ -43,12 +43,17 @@ def package_root(directory: str) -> str:
 
 
 def module_name(path: str, roots: tuple[str, ...]) -> str | None:
-    """The dotted name of the file ``path`` under one of ``roots`` (``pkg.streams``)."""
+    """The dotted name of the file ``path`` under one of ``roots`` (``pkg.streams``).
+
+    A prefix test on absolute paths rather than ``os.path.relpath``: this runs for every
+    file the pre-filter reads, and ``relpath`` costs several times more.
+    """
     path = os.path.abspath(path)
     for root in roots:
-        relative = os.path.relpath(path, root)
-        if relative.startswith(os.pardir) or os.path.isabs(relative):
+        prefix = root if root.endswith(os.sep) else root + os.sep
+        if not path.startswith(prefix):
             continue
+        relative = path[len(prefix) :]
         parts = relative[: -len(".py")].split(os.sep) if relative.endswith(".py") else []
         if not parts or not all(p.isidentifier() for p in parts):
             continue
@@ -60,8 +65,15 @@ def module_name(path: str, roots: tuple[str, ...]) -> str | None:
 
 def roots_for(path: str, configured: tuple[str, ...] = ()) -> tuple[str, ...]:
     """Import roots for a file: its package root first, then the configured ones."""
-    roots = [package_root(os.path.dirname(os.path.abspath(path)))]
-    roots.extend(os.path.abspath(r) for r in configured if os.path.abspath(r) not in roots)
+    absolute = tuple(os.path.abspath(r) for r in configured)  # the cwd may change: not cached
+    return _roots_of_directory(os.path.dirname(os.path.abspath(path)), absolute)
+
+
+@lru_cache(maxsize=4096)
+def _roots_of_directory(directory: str, configured: tuple[str, ...]) -> tuple[str, ...]:
+    """Per directory, not per file: every file of a package shares its roots."""
+    roots = [package_root(directory)]
+    roots.extend(r for r in configured if r not in roots)
     return tuple(roots)
 
 
@@ -132,13 +144,7 @@ class ExternalImports:
     def imports_external(self, text: str, path: str) -> bool:
         if not path or path.startswith("<") or path in ("-", "stdin"):
             return False
-        roots = roots_for(path, self.src)
-        importer = module_name(path, roots)
-        is_package = os.path.basename(path) == "__init__.py"
-        return any(
-            self._module_flag(absolute_name(name, level, importer, is_package), roots, 0, plain)
-            for level, name, plain in imported_names(text)
-        )
+        return self._imports_flag(imported_names(text), path, roots_for(path, self.src), 0)
 
     def file_may_export(self, path: str, roots: tuple[str, ...]) -> bool:
         """Whether a project file mentions external streams or imports one that does."""
@@ -175,16 +181,26 @@ class ExternalImports:
 
         flag = might_use_external_streams(text)
         if not flag:
-            importer = module_name(path, roots)
-            is_package = os.path.basename(path) == "__init__.py"
-            flag = any(
-                self._module_flag(
-                    absolute_name(name, level, importer, is_package), roots, depth + 1, plain
-                )
-                for level, name, plain in imported_names(text)
-            )
+            flag = self._imports_flag(imported_names(text), path, roots, depth + 1)
         self._flags[path] = (stamp, flag)
         return flag
+
+    def _imports_flag(
+        self, imports: list[tuple[int, str, bool]], path: str, roots: tuple[str, ...], depth: int
+    ) -> bool:
+        """Whether one of ``imports`` (of the file ``path``) may hand out external streams.
+
+        The file's own dotted name only matters to relative imports: most files have none,
+        and the pre-filter runs on every file of the project, so it is computed only then.
+        """
+        importer: str | None = None
+        if any(level for level, _, _ in imports):
+            importer = module_name(path, roots)
+        is_package = os.path.basename(path) == "__init__.py"
+        return any(
+            self._module_flag(absolute_name(name, level, importer, is_package), roots, depth, plain)
+            for level, name, plain in imports
+        )
 
 
 _SHARED: dict[tuple[str, ...], ExternalImports] = {}
