@@ -9,6 +9,12 @@ Targets (issue 9, Speed):
   ``.extstream_cache/`` costs at most 1.2x analysing the 100 importing files alone with
   every summary already in memory.
 
+Both warm-run sides do the CLI's per-file work (read the file, ``lint_text``: pre-filter,
+then the analysis), so the ratio measures what the target is about, the 900 other files
+and the disk cache, not the 100 files' own reading and pre-filtering, which both pay. The
+warm side starts from a fresh project index and a fresh pre-filter memo, as a new process
+does; neither side pays interpreter start-up (both run here; see benchmarks/README.md).
+
 The project is generated in a temporary directory: ``pkg/adapter.py`` wraps the vendor
 pointer (``make_ext``, a holder class, a helper), ``pkg/mods/`` holds 1,000 modules of
 ordinary code, 100 of which import the adapter and misuse what it returns. Sides are
@@ -152,13 +158,23 @@ def main(argv: list[str] | None = None) -> int:
             for path in hits:
                 analyze_source(texts[path], str(path), project=index)
 
-        memory = ProjectIndex()
+        from extstream_lint import modules
+        from extstream_lint.analysis import engine
+
+        memory = engine.index_for((), False)  # lint_text's in-memory index, no disk cache
         for path in hits:  # warm the in-memory baseline once
-            analyze_source(texts[path], str(path), project=memory)
+            lint_text(texts[path], str(path), (), False)
+        assert memory.analysed, "the baseline must hold the adapter's summary"
+        prefilter_memo = modules.external_imports(())
 
         def alone_in_memory() -> None:
+            # The same per-file work as the warm run (read, pre-filter, analyse), on the
+            # 100 files alone; every summary, and the pre-filter's memo, in memory.
+            modules._SHARED[()] = prefilter_memo
+            count = 0
             for path in hits:
-                analyze_source(texts[path], str(path), project=memory)
+                count += len(lint_text(path.read_text(), str(path), (), False))
+            assert count == 3 * len(hits)
 
         cache = DiskCache()
         for path in every:  # warm .extstream_cache/
@@ -169,9 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         def warm_run() -> None:
             # A new process: a fresh in-memory index over the warm disk cache, every file
             # read through the pre-filter as the CLI does.
-            from extstream_lint.analysis import engine
-
-            engine._INDEXES.clear()
+            engine._INDEXES.pop(((), True), None)
+            modules._SHARED.pop((), None)  # nor does the pre-filter remember anything
             count = 0
             for path in every:
                 count += len(lint_text(path.read_text(), str(path), (), True))
