@@ -141,16 +141,18 @@ class ProjectIndex:
             # A package's __init__ re-exports its own modules: follow those, however plain.
             direct=name.split(".", 1)[0] if is_package else False,
         )
-        try:
-            exports = interpreter.summarise()
-        except RecursionError:
-            raise  # the engine turns it into XST000 for the file being linted
-        except Exception:  # a bug of ours on that module must not break the importer
-            return None
         root = next((r for r in roots if path.startswith(r + os.sep)), os.path.dirname(path))
         shown = os.path.relpath(path, root).replace(os.sep, "/")
-        module = Module(name, {}, _literal_all(tree), shown)
-        module.exports = export(exports, tree, text, shown)
+        try:
+            exports = interpreter.summarise()
+            # Reading ``__all__`` evaluates string literals, which raises on a bad escape
+            # such as ``"\N{NOSUCHNAME}"``: part of the same "not followed" rule.
+            module = Module(name, {}, _literal_all(tree), shown)
+            module.exports = export(exports, tree, text, shown)
+        except RecursionError:
+            raise  # the engine turns it into XST000 for the file being linted
+        except Exception:  # a bug of ours, or an odd module, must not break the importer
+            return None
         external = any(_carries_external(v) for v in module.exports.values())
         return Entry(module, stamp, used, external)
 

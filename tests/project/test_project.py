@@ -132,3 +132,23 @@ def test_pre_filter_opens_files_that_import_the_adapter(project: Path) -> None:
     assert should_analyse(app, str(project / "app.py"))
     assert not should_analyse(plain, str(project / "plain.py"))
     assert not should_analyse(app, "stdin")  # no place in a project: markers only
+
+
+def test_an_imported_module_with_a_bad_string_escape_does_not_break_its_importer(
+    tmp_path: Path,
+) -> None:
+    # libcst parses ``"\N{NOSUCHNAME}"``, but evaluating it (to read ``__all__``) raises: the
+    # import is then not followed, and the importer's own finding still comes out.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "bad.py").write_text(
+        'import torch_npu\n__all__ = ["\\N{NOSUCHNAME}"]\n\n\n'
+        "def make(h):\n    return torch_npu.npu.ExternalStream(h)\n"
+    )
+    app = tmp_path / "app.py"
+    app.write_text(
+        "import torch\nfrom pkg.bad import make\n\n"
+        "ext = torch.npu.ExternalStream(handle)\next.query()\nmake(1).query()\n"
+    )
+    findings = analyze_source(app.read_text(), str(app), project=ProjectIndex(()))
+    assert [(f.line, f.code) for f in findings] == [(5, "XST102")], findings
