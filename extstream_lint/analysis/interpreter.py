@@ -1016,15 +1016,25 @@ class Interpreter:
         return _may_contain(items)
 
     def _eval_dict(self, node: cst.Dict, state: State, scope: Scope) -> Value:
-        """Keys are strings or other literals in real code: values only, "may contain"."""
+        """Values "may contain"; with literal keys only, each key keeps its own value."""
         values: list[Value] = []
+        keyed: dict[object, Value] | None = {}
         for element in node.elements:
             if isinstance(element, cst.DictElement):
-                self.eval(element.key, state, scope)
-                values.append(self.eval(element.value, state, scope))
+                key = _literal_key(element.key, self.eval(element.key, state, scope))
+                value = self.eval(element.value, state, scope)
+                values.append(value)
+                if keyed is not None and key is not _NO_KEY:
+                    keyed[key] = value  # a repeated key: the last one wins, as in Python
+                else:
+                    keyed = None
             else:  # {**other}
                 values.append(self.element_of(self.eval(element.value, state, scope)))
-        return _may_contain(values)
+                keyed = None
+        contents = _may_contain(values)
+        if keyed and isinstance(contents, Seq):
+            return Seq(contents.items, tuple(keyed.items()))
+        return contents
 
     def _eval_subscript(self, node: cst.Subscript, state: State, scope: Scope) -> Value:
         base = self.eval(node.value, state, scope)
@@ -1038,6 +1048,14 @@ class Interpreter:
                 return base if isinstance(base, Seq) else None  # a slice: same contents
         if isinstance(base, Instance) and base.cls.fields:
             base = self._as_seq(base)
+        if isinstance(base, Seq) and base.keys:
+            wanted = _NO_KEY
+            if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+                wanted = _literal_key(node.slice[0].slice.value, index)
+            for key, value in base.keys:
+                if wanted is not _NO_KEY and type(key) is type(wanted) and key == wanted:
+                    return value
+            return self.element_of(base)
         if (
             isinstance(base, Seq)
             and isinstance(index, Const)
@@ -1548,6 +1566,23 @@ def _may_contain(values: list[Value]) -> Value:
     if not interesting:
         return None
     return Seq((join_all(values),))
+
+
+#: Not a literal dict key (an expression whose value the analysis does not know).
+_NO_KEY = object()
+
+
+def _literal_key(node: cst.CSTNode, value: Value) -> object:
+    """The key a dict display or subscript spells literally: a plain string or an int."""
+    if isinstance(node, cst.SimpleString):
+        try:
+            evaluated = node.evaluated_value
+        except Exception:  # a bad escape (``"\N{NOSUCHNAME}"``): not a key we know
+            return _NO_KEY
+        return evaluated if isinstance(evaluated, str) else _NO_KEY
+    if isinstance(value, Const) and type(value.value) is int:
+        return value.value
+    return _NO_KEY
 
 
 def _symbolic(value: Value) -> bool:

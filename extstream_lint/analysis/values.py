@@ -128,6 +128,9 @@ class Seq:
     """A tuple or list display, kept element-wise for unpacking and iteration."""
 
     items: tuple[Value, ...]
+    #: A dict display with literal keys: ``(key, value)`` pairs, so ``d["a"]`` is the value
+    #: stored under ``"a"`` and not every value of the dict (``items`` holds their join).
+    keys: tuple[tuple[object, Value], ...] = ()
 
 
 @dataclass(eq=False)

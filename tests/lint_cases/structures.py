@@ -22,7 +22,10 @@ def containers(h):
     pair[0].synchronize()
     pair[-1].query()  # XST102
     table = {"ext": ext, "managed": managed}
-    table["ext"].synchronize()  # XST101(may)
+    table["ext"].synchronize()  # XST101
+    table["managed"].synchronize()  # a literal key holds the managed stream only
+    table[pick()].synchronize()  # XST101(may)
+    {**table}["managed"].synchronize()  # XST101(may)
     only_managed = {"a": managed}
     only_managed["a"].synchronize()
     for s in table.values():
