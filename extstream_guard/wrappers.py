@@ -358,11 +358,13 @@ def track_work(result: Any, devices: list[Any], session: Session) -> None:
 
 
 def _work(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
-    # Every work of the class pays this wrapper, so it is lean: names bound as defaults, a set
-    # test that is skipped while nothing is tracked, and an exact-arity call for ``wait()``.
-    def wrapper(
-        self: Any, *args: Any, _ids: Any = _tracked_ids, _id: Any = id, **kwargs: Any
-    ) -> Any:
+    # Every work of the class pays this wrapper, so it is lean: names bound in the closure
+    # (not as keyword defaults, which a caller's ``_id=`` would reach), a set test that is
+    # skipped while nothing is tracked, and an exact-arity call for ``wait()``.
+    _ids = _tracked_ids
+    _id = id
+
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         if _ids and _id(self) in _ids:
             entry = _tracked.get(_id(self))
             if entry is not None and entry[0]() is self:
