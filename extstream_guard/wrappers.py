@@ -288,8 +288,12 @@ def _collective(
     object collectives) carry no tensor and run on the current device of an HCCL group.
     ``method``: a ``ProcessGroup`` method, whose receiver is the group."""
     signature = None if method else _signature_of(orig)
+    calls = _state.collective_calls
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        depth = getattr(calls, "depth", 0)
+        if depth:  # inside another guarded collective, which checked these devices
+            return orig(*args, **kwargs)
         devices = _npu_devices(args[1:] if method else args, kwargs)
         backend = ""
         if devices or group_only:
@@ -299,7 +303,11 @@ def _collective(
                 devices = [None]  # the collective runs on the current device
         if devices:
             _check_devices(point, devices, _native_for(point, backend), session)
-        result = orig(*args, **kwargs)
+        calls.depth = 1
+        try:
+            result = orig(*args, **kwargs)
+        finally:
+            calls.depth = 0
         if devices and result is not None:
             track_work(result, devices, session)
         return result

@@ -7,12 +7,13 @@ simulation returns the same (``tests/guard/npusim/fake_dist.py``).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import pytest
 
 import extstream_guard
-from extstream_guard import ExternalStreamError
+from extstream_guard import ExternalStreamError, ExternalStreamWarning
 from extstream_guard.install import patched
 from tests._skips import NO_TORCH
 
@@ -106,3 +107,23 @@ def test_xst111_in_warn_mode_says_what_the_call_will_do(env: Any) -> None:
         env.dist.all_reduce(env.tensor(), group=env.group)
     assert "The call goes ahead: torch_npu advances" in str(caught[0].message)
     assert fake_dist.state(env.group).seq == 1
+
+
+def test_a_method_reached_through_a_guarded_function_is_checked_once_and_later_calls_again(
+    env: Any,
+) -> None:
+    """``dist.all_reduce`` ends in the guarded ``group.allreduce``: one warning for the call,
+    and a later direct method call (same thread, after torch_npu's own error) still warns."""
+    extstream_guard.install("warn")
+    tensor = env.tensor()
+    with env.current(env.ext()):
+        for call in (
+            lambda: env.dist.all_reduce(tensor, group=env.group),
+            lambda: env.group.allreduce([tensor]),
+        ):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                with pytest.raises(RuntimeError):  # torch_npu's own error follows the warning
+                    call()
+            ours = [w for w in caught if issubclass(w.category, ExternalStreamWarning)]
+            assert len(ours) == 1
