@@ -190,6 +190,9 @@ def test_hw_warnings_point_at_the_users_line(hardware: Env) -> None:
                 pytest.raises(RuntimeError),
             ):
                 hardware.dist.all_reduce(tensor, group=hardware.group)
+            # dist.all_reduce ends in the guarded ProcessGroup.allreduce: still one warning.
+            warning = extstream_guard.ExternalStreamWarning
+            assert len([w for w in more if w.category is warning]) == 1
             caught = [*caught, *more]
     finally:
         extstream_guard.uninstall()
