@@ -760,6 +760,8 @@ class Interpreter:
             if isinstance(node.body, (cst.IndentedBlock, cst.SimpleStatementSuite))
             else ()
         )
+        if self.learning and info.predicate is None:
+            self._learn_predicate(info, body, state.copy(), scope)
         outer, self._function = self._function, info
         try:
             outer_deferred = self._deferred
@@ -874,33 +876,75 @@ class Interpreter:
         return canonical(full, self.transfer_to_npu)
 
     def narrow(self, test: cst.CSTNode, state: State, scope: Scope) -> tuple[State, State]:
-        """States for the true and false branch of ``test`` (``isinstance`` narrowing)."""
-        true_state, false_state = state.copy(), state.copy()
+        """States for the true and false branch of ``test``.
+
+        Narrowing tests (contract section 6): ``isinstance(x, ExternalStream)``, the bit-30
+        test on ``x.stream_id``, ``x.device_type == PRIVATEUSE1`` (false: not an NPU stream),
+        a call of a predicate function of this module built from those (``def is_ext(s):
+        return ...``), and ``not`` / ``and`` / ``or`` of them.
+        """
         negated = False
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, negated = test.expression, not negated
-        if (
-            isinstance(test, cst.BooleanOperation)
-            and isinstance(test.operator, cst.And)
-            and not negated
-        ):
-            inner_true, _ = self.narrow(test.left, state, scope)
-            return inner_true, false_state
+        true_state, false_state = self._narrow_test(test, state, scope)
+        return (false_state, true_state) if negated else (true_state, false_state)
+
+    def _narrow_test(self, test: cst.CSTNode, state: State, scope: Scope) -> tuple[State, State]:
+        if isinstance(test, cst.BooleanOperation):
+            left_true, left_false = self.narrow(test.left, state, scope)
+            if isinstance(test.operator, cst.And):  # the right side runs when the left is true
+                right_true, right_false = self.narrow(test.right, left_true, scope)
+                return right_true, join_states([left_false, right_false]) or left_false
+            right_true, right_false = self.narrow(test.right, left_false, scope)
+            return join_states([left_true, right_true]) or left_true, right_false
+        true_state, false_state = state.copy(), state.copy()
         checked = _stream_id_check(test)
         if checked is not None:
             subject, positive = checked
-            if positive is negated:  # the test is true when the stream is *not* external
-                self._narrow_external(subject, false_state, true_state)
-            else:
+            if positive:
                 self._narrow_external(subject, true_state, false_state)
+            else:  # the test is true when the stream is *not* external
+                self._narrow_external(subject, false_state, true_state)
             return true_state, false_state
-        if not (
-            isinstance(test, cst.Call)
-            and isinstance(test.func, cst.Name)
+        device_check = _device_type_check(test)
+        if device_check is not None:  # not an NPU stream at all: not external either
+            npu_subject, equal = device_check
+            key = dotted_name(npu_subject)
+            if key is not None:
+                (false_state if equal else true_state).set_path(key, None)
+            return true_state, false_state
+        if isinstance(test, cst.Call):
+            return self._narrow_by_predicate(test, true_state, false_state, scope)
+        return true_state, false_state
+
+    def _narrow_by_predicate(
+        self, test: cst.Call, true_state: State, false_state: State, scope: Scope
+    ) -> tuple[State, State]:
+        if (
+            isinstance(test.func, cst.Name)
             and test.func.value == "isinstance"
             and len(test.args) == 2
         ):
+            return self._narrow_isinstance(test, true_state, false_state, scope)
+        with self._silenced():
+            callee = self.eval(test.func, true_state, scope)
+        predicate = callee.predicate if isinstance(callee, FunctionInfo) else None
+        if predicate is None:
             return true_state, false_state
+        index, positive = predicate
+        name = callee.params[index][0] if index < len(callee.params) else ""
+        subject = next((a.value for a in test.args if a.keyword and a.keyword.value == name), None)
+        positional = [a for a in test.args if a.keyword is None]
+        if subject is None and index < len(positional) and not any(a.star for a in positional):
+            subject = positional[index].value
+        if subject is not None:
+            yes, no = (true_state, false_state) if positive else (false_state, true_state)
+            self._narrow_external(subject, yes, no)
+        return true_state, false_state
+
+    def _narrow_isinstance(
+        self, test: cst.Call, true_state: State, false_state: State, scope: Scope
+    ) -> tuple[State, State]:
         key = dotted_name(test.args[0].value)
         if key is None:
             return true_state, false_state
@@ -909,13 +953,13 @@ class Interpreter:
             [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
         )
         with self._silenced():
-            resolved = [self.eval(m, state, scope) for m in members]
+            resolved = [self.eval(m, true_state, scope) for m in members]
         hits = [isinstance(r, Ref) and is_external_class(r.qualname) for r in resolved]
         if not any(hits):
             return true_state, false_state
         narrowed = ExtStream(all(hits), "checked by isinstance()", test)
+        before = true_state.env.get(key)
         true_state.set_path(key, narrowed)
-        before = state.env.get(key)
         if (
             all(hits)
             and isinstance(before, ExtStream)
@@ -925,7 +969,29 @@ class Interpreter:
             # Stream(stream_ptr=...) and current_stream() are external without being
             # ExternalStream instances: isinstance() is False for them (spec 6).
             false_state.set_path(key, None)
-        return (false_state, true_state) if negated else (true_state, false_state)
+        return true_state, false_state
+
+    def _learn_predicate(self, info: FunctionInfo, body: Sequence[cst.CSTNode], state: State,
+                         scope: Scope) -> None:  # fmt: skip
+        """``def is_ext(s): return <narrowing test of s>``: calls of it narrow like the test."""
+        statements = [
+            node for node in body
+            if not (isinstance(node, cst.SimpleStatementLine) and _is_docstring(node))
+        ]  # fmt: skip
+        line = statements[0] if len(statements) == 1 else None
+        ret = line.body[0] if isinstance(line, cst.SimpleStatementLine) and line.body else None
+        if not isinstance(ret, cst.Return) or ret.value is None:
+            return
+        with self._silenced():
+            true_state, false_state = self.narrow(ret.value, state, scope)
+        for index, (name, _) in enumerate(info.params):
+            if_true, if_false = true_state.env.get(name), false_state.env.get(name)
+            if _is_must_external(if_true) and if_false is None:
+                info.predicate = (index, True)
+                return
+            if _is_must_external(if_false) and if_true is None:
+                info.predicate = (index, False)
+                return
 
     def _narrow_external(self, subject: cst.CSTNode, yes: State, no: State) -> None:
         """``subject.stream_id & (1 << 30)`` (spec 6): external in ``yes``, not in ``no``."""
@@ -1522,6 +1588,49 @@ def _stream_id_check(test: cst.CSTNode) -> tuple[cst.CSTNode, bool] | None:
             if isinstance(side, cst.Attribute) and side.attr.value == "stream_id":
                 return side.value, positive
     return None
+
+
+def _device_type_check(test: cst.CSTNode) -> tuple[cst.CSTNode, bool] | None:
+    """``x.device_type == PRIVATEUSE1`` (also ``getattr(x, "device_type", None) == 20``, and
+    ``!=``): (x, is it ``==``). Where the device type is another, x is no NPU stream, hence
+    not external."""
+    if not (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Equal, cst.NotEqual))
+    ):
+        return None
+    equal = isinstance(test.comparisons[0].operator, cst.Equal)
+    comparator = test.comparisons[0].comparator
+    privateuse1 = (isinstance(comparator, cst.Integer) and comparator.value == "20") or (
+        "PRIVATEUSE1" in (dotted_name(comparator) or "").rsplit(".", 1)[-1].upper()
+    )
+    if not privateuse1:
+        return None
+    left = test.left
+    if isinstance(left, cst.Attribute) and left.attr.value == "device_type":
+        return left.value, equal
+    if (
+        isinstance(left, cst.Call)
+        and dotted_name(left.func) == "getattr"
+        and len(left.args) >= 2
+        and isinstance(left.args[1].value, cst.SimpleString)
+        and left.args[1].value.evaluated_value == "device_type"
+    ):
+        return left.args[0].value, equal
+    return None
+
+
+def _is_docstring(line: cst.SimpleStatementLine) -> bool:
+    return (
+        len(line.body) == 1
+        and isinstance(line.body[0], cst.Expr)
+        and isinstance(line.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _is_must_external(value: Value) -> bool:
+    return isinstance(value, ExtStream) and value.must
 
 
 def _is_mark(node: cst.CSTNode) -> bool:

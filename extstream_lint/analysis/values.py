@@ -148,6 +148,9 @@ class FunctionInfo:
     params: tuple[tuple[str, str], ...] = ()
     #: ``@staticmethod`` / ``@classmethod`` / ``@contextmanager`` (decorator tail names).
     decorators: frozenset[str] = frozenset()
+    #: ``(parameter index, True)``: it returns true exactly when that argument is an external
+    #: stream (``False``: exactly when it is not); its calls narrow like ``isinstance``.
+    predicate: tuple[int, bool] | None = None
     #: What calling it does, learnt while its body is analysed (:mod:`.summaries`).
     summary: Summary = field(default_factory=lambda: _new_summary())
 

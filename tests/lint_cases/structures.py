@@ -168,6 +168,54 @@ def stream_id_predicate(s, h):
         torch.npu.current_stream().synchronize()
 
 
+_PRIVATEUSE1 = 20
+
+
+def is_external_npu_stream(s) -> bool:
+    """Contract section 6's predicate, verbatim: its calls narrow like the test itself."""
+    return getattr(s, "device_type", None) == _PRIVATEUSE1 and (int(s.stream_id) & _EXT_MARK) != 0
+
+
+def is_managed(s):
+    return not is_external_npu_stream(s)
+
+
+def always_true(s):
+    return True
+
+
+def predicates(h):
+    ext = ExternalStream(h)
+    if is_external_npu_stream(ext):
+        torch.npu.synchronize()
+    else:
+        ext.synchronize()
+    if not is_external_npu_stream(s=ext):
+        ext.query()
+    if is_external_npu_stream(ext):
+        ext.synchronize()  # XST101
+    if ext.device_type == _PRIVATEUSE1 and int(ext.stream_id) & _EXT_MARK:
+        pass
+    else:
+        ext.query()
+    if not (ext.device_type == 20 and ext.stream_id & _EXT_MARK):
+        ext.query()
+    if ext.device_type != 20 or not ext.stream_id & _EXT_MARK:
+        ext.query()
+    if is_managed(ext) or ext.stream_id & _EXT_MARK == 0:
+        ext.query()
+    if always_true(ext):
+        ext.query()  # XST102(may)
+    if ext.device_type == 1:  # CUDA's device type says nothing about bit 30
+        pass
+    else:
+        ext.query()  # XST102(may)
+    if ext.device_type == _PRIVATEUSE1 or ext.stream_id & _EXT_MARK:
+        ext.query()  # XST102(may)
+    else:
+        ext.query()
+
+
 def current_bit_check(h):
     with torch.npu.stream(ExternalStream(h)):
         if (torch.npu.current_stream().stream_id & _EXT_MARK) == 0:
