@@ -26,7 +26,7 @@ from .. import __version__
 CACHE_DIR = ".extstream_cache"
 _MARKERS = ("pyproject.toml", "setup.cfg", ".git")
 #: Bumped when the pickled layout changes without a version change (development).
-_FORMAT = 1
+_FORMAT = 2
 
 
 @lru_cache(maxsize=1024)

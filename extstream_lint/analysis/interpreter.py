@@ -13,7 +13,7 @@ No libcst metadata is used: it would cost more than the whole analysis budget.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Union
@@ -130,8 +130,12 @@ class Interpreter:
         #: The function whose body is being analysed: symbolic values are its parameters.
         self._function: FunctionInfo | None = None
         self._record_inits: dict[int, FunctionInfo] = {}
+        #: Per record class (by ``id``): field name -> value when the constructor omits it.
+        self._field_defaults: dict[int, dict[str, Value]] = {}
         #: Summaries applied during this learning pass, with the version they had then.
         self._applied: list[tuple[sm.Summary, int]] = []
+        #: Passes run so far (what each function returns is joined within one pass).
+        self._passes = 0
 
     # --- driver -------------------------------------------------------------------------
 
@@ -160,7 +164,25 @@ class Interpreter:
         direct = self.direct is True or name.split(".", 1)[0] == self.direct
         return self.project.module(name, self.roots, self.used, direct)
 
+    def _learn_return(self, info: FunctionInfo, value: Value) -> None:
+        """Join ``value`` into what ``info`` returns in this learning pass.
+
+        Each pass starts the join afresh: a pass that ran the function before a helper it
+        calls was learnt saw "unknown" there, and joining that into later passes would keep
+        it forever (``join(None, [ext])`` is None). Callers that ran earlier in the pass saw
+        the previous pass's value; a change bumps the version, so they are looked at again.
+        """
+        if info.returns_pass == self._passes and info.returns_seen:
+            returns = join(info.returns, value)
+        else:
+            returns = value
+        info.returns_pass = self._passes
+        if returns != info.returns or not info.returns_seen:
+            info.summary.version += 1  # callers that used it must look again
+        info.returns, info.returns_seen = returns, True
+
     def _pass(self, learning: bool) -> None:
+        self._passes += 1
         self.learning = learning
         self.reporting = not learning
         scope = self._scope(self.module, "module", None)
@@ -373,14 +395,7 @@ class Interpreter:
             if info is not None and self.learning:
                 info.summary.note_exit(state.current)
             if info is not None and self.learning and not info.returns_known:
-                returns = (
-                    value
-                    if info.returns is None and not info.returns_seen
-                    else join(info.returns, value)
-                )
-                if returns != info.returns or not info.returns_seen:
-                    info.summary.version += 1  # callers that used it must look again
-                info.returns, info.returns_seen = returns, True
+                self._learn_return(info, value)
             return None
         elif isinstance(stmt, cst.Raise):
             for child in children(stmt):
@@ -712,9 +727,7 @@ class Interpreter:
         for decorator in node.decorators:
             self.eval(decorator.decorator, state, scope)
         params = node.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            if param.default is not None:
-                self.eval(param.default, state, scope)
+        defaults = _defaults(params, lambda default: self.eval(default, state, scope))
         info = self._functions.get(node)
         if info is None:
             info = self._functions[node] = FunctionInfo(node.name.value)
@@ -728,6 +741,8 @@ class Interpreter:
         names = {(dotted_name(d.decorator) or "").rsplit(".", 1)[-1] for d in node.decorators}
         info.decorators = frozenset(names)
         info.params = _param_kinds(params)
+        if self.learning:
+            info.defaults = defaults
         if cls is not None:
             info.is_property = bool(names & {"property", "cached_property"})
         self.bind(node.name.value, info, state, scope)
@@ -752,9 +767,8 @@ class Interpreter:
             if index == 0 and cls is not None and "staticmethod" not in decorators:
                 value = cls if "classmethod" in decorators else Instance(cls, (), ParamRef(info, 0))
             self.bind(param.name.value, value, state, scope)
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                self.bind(star.name.value, None, state, scope)
+        for index in range(len(ordered), len(info.params)):  # *args, **kwargs
+            self.bind(info.params[index][0], sm.symbolic(ParamRef(info, index)), state, scope)
         body = (
             node.body.body
             if isinstance(node.body, (cst.IndentedBlock, cst.SimpleStatementSuite))
@@ -801,6 +815,8 @@ class Interpreter:
         self._deferred = outer
         if info.fields and self.learning and "__init__" not in info.methods:
             info.methods["__init__"] = self._record_init(info)
+        if info.fields and self.learning:
+            self._learn_field_defaults(node, info, class_state, inner)
         if self.learning:
             for name, value in class_state.env.items():
                 if "." not in name and not isinstance(value, FunctionInfo):
@@ -819,6 +835,55 @@ class Interpreter:
             for index, name in enumerate(cls.fields, 1):
                 init.summary.set_attr((0, (name,)), sm.symbolic(ParamRef(init, index)))
         return init
+
+    def _learn_field_defaults(
+        self, node: cst.ClassDef, cls: ClassInfo, state: State, scope: Scope
+    ) -> None:
+        """What the generated ``__init__`` stores for a field it is not given: the default,
+        or what ``field(default_factory=f)`` / attrs' ``factory=`` / ``Factory(f)`` returns."""
+        own: dict[str, Value] = {}
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+        lines = [line for line in body if isinstance(line, cst.SimpleStatementLine)]
+        with self._silenced():
+            for small in (small for line in lines for small in line.body):
+                if (
+                    isinstance(small, cst.AnnAssign)
+                    and isinstance(small.target, cst.Name)
+                    and small.value is not None
+                ):
+                    own[small.target.value] = self._field_default(small.value, state, scope)
+        defaults: dict[str, Value] = {}
+        for base in reversed(cls.mro()[1:]):
+            defaults.update(self._field_defaults.get(id(base), {}))
+        defaults.update(own)
+        self._field_defaults[id(cls)] = defaults
+        init = self._record_inits.get(id(cls))
+        if init is not None:
+            init.defaults = {
+                index: defaults[name]
+                for index, name in enumerate(cls.fields, 1)
+                if defaults.get(name) is not None
+            }
+
+    def _field_default(self, value: cst.BaseExpression, state: State, scope: Scope) -> Value:
+        factory: cst.BaseExpression | None = None
+        if isinstance(value, cst.Call) and tail_name(value.func) in _FIELD_FUNCTIONS:
+            keywords = {a.keyword.value: a.value for a in value.args if a.keyword is not None}
+            factory = keywords.get("default_factory", keywords.get("factory"))
+            default = keywords.get("default")
+            if factory is None and default is None:
+                return None
+            if factory is None:
+                value = default  # type: ignore[assignment]
+        if isinstance(value, cst.Call) and tail_name(value.func) == "Factory" and value.args:
+            factory = value.args[0].value  # attrs: x = attr.ib(default=Factory(f))
+        if factory is None:
+            return self.eval(value, state, scope)
+        made = self.eval(factory, state, scope)
+        if isinstance(made, FunctionInfo):
+            self._applied.append((made.summary, made.summary.version))  # learnt later: look again
+            return sm.substitute(made.returns, sm.Binding(made, {}, None))
+        return None
 
     # --- annotations and narrowing ------------------------------------------------------
 
@@ -1170,31 +1235,24 @@ class Interpreter:
 
     def _eval_lambda(self, node: cst.Lambda, state: State, scope: Scope) -> Value:
         params = node.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            if param.default is not None:
-                self.eval(param.default, state, scope)
+        defaults = _defaults(params, lambda default: self.eval(default, state, scope))
         info = self._functions.get(node)  # type: ignore[call-overload]
         if info is None:
             info = self._functions[node] = FunctionInfo("<lambda>")  # type: ignore[index]
             info.params = _param_kinds(params)
+        if self.learning:
+            info.defaults = defaults
         # Runs later, when called: a summarised function like any other.
         inner = State(dict(state.env), sm.caller_current(info))
-        ordered = (*params.posonly_params, *params.params, *params.kwonly_params)
-        for index, param in enumerate(ordered):
-            inner.env[param.name.value] = sm.symbolic(ParamRef(info, index))
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                inner.env[star.name.value] = None
+        for index, (name, _) in enumerate(info.params):
+            inner.env[name] = sm.symbolic(ParamRef(info, index))
         outer, self._function = self._function, info
         try:
             value = self.eval(node.body, inner, scope)
         finally:
             self._function = outer
         if self.learning:
-            returns = join(info.returns, value) if info.returns_seen else value
-            if returns != info.returns or not info.returns_seen:
-                info.summary.version += 1
-            info.returns, info.returns_seen = returns, True
+            self._learn_return(info, value)
         return info
 
     def _eval_comprehension(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
@@ -1529,6 +1587,8 @@ class _Super:
 
 _RECORD_DECORATORS = frozenset({"dataclass", "define", "frozen", "mutable", "s", "attrs"})
 _RECORD_BASES = frozenset({"NamedTuple"})
+#: ``dataclasses.field``, ``attrs.field``, ``attr.ib`` / ``attr.attrib``.
+_FIELD_FUNCTIONS = frozenset({"field", "ib", "attrib"})
 
 
 def _is_record_class(node: cst.ClassDef) -> bool:
@@ -1700,11 +1760,30 @@ def _symbolic(value: Value) -> bool:
 
 
 def _param_kinds(params: cst.Parameters) -> tuple[tuple[str, str], ...]:
+    """Parameters in order, then ``*args`` ("star") and ``**kwargs`` ("starstar")."""
+    stars = (
+        (star.name.value, kind)
+        for star, kind in ((params.star_arg, "star"), (params.star_kwarg, "starstar"))
+        if isinstance(star, cst.Param)
+    )
     return (
         *((p.name.value, "posonly") for p in params.posonly_params),
         *((p.name.value, "pos") for p in params.params),
         *((p.name.value, "kwonly") for p in params.kwonly_params),
+        *stars,
     )
+
+
+def _defaults(params: cst.Parameters, evaluate: Callable[[cst.CSTNode], Value]) -> dict[int, Value]:
+    """Default values by parameter index (evaluated where the ``def`` runs)."""
+    ordered = (*params.posonly_params, *params.params, *params.kwonly_params)
+    found: dict[int, Value] = {}
+    for index, param in enumerate(ordered):
+        if param.default is not None:
+            value = evaluate(param.default)
+            if value is not None:
+                found[index] = value
+    return found
 
 
 _LEARNING_ROUNDS = 4

@@ -155,7 +155,13 @@ class Binding:
 
 
 def bind_arguments(info: FunctionInfo, site: CallSite | None, receiver: Arg | None) -> Binding:
-    """Match a call's arguments to ``info``'s parameters (``receiver`` is ``self``)."""
+    """Match a call's arguments to ``info``'s parameters (``receiver`` is ``self``).
+
+    As Python does: positional arguments fill the positional parameters, the rest go to
+    ``*args`` (a tuple), keywords to their parameter or to ``**kwargs`` (a dict); a parameter
+    left unfilled takes its default. After a ``*xs`` / ``**kw`` spread in the call, what the
+    spread fills is unknown, so nothing is bound from it and no default is assumed.
+    """
     args: dict[int, Arg] = {}
     params = info.params
     first = 0
@@ -164,16 +170,32 @@ def bind_arguments(info: FunctionInfo, site: CallSite | None, receiver: Arg | No
         first = 1
     if site is None:
         return Binding(info, args, None)
-    for offset, arg in enumerate(site.positional):
-        index = first + offset
-        if site.star_at is not None and offset >= site.star_at:
-            break
-        if index >= len(params) or params[index][1] == "kwonly":
-            break
-        args[index] = arg
-    for index, (name, kind) in enumerate(params):
-        if kind != "posonly" and name in site.keywords:
+    kinds = [kind for _, kind in params]
+    positional = [i for i, kind in enumerate(kinds) if kind in ("pos", "posonly")]
+    star = kinds.index("star") if "star" in kinds else None
+    starstar = kinds.index("starstar") if "starstar" in kinds else None
+    known = site.positional if site.star_at is None else site.positional[: site.star_at]
+    extra: list[Arg] = []
+    for offset, arg in enumerate(known):
+        slot = first + offset
+        if slot < len(positional):
+            args[positional[slot]] = arg
+        else:
+            extra.append(arg)
+    if star is not None and site.star_at is None and extra:
+        args[star] = Arg(Seq(tuple(arg.value for arg in extra)), None)
+    named = {name for name, kind in params if kind in ("pos", "kwonly")}
+    for index, (name, _) in enumerate(params):
+        if name in named and name in site.keywords:
             args[index] = site.keywords[name]
+    rest = {k: v for k, v in site.keywords.items() if k not in named}
+    if starstar is not None and rest and not site.double_star:
+        values = tuple(arg.value for arg in rest.values())
+        keys = tuple((key, arg.value) for key, arg in rest.items())
+        args[starstar] = Arg(Seq(values, keys), None)
+    if site.star_at is None and not site.double_star:
+        for index, default in info.defaults.items():
+            args.setdefault(index, Arg(default, None))
     return Binding(info, args, None)
 
 

@@ -142,12 +142,17 @@ class FunctionInfo:
     #: The return annotation decided it; ``return`` statements are not consulted.
     returns_known: bool = False
     returns_seen: bool = False
+    #: The learning pass whose ``return`` statements ``returns`` joins.
+    returns_pass: int = -1
     #: ``@property``: reading the attribute calls it.
     is_property: bool = False
-    #: Parameters in order: (name, kind) with kind "pos", "posonly", "kwonly".
+    #: Parameters in order: (name, kind) with kind "pos", "posonly", "kwonly", then "star"
+    #: (``*args``) and "starstar" (``**kwargs``) when present.
     params: tuple[tuple[str, str], ...] = ()
     #: ``@staticmethod`` / ``@classmethod`` / ``@contextmanager`` (decorator tail names).
     decorators: frozenset[str] = frozenset()
+    #: Default values by parameter index, where they may be streams (``def f(s=EXT)``).
+    defaults: dict[int, Value] = field(default_factory=dict)
     #: ``(parameter index, True)``: it returns true exactly when that argument is an external
     #: stream (``False``: exactly when it is not); its calls narrow like ``isinstance``.
     predicate: tuple[int, bool] | None = None

@@ -187,3 +187,52 @@ def with_default(s=None):
 def default_argument(h):
     with_default()
     with_default(ExternalStream(h))  # XST102(may)
+
+
+def sync_each(*streams):
+    for s in streams:
+        s.synchronize()
+
+
+def query_named(**streams):
+    streams["main"].query()
+
+
+EXT_DEFAULT = ExternalStream(0x1234)
+
+
+def sync_default(s=EXT_DEFAULT):
+    s.synchronize()
+
+
+def managed_default(s=torch.npu.Stream()):
+    s.synchronize()
+
+
+def star_parameters(h, pair):
+    ext = ExternalStream(h)
+    sync_each(torch.npu.Stream(), ext)  # XST101(may)
+    sync_each(ext)  # XST101
+    sync_each()
+    sync_each(torch.npu.Stream(), torch.npu.current_stream())
+    sync_each(*pair)  # what a spread holds is unknown: nothing is assumed
+    query_named(main=ext)  # XST102
+    query_named(main=torch.npu.Stream())
+    sync_default()  # XST101
+    sync_default(torch.npu.Stream())  # the default is not used
+    managed_default()
+    managed_default(ext)  # XST101
+
+
+def returns_what_a_later_helper_returns(h):
+    return streams_of(h)  # learnt on the first pass as unknown, then as a list
+
+
+def streams_of(h):
+    return [ExternalStream(h), ExternalStream(h + 1)]
+
+
+def order_of_definitions(h):
+    for s in returns_what_a_later_helper_returns(h):
+        s.synchronize()  # XST101
+    returns_what_a_later_helper_returns(h)[1].query()  # XST102

@@ -72,6 +72,40 @@ class Channel:
     tags: list = field(default_factory=list)
 
 
+def make_list(h):
+    return [ExternalStream(h)]
+
+
+@dataclass
+class Defaults:
+    streams: list = field(default_factory=lambda: [ExternalStream(0x20)])
+    one: object = field(default_factory=lambda: ExternalStream(0x21))
+    made: list = field(default_factory=lambda: make_list(0x22))
+    plain: object = ExternalStream(0x23)
+    managed: object = field(default_factory=torch.npu.Stream)
+    empty: list = field(default_factory=list)
+
+
+@dataclass
+class MoreDefaults(Defaults):
+    extra: object = None
+
+
+def record_defaults(h):
+    d = Defaults()
+    d.streams[0].query()  # XST102
+    d.one.query()  # XST102
+    for s in d.made:
+        s.synchronize()  # XST101
+    d.plain.query()  # XST102
+    d.managed.query()
+    d.empty[0].query()
+    Defaults(one=torch.npu.Stream()).one.query()  # given: the default is not used
+    Defaults([torch.npu.Stream()]).streams[0].query()
+    MoreDefaults().one.synchronize()  # XST101
+    MoreDefaults(extra=torch.npu.Stream()).extra.query()
+
+
 class Pair(NamedTuple):
     compute: object
     copy: object
