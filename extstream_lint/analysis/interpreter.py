@@ -329,6 +329,18 @@ class Interpreter:
                 return
             if key is not None:
                 state.set_path(key, value)
+            if (
+                isinstance(owner, Instance)
+                and owner.param is None
+                and scope.kind == "function"
+                and isinstance(target.value, cst.Name)
+                and state.env.get(target.value.value) is owner
+            ):
+                # other = Holder(); other.stream = ext: that instance only (it travels with
+                # the value, e.g. when returned), not every Holder. ``self.x = ...`` in a
+                # method and instances held in globals still go to the class (below).
+                state.env[target.value.value] = owner.with_field(target.attr.value, value)
+                return
             if isinstance(owner, Instance) and self.learning:
                 name = target.attr.value
                 ref = owner.param

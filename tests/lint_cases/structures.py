@@ -255,3 +255,27 @@ def current_bit_check(h):
         if (torch.npu.current_stream().stream_id & _EXT_MARK) == 0:
             torch.npu.super_kernel_scope_begin()
         torch.npu.super_kernel_scope_begin()  # XST108(may)
+
+
+class Holder:
+    stream = torch.npu.Stream()  # the class default: managed
+
+    def sync(self):
+        self.stream.synchronize()
+
+
+def configure_one(h):
+    other = Holder()
+    other.stream = ExternalStream(h)  # that instance only, not every Holder
+    other.sync()  # XST101
+    return other
+
+
+def instances_apart(h):
+    Holder().sync()
+    configured = configure_one(h)
+    configured.sync()  # XST101
+    configured.stream.query()  # XST102
+    fresh = Holder()
+    fresh.stream = torch.npu.Stream()
+    fresh.sync()
