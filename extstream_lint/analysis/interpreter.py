@@ -216,7 +216,8 @@ class Interpreter:
     def _report(self, anchor: Anchor, issue: Issue) -> None:
         stream = issue.stream
         if isinstance(stream, ExtStream) and stream.param is not None:
-            self._learn_sink(anchor, issue, stream.param)
+            for ref in stream.refs():
+                self._learn_sink(anchor, issue, ref)
             return
         if not self.reporting:
             return
@@ -250,7 +251,9 @@ class Interpreter:
         if cur is None:
             return None
         s = cur.stream
-        return ExtStream(s.must, "made current", cur.origin, s.noun, cur.label, param=s.param)
+        return ExtStream(
+            s.must, "made current", cur.origin, s.noun, cur.label, param=s.param, also=s.also
+        )
 
     # --- names --------------------------------------------------------------------------
 

@@ -204,8 +204,14 @@ def element(value: Value) -> Value:
     if isinstance(value, Seq) and value.items:
         return join_all(list(value.items))
     if isinstance(value, ExtStream) and value.param is not None:
-        return symbolic(value.param.child("[]"), value.must)
+        return _step(value, "[]")
     return None
+
+
+def _step(value: ExtStream, step: str) -> ExtStream:
+    """``value.step`` of a symbolic value: the same step on every parameter it may be."""
+    first, *others = (ref.child(step) for ref in value.refs())
+    return replace(symbolic(first, value.must), also=tuple(others))
 
 
 def attribute(value: Value, name: str) -> Value:
@@ -227,7 +233,7 @@ def attribute(value: Value, name: str) -> Value:
             )
         return cls_value
     if isinstance(value, ExtStream) and value.param is not None:
-        return symbolic(value.param.child(name), value.must)
+        return _step(value, name)
     return None
 
 
@@ -266,6 +272,8 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         if value.param.owner is not binding.info:
             return None
         actual, _ = resolve(value.param, binding)
+        for other in value.also:  # s = a if flag else b: whichever the caller passes
+            actual = join(actual, resolve(other, binding)[0])
         if isinstance(actual, ExtStream) and not value.must:
             return actual.weakened()
         return actual

@@ -37,9 +37,15 @@ class ExtStream:
     #: as this parameter (or the caller's current stream), not an external stream yet.
     #: Findings on it become the function's sinks (:mod:`.summaries`), never reports.
     param: ParamRef | None = None
+    #: Other parameters it may be (``s = a if flag else b``): each gets a "may" sink.
+    also: tuple[ParamRef, ...] = ()
 
     def weakened(self) -> ExtStream:
         return replace(self, must=False) if self.must else self
+
+    def refs(self) -> tuple[ParamRef, ...]:
+        """Every parameter path this symbolic value may be (none for a real stream)."""
+        return () if self.param is None else (self.param, *self.also)
 
 
 @dataclass(frozen=True)
@@ -289,7 +295,14 @@ def join(a: Value, b: Value) -> Value:
                 # A real external stream wins over a symbolic one (which may be anything).
                 real = a if a.param is None else b
                 return real.weakened()
-            return replace(a, must=a.must and b.must, nullable=a.nullable or b.nullable)
+            refs = tuple(dict.fromkeys((*a.refs(), *b.refs())))
+            union = len(refs) > len(a.refs())  # each parameter only on some paths
+            return replace(
+                a,
+                must=a.must and b.must and not union,
+                nullable=a.nullable or b.nullable,
+                also=refs[1:],
+            )
         return replace(a, nullable=True) if _is_none(b) else a.weakened()
     if isinstance(b, ExtStream):
         return join(b, a)

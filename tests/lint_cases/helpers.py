@@ -236,3 +236,23 @@ def order_of_definitions(h):
     for s in returns_what_a_later_helper_returns(h):
         s.synchronize()  # XST101
     returns_what_a_later_helper_returns(h)[1].query()  # XST102
+
+
+def pick(a, b, flag):
+    s = a if flag else b
+    s.synchronize()
+
+
+def pick_element(a, b, flag):
+    chosen = a if flag else b
+    for s in chosen:
+        s.query()
+
+
+def either_parameter(h, flag):
+    ext = ExternalStream(h)
+    pick(ext, torch.npu.Stream(), flag)  # XST101(may)
+    pick(torch.npu.Stream(), ext, flag)  # XST101(may)
+    pick(torch.npu.Stream(), torch.npu.Stream(), flag)
+    pick_element([torch.npu.Stream()], [ext], flag)  # XST102(may)
+    pick_element([torch.npu.Stream()], [torch.npu.Stream()], flag)
