@@ -46,7 +46,10 @@ class ProjectIndex:
         self.src = src
         self.cache = cache
         self._entries: dict[str, Entry] = {}
-        self._busy: set[str] = set()
+        #: Modules being analysed, innermost last (the import chain right now).
+        self._busy: list[str] = []
+        #: Modules on that chain whose summary met an import cycle (see :meth:`_entry`).
+        self._partial: set[str] = set()
         #: Modules analysed (not taken from a cache) by this index, for tests and benchmarks.
         self.analysed: list[str] = []
 
@@ -84,18 +87,26 @@ class ProjectIndex:
         entry = self._entries.get(path)
         if entry is not None and self._fresh(entry, path):
             return entry
-        if path in self._busy:  # an import cycle: the inner import sees nothing
+        if path in self._busy:
+            # An import cycle: the inner import sees nothing, so what every module of the
+            # cycle learns depends on where the cycle was entered. Such summaries are used
+            # for this lookup only: never memoised or cached, or the findings of a file
+            # would depend on which files were linted before it (and in which process).
+            self._partial.update(self._busy[self._busy.index(path) :])
             return None
         if self.cache is not None:
             cached = self.cache.load(path)  # type: ignore[attr-defined]
             if cached is not None and self._fresh(cached, path):
                 self._entries[path] = cached
                 return cached
-        self._busy.add(path)
+        self._busy.append(path)
         try:
             entry = self._analyse(path, name, roots)
         finally:
-            self._busy.discard(path)
+            self._busy.pop()
+        if path in self._partial:
+            self._partial.discard(path)
+            return entry
         if entry is not None:
             self._entries[path] = entry
             if self.cache is not None:

@@ -152,3 +152,52 @@ def test_an_imported_module_with_a_bad_string_escape_does_not_break_its_importer
     )
     findings = analyze_source(app.read_text(), str(app), project=ProjectIndex(()))
     assert [(f.line, f.code) for f in findings] == [(5, "XST102")], findings
+
+
+_CYCLE = {
+    "cyc/__init__.py": "",
+    "cyc/a.py": (
+        "from torch_npu.npu import ExternalStream\n"
+        "from cyc.b import helper_b\n\n\n"
+        "def make(ptr):\n"
+        "    return helper_b(ExternalStream(ptr))\n"
+    ),
+    "cyc/b.py": (
+        "from cyc.a import make\n\n\n"
+        "def helper_b(s):\n"
+        "    return s\n\n\n"
+        "def use(ptr):\n"
+        "    make(ptr).synchronize()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("order", [("a", "b"), ("b", "a")])
+@pytest.mark.parametrize("cached", [False, True])
+def test_an_import_cycle_gives_the_same_findings_in_any_order(
+    tmp_path: Path, order: tuple[str, str], cached: bool
+) -> None:
+    """Summaries computed inside an import cycle depend on where the cycle was entered, so
+    they are not reused: b's finding may not depend on whether a was linted first (in the
+    same process, or by an earlier process through the disk cache)."""
+    from extstream_lint.analysis.cache import DiskCache
+
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    for name, text in _CYCLE.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+
+    def lint(stem: str) -> set[tuple[str, int, str]]:
+        index = ProjectIndex(cache=DiskCache() if cached else None)
+        path = tmp_path / "cyc" / f"{stem}.py"
+        source = path.read_text(encoding="utf-8")
+        return {(stem, f.line, f.code) for f in analyze_source(source, str(path), project=index)}
+
+    shared = ProjectIndex(cache=DiskCache() if cached else None)
+    in_one_process = set()
+    for stem in order:
+        path = tmp_path / "cyc" / f"{stem}.py"
+        found = analyze_source(path.read_text(encoding="utf-8"), str(path), project=shared)
+        in_one_process |= {(stem, f.line, f.code) for f in found}
+    one_by_one = lint(order[0]) | lint(order[1])  # a fresh index each: new processes
+    assert in_one_process == one_by_one == {("b", 9, "XST101")}
