@@ -1370,7 +1370,7 @@ class Interpreter:
                 and callee is None
             ):
                 return self._super(scope, state)
-        callee_text = dotted_name(func) or (method or "call")
+        callee_text = dotted_name(func) or (method or _UNNAMED_CALLEE)
         site = self._arguments(node, state, scope, callee_text)
         current = self._current(state)
         if method is not None:
@@ -1500,7 +1500,9 @@ class Interpreter:
         """Apply ``info``'s summary at a call: report its sinks, return what it returns."""
         binding = sm.bind_arguments(info, site, receiver)
         binding.current = current
-        self._apply(info, node, binding, state, site.callee_text if site else info.name)
+        # ``make_syncer(s)()``, ``ops["sync"](s)``: no dotted name, so the function's own.
+        named = site is not None and site.callee_text != _UNNAMED_CALLEE
+        self._apply(info, node, binding, state, site.callee_text if named else info.name)
         if "contextmanager" in info.decorators or "asynccontextmanager" in info.decorators:
             summary = info.summary
             changed, stream, label = sm.current_change(
@@ -1802,6 +1804,8 @@ def _defaults(params: cst.Parameters, evaluate: Callable[[cst.CSTNode], Value]) 
 
 
 _LEARNING_ROUNDS = 4
+#: How a call is named when its callee has no dotted name (``f()()``, ``ops["k"]()``).
+_UNNAMED_CALLEE = "call"
 
 #: Builtins that move values: handled unless the module rebinds the name.
 _BUILTINS = frozenset(

@@ -22,11 +22,13 @@ from dataclasses import dataclass, field, replace
 from .effects import Arg, CallSite, Issue
 from .values import (
     CALLER_CURRENT,
+    Bound,
     Current,
     ExtStream,
     FunctionInfo,
     Instance,
     ParamRef,
+    Partial,
     Seq,
     StreamCtx,
     Value,
@@ -285,6 +287,14 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             stream=substitute(value.stream, binding, depth + 1),
             yielded=substitute(value.yielded, binding, depth + 1),
         )
+    if isinstance(value, Partial):  # return functools.partial(_sync, s)
+        return Partial(
+            substitute(value.func, binding, depth + 1),
+            tuple(_substitute_arg(arg, binding, depth) for arg in value.args),
+            tuple((k, _substitute_arg(arg, binding, depth)) for k, arg in value.keywords),
+        )
+    if isinstance(value, Bound):  # return Holder(s).flush
+        return replace(value, receiver=substitute(value.receiver, binding, depth + 1))
     if isinstance(value, Instance):
         if value.param is not None:
             if value.param.owner is not binding.info:
@@ -295,6 +305,12 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             fields = tuple((k, substitute(v, binding, depth + 1)) for k, v in value.fields)
             return replace(value, fields=fields)
     return value
+
+
+def _substitute_arg(arg: object, binding: Binding, depth: int) -> object:
+    if isinstance(arg, Arg):
+        return Arg(substitute(arg.value, binding, depth + 1), None)
+    return arg
 
 
 @dataclass(frozen=True)

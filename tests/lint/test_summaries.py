@@ -43,3 +43,16 @@ def test_implicit_sink_names_the_current_stream() -> None:
 def test_method_sink_names_the_attribute() -> None:
     message = _messages()[_line_of("later.flush()  # XST101")]
     assert "calls synchronize() on self.stream" in message
+
+
+def test_a_call_without_a_dotted_name_is_named_after_the_function() -> None:
+    messages = _messages()
+    assert messages[_line_of("make_syncer(ExternalStream(h))()")].startswith(
+        "XST101 _sync_one() calls synchronize() on its argument 's'"
+    )
+    assert messages[_line_of("bound_flush(ExternalStream(h))()")].startswith(
+        "XST101 flush() calls synchronize() on self.s"
+    )
+    assert messages[_line_of('ops["sync"](ExternalStream(h))')].startswith(
+        "XST101 <lambda>() calls synchronize()"
+    )

@@ -1,4 +1,5 @@
 # Calls within a module: helpers are summarised once, findings reported at the call site.
+import functools
 from contextlib import contextmanager
 
 import torch
@@ -256,3 +257,33 @@ def either_parameter(h, flag):
     pick(torch.npu.Stream(), torch.npu.Stream(), flag)
     pick_element([torch.npu.Stream()], [ext], flag)  # XST102(may)
     pick_element([torch.npu.Stream()], [torch.npu.Stream()], flag)
+
+
+def _sync_one(s):
+    s.synchronize()
+
+
+def make_syncer(s):
+    return functools.partial(_sync_one, s)
+
+
+class Flusher:
+    def __init__(self, s):
+        self.s = s
+
+    def flush(self):
+        self.s.synchronize()
+
+
+def bound_flush(s):
+    return Flusher(s).flush
+
+
+def returned_callables(h):
+    make_syncer(ExternalStream(h))()  # XST101
+    make_syncer(torch.npu.Stream())()
+    bound_flush(ExternalStream(h))()  # XST101
+    bound_flush(torch.npu.Stream())()
+    ops = {"sync": lambda s: s.synchronize()}
+    ops["sync"](ExternalStream(h))  # XST101
+    ops["sync"](torch.npu.Stream())
