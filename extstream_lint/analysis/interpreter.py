@@ -134,6 +134,8 @@ class Interpreter:
         self._field_defaults: dict[int, dict[str, Value]] = {}
         #: Summaries applied during this learning pass, with the version they had then.
         self._applied: list[tuple[sm.Summary, int]] = []
+        #: Inside ``if TYPE_CHECKING:`` (see :meth:`_static_only`).
+        self._static = False
         #: Passes run so far (what each function returns is joined within one pass).
         self._passes = 0
 
@@ -203,6 +205,16 @@ class Interpreter:
         return scope
 
     @contextmanager
+    def _static_only(self) -> Iterator[None]:
+        """``if TYPE_CHECKING:`` never runs: its imports name annotations, but what it binds
+        is no value any function sees at run time."""
+        saved, self._static = self._static, True
+        try:
+            yield
+        finally:
+            self._static = saved
+
+    @contextmanager
     def _silenced(self) -> Iterator[None]:
         saved = self.reporting
         self.reporting = False
@@ -260,7 +272,7 @@ class Interpreter:
     def bind(self, name: str, value: Value, state: State, scope: Scope) -> None:
         state.env[name] = value
         state.forget_paths_under(name)
-        if self.learning:
+        if self.learning and not (self._static and not isinstance(value, Ref)):
             scope = scope.holder(name)
             scope.local_names.add(name)
             scope.summary[name] = (
@@ -519,7 +531,8 @@ class Interpreter:
         self.eval(node.test, state, scope)
         if _never_runs(node.test):  # if False: / if TYPE_CHECKING: never run
             if not isinstance(node.test, cst.Name) or node.test.value != "False":
-                with self._silenced():  # but type checkers' imports name annotations
+                # but type checkers' imports name annotations: only those are kept
+                with self._silenced(), self._static_only():
                     state = self._suite(node.body, state.copy(), scope) or state
             orelse = node.orelse
             if orelse is None:
@@ -1510,6 +1523,8 @@ class Interpreter:
             )
             yielded = sm.substitute(summary.yielded, binding)
             return StreamCtx(stream, label, yielded, keeps_current=not changed)
+        if info.summary.yield_seen:  # a generator: what it yields, one at a time
+            return _may_contain([sm.substitute(info.summary.yielded, binding)])
         changed, stream, label = sm.current_change(
             info.summary.exit_current, info.summary.exit_seen, binding
         )

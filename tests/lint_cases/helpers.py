@@ -287,3 +287,28 @@ def returned_callables(h):
     ops = {"sync": lambda s: s.synchronize()}
     ops["sync"](ExternalStream(h))  # XST101
     ops["sync"](torch.npu.Stream())
+
+
+def one_external(h):
+    yield ExternalStream(h)
+
+
+def managed_then_external(h):
+    yield torch.npu.Stream()
+    yield ExternalStream(h)
+
+
+def only_managed_streams():
+    yield torch.npu.Stream()
+    yield torch.npu.current_stream()
+
+
+def generators(h):
+    for s in one_external(h):
+        s.query()  # XST102
+    for s in managed_then_external(h):
+        s.query()  # XST102(may)
+    next(one_external(h)).query()  # XST102
+    list(one_external(h))[0].query()  # XST102
+    for s in only_managed_streams():
+        s.query()

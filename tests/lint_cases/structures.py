@@ -13,6 +13,15 @@ if TYPE_CHECKING:
 if False:
     ExternalStream(0).query()
 
+if TYPE_CHECKING:
+    RUNTIME_STREAM = torch.npu.Stream()  # never runs: not a value any function sees
+else:
+    RUNTIME_STREAM = ExternalStream(0x1)
+
+
+def only_the_runtime_branch():
+    RUNTIME_STREAM.synchronize()  # XST101
+
 
 def containers(h):
     ext = ExternalStream(h)
