@@ -995,9 +995,9 @@ class Interpreter:
         if checked is not None:
             subject, positive = checked
             if positive:
-                self._narrow_external(subject, true_state, false_state)
+                self._narrow_external(subject, true_state, false_state, scope)
             else:  # the test is true when the stream is *not* external
-                self._narrow_external(subject, false_state, true_state)
+                self._narrow_external(subject, false_state, true_state, scope)
             return true_state, false_state
         device_check = _device_type_check(test)
         if device_check is not None:  # not an NPU stream at all: not external either
@@ -1032,7 +1032,7 @@ class Interpreter:
             subject = positional[index].value
         if subject is not None:
             yes, no = (true_state, false_state) if positive else (false_state, true_state)
-            self._narrow_external(subject, yes, no)
+            self._narrow_external(subject, yes, no, scope)
         return true_state, false_state
 
     def _narrow_isinstance(
@@ -1051,7 +1051,8 @@ class Interpreter:
         if not any(hits):
             return true_state, false_state
         narrowed = ExtStream(all(hits), "checked by isinstance()", test)
-        before = true_state.env.get(key)
+        with self._silenced():  # self.stream, h.stream: the value, wherever it is kept
+            before = self.eval(test.args[0].value, true_state, scope)
         true_state.set_path(key, narrowed)
         if (
             all(hits)
@@ -1086,7 +1087,7 @@ class Interpreter:
                 info.predicate = (index, False)
                 return
 
-    def _narrow_external(self, subject: cst.CSTNode, yes: State, no: State) -> None:
+    def _narrow_external(self, subject: cst.CSTNode, yes: State, no: State, scope: Scope) -> None:
         """``subject.stream_id & (1 << 30)`` (spec 6): external in ``yes``, not in ``no``."""
         if isinstance(subject, cst.Call):  # torch.npu.current_stream().stream_id
             if (dotted_name(subject.func) or "").endswith("current_stream"):
@@ -1098,7 +1099,8 @@ class Interpreter:
         key = dotted_name(subject)
         if key is None:
             return
-        before = yes.env.get(key)
+        with self._silenced():
+            before = self.eval(subject, yes, scope)
         if isinstance(before, ExtStream):
             yes.set_path(key, replace(before, must=True, nullable=False))
         no.set_path(key, None)

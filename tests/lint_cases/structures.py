@@ -288,3 +288,30 @@ def instances_apart(h):
     fresh = Holder()
     fresh.stream = torch.npu.Stream()
     fresh.sync()
+
+
+class CheckedHolder:
+    def __init__(self, s):
+        self.stream = s
+
+    def flush(self):
+        if isinstance(self.stream, ExternalStream):
+            return
+        self.stream.synchronize()
+
+    def flush_unless_marked(self):
+        if not self.stream.stream_id & _EXT_MARK:
+            self.stream.synchronize()
+
+    def flush_unchecked(self):
+        self.stream.synchronize()
+
+
+def narrowing_attributes(h):
+    held = CheckedHolder(ExternalStream(h))
+    held.flush()
+    held.flush_unless_marked()
+    held.flush_unchecked()  # XST101
+    if isinstance(held.stream, ExternalStream):
+        return
+    held.stream.synchronize()
