@@ -79,6 +79,8 @@ class Scope:
     function: FunctionInfo | None = None
     #: ``global x`` / ``nonlocal x``: the scope that really holds ``x``.
     outer_names: dict[str, Scope] = field(default_factory=dict)
+    #: Values other scopes bound to this scope's names (``global x; x = ...``).
+    outer_writes: dict[str, Value] = field(default_factory=dict)
 
     def holder(self, name: str) -> Scope:
         return self.outer_names.get(name, self)
@@ -183,6 +185,17 @@ class Interpreter:
             info.summary.version += 1  # callers that used it must look again
         info.returns, info.returns_seen = returns, True
 
+    @staticmethod
+    def _keep_final_globals(end: State, scope: Scope) -> None:
+        """Functions and importers run after the module body: they see each global as the
+        body left it (``DEFAULT = ExternalStream(p)`` then ``DEFAULT = torch.npu.Stream()``
+        is managed), joined with what functions assign through ``global``."""
+        for name, value in end.env.items():
+            if "." in name or name not in scope.summary:
+                continue
+            writes = scope.outer_writes
+            scope.summary[name] = join(value, writes[name]) if name in writes else value
+
     def _pass(self, learning: bool) -> None:
         self._passes += 1
         self.learning = learning
@@ -193,7 +206,9 @@ class Interpreter:
     def _run_body(self, body: Sequence[cst.CSTNode], state: State, scope: Scope) -> None:
         outer = self._deferred
         self._deferred = []
-        self.exec_block(body, state, scope)
+        end = self.exec_block(body, state, scope)
+        if self.learning and end is not None and scope.kind == "module":
+            self._keep_final_globals(end, scope)
         pending, self._deferred = self._deferred, outer
         for node, parent, cls in pending:
             self._run_function(node, parent, cls)
@@ -273,11 +288,14 @@ class Interpreter:
         state.env[name] = value
         state.forget_paths_under(name)
         if self.learning and not (self._static and not isinstance(value, Ref)):
-            scope = scope.holder(name)
-            scope.local_names.add(name)
-            scope.summary[name] = (
-                join(scope.summary[name], value) if name in scope.summary else value
+            holder = scope.holder(name)
+            holder.local_names.add(name)
+            holder.summary[name] = (
+                join(holder.summary[name], value) if name in holder.summary else value
             )
+            if holder is not scope:
+                writes = holder.outer_writes
+                writes[name] = join(writes[name], value) if name in writes else value
 
     def lookup(self, name: str, state: State, scope: Scope) -> Value:
         if name in state.env:

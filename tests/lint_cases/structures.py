@@ -315,3 +315,18 @@ def narrowing_attributes(h):
     if isinstance(held.stream, ExternalStream):
         return
     held.stream.synchronize()
+
+
+FALLBACK = ExternalStream(0x10)
+FALLBACK = torch.npu.Stream()  # what functions and importers see: managed
+CONFIGURED = torch.npu.Stream()
+
+
+def reassigned_globals():
+    FALLBACK.synchronize()
+    CONFIGURED.synchronize()  # XST101(may)
+
+
+def configure(h):
+    global CONFIGURED
+    CONFIGURED = ExternalStream(h)
