@@ -357,7 +357,9 @@ def current_change(
     if ref == unchanged:
         return False, None, ""
     actual = substitute(stream, binding)
-    label = summary_current.label
+    # The helper's own name for the stream ('s', 'self.s') means nothing where it is called:
+    # unnamed, the message says "an ExternalStream (made current line N)" at the call.
+    label = ""
     if ref is not None:
         value, text = resolve(ref, binding)
         label = text or label

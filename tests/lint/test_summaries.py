@@ -56,3 +56,9 @@ def test_a_call_without_a_dotted_name_is_named_after_the_function() -> None:
     assert messages[_line_of('ops["sync"](ExternalStream(h))')].startswith(
         "XST101 <lambda>() calls synchronize()"
     )
+
+
+def test_a_stream_a_helper_makes_current_is_not_named_by_the_helpers_local() -> None:
+    message = _messages()[_line_of("torch.npu.current_stream().synchronize()  # XST101")]
+    assert "'own'" not in message
+    assert "on the current stream, an ExternalStream (made current line" in message

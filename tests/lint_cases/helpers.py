@@ -312,3 +312,15 @@ def generators(h):
     list(one_external(h))[0].query()  # XST102
     for s in only_managed_streams():
         s.query()
+
+
+@contextmanager
+def on_own_stream(h):
+    own = ExternalStream(h)
+    with torch.npu.stream(own):
+        yield
+
+
+def made_current_by_a_helper(h):
+    with on_own_stream(h):
+        torch.npu.current_stream().synchronize()  # XST101
