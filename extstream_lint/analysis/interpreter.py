@@ -255,8 +255,15 @@ class Interpreter:
     def _learn_sink(self, anchor: Anchor, issue: Issue, ref: ParamRef) -> None:
         """A rule broken on a parameter of the function being analysed: a sink, not a finding."""
         info = self._function
-        if not self.learning or info is None or ref.owner is not info:
-            return  # a closure's view of an outer parameter: not this function's to summarise
+        if not self.learning or info is None:
+            return
+        if ref.owner is not info:
+            # A closure using an enclosing function's parameter: a sink of that function,
+            # on the paths where the closure runs ("may": whether it runs is not followed).
+            if not isinstance(ref.owner, FunctionInfo) or not isinstance(issue.stream, ExtStream):
+                return
+            info = ref.owner
+            issue = replace(issue, stream=issue.stream.weakened())
         stream = issue.stream
         if isinstance(issue, sm.CallIssue) and issue.sink is not None:
             inner = issue.sink

@@ -324,3 +324,22 @@ def on_own_stream(h):
 def made_current_by_a_helper(h):
     with on_own_stream(h):
         torch.npu.current_stream().synchronize()  # XST101
+
+
+def sync_in_a_closure(s):
+    def apply():
+        s.synchronize()
+
+    apply()
+
+
+def query_in_a_lambda(s):
+    run = lambda: s.query()  # noqa: E731
+    run()
+
+
+def closures_over_parameters(h):
+    sync_in_a_closure(ExternalStream(h))  # XST101(may)
+    sync_in_a_closure(torch.npu.Stream())
+    query_in_a_lambda(ExternalStream(h))  # XST102(may)
+    query_in_a_lambda(torch.npu.Stream())
