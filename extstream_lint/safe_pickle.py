@@ -1,0 +1,85 @@
+"""Reading ``.extstream_cache/`` without trusting it.
+
+The cache lives inside the linted tree, where anyone who can commit a file can plant one (its
+name is a hash of a predictable path). ``pickle.load`` on such a file runs whatever the file
+asks for, so entries are read with an unpickler that resolves only the analysis's own data
+classes and a few builtin containers (the "Restricting Globals" recipe of the :mod:`pickle`
+documentation): a planted entry can at worst describe a wrong summary, which the freshness
+check then discards like any stale entry, and a file naming anything else is a corrupt entry.
+
+The entries of one build of the analysis are kept apart from every other build's by
+:func:`code_fingerprint` (a digest of the package's own source): installs pinned to different
+commits of the same version never read each other's summaries.
+
+Plain Python (no libcst, no torch): the pre-filter uses it too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import io
+import os
+import pickle
+from functools import lru_cache
+from typing import IO, Any
+
+__all__ = ["UnsafeEntry", "code_fingerprint", "load", "loads"]
+
+#: Modules whose data classes an entry may hold (summaries, stamps, pre-filter verdicts).
+_DATA_MODULES = (
+    "extstream_lint.analysis.values",
+    "extstream_lint.analysis.summaries",
+    "extstream_lint.analysis.effects",
+    "extstream_lint.analysis.index",
+    "extstream_lint.modules",
+    "extstream_lint.diskio",
+)
+_BUILTINS = frozenset({"set", "frozenset"})
+
+
+class UnsafeEntry(pickle.UnpicklingError):
+    """A cache entry that names something other than the analysis's data: never loaded."""
+
+
+def _is_data_class(value: object) -> bool:
+    return isinstance(value, type) and (
+        dataclasses.is_dataclass(value) or (issubclass(value, tuple) and hasattr(value, "_fields"))
+    )
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "builtins" and name in _BUILTINS:
+            return getattr(__import__("builtins"), name)
+        if module in _DATA_MODULES and "." not in name:
+            value = getattr(importlib.import_module(module), name, None)
+            if _is_data_class(value):
+                return value
+        raise UnsafeEntry(f"cache entry names {module}.{name}, which is not analysis data")
+
+
+def load(handle: IO[bytes]) -> object:
+    """Unpickle an entry that may only hold the analysis's data (raises otherwise)."""
+    return _Unpickler(handle).load()
+
+
+def loads(data: bytes) -> object:
+    return load(io.BytesIO(data))
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A digest of this package's Python source: it changes with any change of the analysis."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    digest = hashlib.sha1()
+    for directory, subdirectories, files in os.walk(root):
+        subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
+        for name in sorted(f for f in files if f.endswith(".py")):
+            path = os.path.join(directory, name)
+            digest.update(os.path.relpath(path, root).encode("utf-8", "surrogatepass") + b"\0")
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
+            digest.update(b"\0")
+    return digest.hexdigest()[:16]
