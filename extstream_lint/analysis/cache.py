@@ -14,33 +14,12 @@ pre-commit runs only ever see whole entries.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import pickle
-import tempfile
-from functools import lru_cache
 
-from .. import __version__
+from ..diskio import CACHE_DIR, entry_directory, load, project_root, store
 
-CACHE_DIR = ".extstream_cache"
-_MARKERS = ("pyproject.toml", "setup.cfg", ".git")
-#: Bumped when the pickled layout changes without a version change (development).
-_FORMAT = 2
-
-
-@lru_cache(maxsize=1024)
-def project_root(directory: str) -> str | None:
-    """The nearest directory at or above ``directory`` that looks like a project root;
-    ``None`` outside any project (installed packages): nothing is cached there."""
-    current = os.path.abspath(directory)
-    while True:
-        if any(os.path.exists(os.path.join(current, marker)) for marker in _MARKERS):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
+__all__ = ["CACHE_DIR", "DiskCache", "project_root"]
 
 
 class DiskCache:
@@ -55,12 +34,11 @@ class DiskCache:
         if root is None:
             raise OSError("no project root")
         digest = hashlib.sha1(os.path.abspath(path).encode("utf-8", "surrogatepass")).hexdigest()
-        return os.path.join(root, CACHE_DIR, f"{__version__}-{_FORMAT}", digest + ".pickle")
+        return os.path.join(entry_directory(root), digest + ".pickle")
 
     def load(self, path: str) -> object | None:
         try:
-            with open(self._location(path), "rb") as handle:
-                entry = pickle.load(handle)
+            entry = load(self._location(path))
         except Exception:  # missing, truncated, corrupt, from another layout: rebuild
             return None
         from .index import Entry
@@ -72,33 +50,7 @@ class DiskCache:
 
     def store(self, path: str, entry: object) -> None:
         try:
-            location = self._location(path)
-            directory = os.path.dirname(location)
-            _prepare(os.path.dirname(directory), directory)
-            fd, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".pickle")
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    pickle.dump(entry, handle, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(temporary, location)
-            except BaseException:
-                _remove(temporary)
-                raise
+            store(self._location(path), entry)
             self.writes += 1
         except Exception:  # read-only tree, full disk, unpicklable value: just no cache
             return
-
-
-def _prepare(cache_dir: str, directory: str) -> None:
-    """Create the cache directory with a ``.gitignore`` that ignores all of it."""
-    os.makedirs(directory, exist_ok=True)
-    ignore = os.path.join(cache_dir, ".gitignore")
-    if not os.path.exists(ignore):
-        fd, temporary = tempfile.mkstemp(dir=cache_dir, prefix=".tmp-")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write("# Automatically created by extstream-lint.\n*\n")
-        os.replace(temporary, ignore)
-
-
-def _remove(path: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(path)

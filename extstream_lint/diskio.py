@@ -1,0 +1,73 @@
+"""Where ``.extstream_cache/`` lives and how whole entries are written to it.
+
+Plain Python (no libcst): the pre-filter's verdicts (:mod:`.modules`) and the analysis's
+module summaries (:mod:`.analysis.cache`) share the directory and its rules. The cache is
+an optimisation, never needed for correctness: callers ignore every error from here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import tempfile
+from functools import lru_cache
+
+from . import __version__
+
+CACHE_DIR = ".extstream_cache"
+_MARKERS = ("pyproject.toml", "setup.cfg", ".git")
+#: Bumped when the pickled layout changes without a version change (development).
+FORMAT = 3
+
+
+@lru_cache(maxsize=1024)
+def project_root(directory: str) -> str | None:
+    """The nearest directory at or above ``directory`` that looks like a project root;
+    ``None`` outside any project (installed packages): nothing is cached there."""
+    current = os.path.abspath(directory)
+    while True:
+        if any(os.path.exists(os.path.join(current, marker)) for marker in _MARKERS):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def entry_directory(root: str) -> str:
+    """The directory of this tool version's entries: another version never reads them."""
+    return os.path.join(root, CACHE_DIR, f"{__version__}-{FORMAT}")
+
+
+def load(location: str) -> object:
+    """The object pickled at ``location``; raises on anything missing or broken."""
+    with open(location, "rb") as handle:
+        return pickle.load(handle)
+
+
+def store(location: str, value: object) -> None:
+    """Write ``value`` to a temporary file renamed over ``location``: concurrent readers
+    (``flake8 -j``, editors, pre-commit) only ever see whole entries. Raises on failure."""
+    directory = os.path.dirname(location)
+    _prepare(os.path.dirname(directory), directory)
+    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".pickle")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temporary, location)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _prepare(cache_dir: str, directory: str) -> None:
+    """Create the cache directory with a ``.gitignore`` that ignores all of it."""
+    os.makedirs(directory, exist_ok=True)
+    ignore = os.path.join(cache_dir, ".gitignore")
+    if not os.path.exists(ignore):
+        fd, temporary = tempfile.mkstemp(dir=cache_dir, prefix=".tmp-")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write("# Automatically created by extstream-lint.\n*\n")
+        os.replace(temporary, ignore)
