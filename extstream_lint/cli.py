@@ -40,8 +40,9 @@ from .contract import RULES
 from .discovery import iter_files, matches_any
 from .findings import Finding, cannot_analyse
 from .formats import FORMATTERS, Located, format_statistics
+from .modules import ExternalImports, external_imports, one_run
 from .noqa import filter_noqa
-from .prefilter import should_analyse
+from .prefilter import might_use_external_streams, should_analyse
 
 __all__ = ["Options", "decode_source", "lint_text", "main", "run"]
 
@@ -85,6 +86,11 @@ def lint_text(
     """
     if not should_analyse(text, filename, src):
         return []
+    return _analyse(text, filename, src, cache)
+
+
+def _analyse(text: str, filename: str, src: tuple[str, ...], cache: bool) -> list[Finding]:
+    """The analysis of a file that passed the pre-filter (never raises)."""
     try:
         from .analysis import analyze_source  # libcst only for files that need it
         from .analysis.engine import index_for
@@ -99,8 +105,8 @@ Job = tuple[str, str, tuple[str, ...], bool]
 
 
 def _lint_job(job: Job) -> list[Finding]:
-    """Worker entry point (module level so it pickles)."""
-    return lint_text(job[1], job[0], job[2], job[3])
+    """Worker entry point (module level so it pickles); the file passed the pre-filter."""
+    return _analyse(job[1], job[0], job[2], job[3])
 
 
 # --- selecting ------------------------------------------------------------------------------
@@ -304,29 +310,47 @@ def _read(path: str) -> str | Finding:
         return cannot_analyse(f"cannot decode file: {exc}", unreadable=True)
 
 
-def _sources(options: Options) -> Iterator[tuple[str, str | Finding]]:
-    """(shown path, decoded text or the XST000 finding of a file that cannot be read)."""
+def _sources(options: Options, prefilter: ExternalImports) -> Iterator[tuple[str, str | Finding]]:
+    """(shown path, decoded text that passed the pre-filter, or the XST000 finding of a
+    file that cannot be read). A file whose stored verdict is still valid and says "no"
+    is not even read: on a warm run, most of a project costs a few ``stat`` calls."""
     if options.paths == ("-",):
         shown = options.stdin_filename
         if shown == "stdin" or not matches_any(shown, options.exclude, options.root):
-            yield shown, _read("-")
+            content = _read("-")
+            if isinstance(content, Finding) or should_analyse(content, shown, options.src):
+                yield shown, content
         return
     for path in iter_files(options.paths, options.exclude, options.root):
-        yield _display(path), _read(path)
+        python = path.endswith(".py")
+        known = prefilter.known_verdict(path) if python else None
+        if known is False:
+            continue
+        content = _read(path)
+        if isinstance(content, Finding) or known:
+            yield _display(path), content
+        elif python:
+            markers = might_use_external_streams(content)
+            if prefilter.file_verdict(path, content, markers):
+                yield _display(path), content
+        elif might_use_external_streams(content):  # not Python: the markers only
+            yield _display(path), content
 
 
 def run(options: Options) -> list[Located]:
     """Lint every file; the kept findings in stable order (path, line, column, code)."""
     texts: dict[str, str] = {}
     raw: list[tuple[str, list[Finding]]] = []
-    with _Analyser(options.jobs, options.src, options.cache) as analyser:
-        for shown, content in _sources(options):
+    prefilter = external_imports(options.src, options.cache)
+    with one_run(), _Analyser(options.jobs, options.src, options.cache) as analyser:
+        for shown, content in _sources(options, prefilter):
             if isinstance(content, Finding):
                 raw.append((shown, [content]))
-            elif should_analyse(content, shown, options.src):  # the pre-filter, as in flake8
+            else:
                 texts[shown] = content
                 analyser.submit(shown, content)
         raw.extend(analyser.results())
+        prefilter.save()
 
     results: list[Located] = []
     for shown, findings in raw:

@@ -33,8 +33,9 @@ class Entry:
 
     module: Module
     stamp: Stamp
-    #: Every project module it imported, with the stamp it had then.
-    deps: dict[str, Stamp] = field(default_factory=dict)
+    #: Every path it depended on (modules imported, or looked for and absent: ``None``),
+    #: with the stamp it had then.
+    deps: dict[str, Stamp | None] = field(default_factory=dict)
     #: It mentions external streams itself, or imports a module that may export them.
     external: bool = False
 
@@ -59,7 +60,11 @@ class ProjectIndex:
         return mods.roots_for(path, self.src)
 
     def module(
-        self, name: str, roots: tuple[str, ...], used: dict[str, Stamp], direct: bool = True
+        self,
+        name: str,
+        roots: tuple[str, ...],
+        used: dict[str, Stamp | None],
+        direct: bool = True,
     ) -> Module | None:
         """The summary of project module ``name``; records it in ``used`` (dependencies).
 
@@ -71,12 +76,16 @@ class ProjectIndex:
         head = name.split(".", 1)[0]
         if head in _NEVER_PROJECT:
             return None
-        path = mods.find_module(name, roots)
+        path, probes = mods.locate_module(name, roots)
+        used.update(probes)  # a module that appears later, where none was, invalidates
         if path is None:
             return None
         path = os.path.abspath(path)
-        if not direct and not mods.external_imports(self.src).file_may_export(path, roots):
-            return None
+        if not direct:
+            prefilter = mods.external_imports(self.src, self.cache is not None)
+            if not prefilter.file_may_export(path, roots):
+                used.update(prefilter.dependencies(path))  # what that "no" rests on
+                return None
         entry = self._entry(path, name, roots)
         if entry is None:
             return None
@@ -140,7 +149,7 @@ class ProjectIndex:
         from .interpreter import Interpreter
 
         self.analysed.append(path)
-        used: dict[str, Stamp] = {}
+        used: dict[str, Stamp | None] = {}
         is_package = os.path.basename(path) == "__init__.py"
         interpreter = Interpreter(
             tree,
