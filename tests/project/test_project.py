@@ -55,7 +55,7 @@ def _parse(output: str) -> set[tuple[str, int, str]]:
 
 def test_fixture_has_cross_module_cases() -> None:
     expected = _expected(FIXTURE)
-    assert {path for path, _, _ in expected} == {"app.py", "pkg/sub/user.py"}
+    assert {path for path, _, _ in expected} == {"app.py", "pkg/sub/user.py", "via_submodule.py"}
     assert len(expected) >= 8
 
 
@@ -132,6 +132,22 @@ def test_pre_filter_opens_files_that_import_the_adapter(project: Path) -> None:
     assert should_analyse(app, str(project / "app.py"))
     assert not should_analyse(plain, str(project / "plain.py"))
     assert not should_analyse(app, "stdin")  # no place in a project: markers only
+
+
+@pytest.mark.parametrize(
+    ("name", "opened"), [("via_submodule.py", True), ("plain_submodule.py", False)]
+)
+def test_pre_filter_follows_from_package_import_submodule(
+    project: Path, name: str, opened: bool
+) -> None:
+    # ``from pkg.sub import maker``: pkg/sub/__init__.py is empty, pkg/sub/maker.py hands out
+    # external streams; ``from pkg.sub import helpers`` imports a module that never does.
+    from extstream_lint.prefilter import should_analyse
+
+    path = project / name
+    assert should_analyse(path.read_text(encoding="utf-8"), str(path)) is opened
+    found = {(f.line, f.code) for f in analyze_source(path.read_text(), str(path))}
+    assert found == {(line, code) for line, code in expectations(path.read_text())}
 
 
 def test_an_imported_module_with_a_bad_string_escape_does_not_break_its_importer(
