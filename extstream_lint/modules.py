@@ -464,26 +464,10 @@ class ExternalImports:
             full = absolute_name(name, level, importer, is_package)
             if not full or full.split(".", 1)[0] in NEVER_PROJECT:
                 continue
-            for module in _candidates(full, plain):
-                found, looked = locate_module(module, roots)
-                probes.extend(looked)
-                if found is None:
-                    continue
-                found = os.path.abspath(found)
+            for found in _imported_files(full, plain, names, roots, probes):
                 links.append(found)
                 if (yield found):
                     return True, tuple(probes), tuple(links)
-                if plain or not names or os.path.basename(found) != "__init__.py":
-                    continue
-                for bound in _bound_names(names):  # from a.b import c: maybe a.b.c
-                    sub, looked = locate_module(f"{module}.{bound}", roots)
-                    probes.extend(looked)
-                    if sub is None:
-                        continue
-                    sub = os.path.abspath(sub)
-                    links.append(sub)
-                    if (yield sub):
-                        return True, tuple(probes), tuple(links)
         return False, tuple(probes), tuple(links)
 
     # --- checking, keeping ----------------------------------------------------------------
@@ -589,6 +573,30 @@ def _candidates(name: str, plain: bool) -> Iterator[str]:
         yield ".".join(parts[:end])
         if not plain:
             return
+
+
+def _imported_files(
+    full: str,
+    plain: bool,
+    names: str,
+    roots: tuple[str, ...],
+    probes: list[tuple[str, Stamp | None]],
+) -> Iterator[str]:
+    """The project files (absolute) an import of ``full`` may run, lazily (the search
+    stops at the first "yes"); every path looked at is added to ``probes``."""
+    for module in _candidates(full, plain):
+        found, looked = locate_module(module, roots)
+        probes.extend(looked)
+        if found is None:
+            continue
+        yield os.path.abspath(found)
+        if plain or not names or os.path.basename(found) != "__init__.py":
+            continue
+        for bound in _bound_names(names):  # from a.b import c: maybe the submodule a.b.c
+            sub, looked = locate_module(f"{module}.{bound}", roots)
+            probes.extend(looked)
+            if sub is not None:
+                yield os.path.abspath(sub)
 
 
 def _cache_root(path: str) -> str | None:
