@@ -80,7 +80,11 @@ def _stat(path: str) -> os.stat_result | None:
 
 def stamp_of(path: str) -> Stamp | None:
     info = _stat(path)
-    return None if info is None else (info.st_size, info.st_mtime_ns)
+    return None if info is None else _stamp(info)
+
+
+def _stamp(info: os.stat_result) -> Stamp:
+    return info.st_size, info.st_mtime_ns
 
 
 def _is_file(path: str) -> bool:
@@ -163,8 +167,9 @@ def locate_module(name: str, roots: tuple[str, ...]) -> tuple[str | None, Probes
                 continue
             base = os.path.join(root, *parts)
             for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-                probes.append((candidate, stamp_of(candidate)))
-                if _is_file(candidate):
+                info = _stat(candidate)
+                probes.append((candidate, None if info is None else _stamp(info)))
+                if info is not None and stat.S_ISREG(info.st_mode):
                     found = candidate
                     break
             if found is not None:
