@@ -84,9 +84,10 @@ def lint_text(
 
     ``src`` are configured import roots; ``cache`` keeps module summaries on disk.
     """
-    if not should_analyse(text, filename, src):
-        return []
-    return _analyse(text, filename, src, cache)
+    with one_run():  # the pre-filter and the analysis look up the same modules: once
+        if not should_analyse(text, filename, src):
+            return []
+        return _analyse(text, filename, src, cache)
 
 
 def _analyse(text: str, filename: str, src: tuple[str, ...], cache: bool) -> list[Finding]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-import tempfile
 from functools import lru_cache
 
 from . import __version__
@@ -49,6 +48,8 @@ def load(location: str) -> object:
 def store(location: str, value: object) -> None:
     """Write ``value`` to a temporary file renamed over ``location``: concurrent readers
     (``flake8 -j``, editors, pre-commit) only ever see whole entries. Raises on failure."""
+    import tempfile  # only when writing: not on flake8's start-up path
+
     directory = os.path.dirname(location)
     _prepare(os.path.dirname(directory), directory)
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".pickle")
@@ -64,6 +65,8 @@ def store(location: str, value: object) -> None:
 
 def _prepare(cache_dir: str, directory: str) -> None:
     """Create the cache directory with a ``.gitignore`` that ignores all of it."""
+    import tempfile
+
     os.makedirs(directory, exist_ok=True)
     ignore = os.path.join(cache_dir, ".gitignore")
     if not os.path.exists(ignore):

@@ -12,7 +12,7 @@ import libcst as cst
 from ..bugreport import HOW_TO_REPORT
 from ..contract import RULES
 from ..findings import Finding, cannot_analyse
-from ..modules import module_name
+from ..modules import module_name, one_run
 from .effects import Issue
 from .index import ProjectIndex
 from .interpreter import Interpreter
@@ -60,7 +60,8 @@ def analyze_source(
         # Statements and expressions nest within CPython's own limits, but our walk takes a
         # few frames per level: leave room, as black and pylint do.
         sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
-        raw = _interpreter(module, filename, project).run()
+        with one_run():  # the files do not change while one file is analysed: stat once
+            raw = _interpreter(module, filename, project).run()
         if not raw:
             return []
         return _render(module, raw, text, tree, filename)
