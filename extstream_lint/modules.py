@@ -302,6 +302,10 @@ class ExternalImports:
         if not path or path.startswith("<") or path in ("-", "stdin"):
             return False
         path = os.path.abspath(path)
+        if installed(os.path.dirname(path)):
+            # Installed code imports installed code, never analysed: the markers decide
+            # (saves walking up for its package root on every file of site-packages).
+            return False
         self._load(path)
         return self._search(path, text)[0]
 
