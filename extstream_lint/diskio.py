@@ -35,14 +35,20 @@ def project_root(directory: str) -> str | None:
 
 
 def entry_directory(root: str) -> str:
-    """The directory of this tool version's entries: another version never reads them."""
-    return os.path.join(root, CACHE_DIR, f"{__version__}-{FORMAT}")
+    """The directory of this build's entries: another version, or another commit of the
+    same version (:func:`.safe_pickle.code_fingerprint`), never reads them."""
+    from .safe_pickle import code_fingerprint
+
+    return os.path.join(root, CACHE_DIR, f"{__version__}-{FORMAT}-{code_fingerprint()}")
 
 
 def load(location: str) -> object:
-    """The object pickled at ``location``; raises on anything missing or broken."""
+    """The object pickled at ``location``, read without trusting it (the cache sits in the
+    linted tree: :mod:`.safe_pickle`); raises on anything missing, broken or planted."""
+    from .safe_pickle import load as safe_load
+
     with open(location, "rb") as handle:
-        return pickle.load(handle)
+        return safe_load(handle)
 
 
 def store(location: str, value: object) -> None:

@@ -213,3 +213,27 @@ def test_cached_and_uncached_runs_agree_after_any_edits(
         assert _run(root) == uncached  # this process, cache kept in memory
         _new_process()
         assert _run(root) == uncached  # a new process over the disk cache
+
+
+class _Planted:
+    """A verdict table someone committed: unpickling it would run a command."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (os.system, (self.command,))
+
+
+def test_a_planted_verdict_table_runs_nothing(project: Path, tmp_path: Path) -> None:
+    import pickle
+
+    expected = _run(project)
+    marker = tmp_path / "ran"
+    tables = list((project / CACHE_DIR).rglob("prefilter-*.pickle"))
+    assert tables
+    for table in tables:
+        table.write_bytes(pickle.dumps({"x": _Planted(f"touch {marker}")}))
+    _new_process()
+    assert _run(project) == expected
+    assert not marker.exists()
