@@ -33,17 +33,6 @@ class ExtStreamChecker:
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)
         src, cache = _settings(self.filename)
-        from .modules import one_run  # plain Python; imported only when flake8 runs us
-
-        # The pre-filter and the analysis look up the same modules: once. The results are
-        # gathered inside the scope, so no half-consumed generator keeps it open.
-        with one_run():
-            results = list(self._run(source, src, cache))
-        yield from results
-
-    def _run(
-        self, source: str, src: tuple[str, ...], cache: bool
-    ) -> Iterator[tuple[int, int, str, type]]:
         if not should_analyse(source, self.filename, src):
             return
         tree = self.tree if isinstance(self.tree, ast.Module) else None
