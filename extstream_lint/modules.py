@@ -180,6 +180,20 @@ def locate_module(name: str, roots: tuple[str, ...]) -> tuple[str | None, Probes
     return answer
 
 
+def namespace_package(name: str, roots: tuple[str, ...]) -> bool:
+    """``name`` is a directory without ``__init__.py`` under a project root (PEP 420): its
+    submodules import as ``name.sub``. Call it only where :func:`find_module` found nothing."""
+    if not name:
+        return False
+    parts = name.split(".")
+    return any(not installed(root) and _is_directory(os.path.join(root, *parts)) for root in roots)
+
+
+def _is_directory(path: str) -> bool:
+    info = _stat(path)
+    return info is not None and stat.S_ISDIR(info.st_mode)
+
+
 def installed(directory: str) -> bool:
     """Under ``site-packages``/``dist-packages``: installed code, never the project's."""
     parts = directory.replace("\\", "/").split("/")
@@ -596,10 +610,18 @@ def _imported_files(
     for module in _candidates(full, plain):
         found, looked = locate_module(module, roots)
         probes.extend(looked)
-        if found is None:
+        if found is not None:
+            yield os.path.abspath(found)
+        if plain or not names:
             continue
-        yield os.path.abspath(found)
-        if plain or not names or os.path.basename(found) != "__init__.py":
+        if found is None:  # a namespace package (no __init__.py) has submodules too
+            directories = [os.path.join(r, *module.split(".")) for r in roots if not installed(r)]
+            infos = [_stat(d) for d in directories]
+            # its directory's stamp changes when a submodule appears in it later
+            probes.extend((d, None if i is None else _stamp(i)) for d, i in zip(directories, infos))
+            if not any(i is not None and stat.S_ISDIR(i.st_mode) for i in infos):
+                continue
+        elif os.path.basename(found) != "__init__.py":
             continue
         for bound in _bound_names(names):  # from a.b import c: maybe the submodule a.b.c
             sub, looked = locate_module(f"{module}.{bound}", roots)

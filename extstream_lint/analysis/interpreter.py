@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Union
 
 import libcst as cst
 
-from ..modules import absolute_name
+from ..modules import absolute_name, namespace_package
 from . import summaries as sm
 from .effects import (
     DEFAULT_CAPTURE_STREAM,
@@ -166,7 +166,10 @@ class Interpreter:
         if self.project is None or not name:
             return None
         direct = self.direct is True or name.split(".", 1)[0] == self.direct
-        return self.project.module(name, self.roots, self.used, direct)
+        found = self.project.module(name, self.roots, self.used, direct)
+        if found is None and namespace_package(name, self.roots):
+            return Module(name)  # PEP 420: nothing of its own, its submodules by attribute
+        return found
 
     def _learn_return(self, info: FunctionInfo, value: Value) -> None:
         """Join ``value`` into what ``info`` returns in this learning pass.

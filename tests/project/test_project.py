@@ -217,3 +217,38 @@ def test_an_import_cycle_gives_the_same_findings_in_any_order(
         in_one_process |= {(stem, f.line, f.code) for f in found}
     one_by_one = lint(order[0]) | lint(order[1])  # a fresh index each: new processes
     assert in_one_process == one_by_one == {("b", 9, "XST101")}
+
+
+_NAMESPACE_USER = (
+    "from proj.ns import streams\n"
+    "import proj.ns.streams\n"
+    "import proj.ns.streams as ps\n\n\n"
+    "def a(ptr):\n"
+    "    streams.make_ext(ptr).synchronize()\n"
+    "    proj.ns.streams.make_ext(ptr).synchronize()\n"
+    "    ps.make_ext(ptr).synchronize()\n"
+)
+_NAMESPACE_ADAPTER = (
+    "from torch_npu.npu import ExternalStream\n\n\ndef make_ext(ptr):\n"
+    "    return ExternalStream(ptr)\n"
+)
+
+
+def test_namespace_packages_and_a_submodule_that_appears_later(tmp_path: Path) -> None:
+    """PEP 420 packages (no ``__init__.py``) are followed by every import spelling, and a
+    cached "nothing to see" verdict ends when a submodule appears in the namespace."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.extstream-lint]\nsrc = ["src"]\n', encoding="utf-8"
+    )
+    package = tmp_path / "src" / "proj"
+    (package / "io").mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "io" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "io" / "user.py").write_text(_NAMESPACE_USER, encoding="utf-8")
+    user = ["extstream_lint", "src/proj/io/user.py"]
+    assert _parse(_run(user, tmp_path)) == set()  # no proj.ns yet: nothing to follow
+    (package / "ns").mkdir()
+    (package / "ns" / "streams.py").write_text(_NAMESPACE_ADAPTER, encoding="utf-8")
+    expected = {("src/proj/io/user.py", line, "XST101") for line in (7, 8, 9)}
+    assert _parse(_run(user, tmp_path)) == expected  # the warm verdict did not hold
+    assert _parse(_run([*user, "--no-cache"], tmp_path)) == expected
