@@ -177,15 +177,14 @@ class Interpreter:
         Each pass starts the join afresh: a pass that ran the function before a helper it
         calls was learnt saw "unknown" there, and joining that into later passes would keep
         it forever (``join(None, [ext])`` is None). Callers that ran earlier in the pass saw
-        the previous pass's value; a change bumps the version, so they are looked at again.
+        the previous pass's value: :meth:`_run_function` bumps the version once the body is
+        done if the result differs, so they are looked at again.
         """
         if info.returns_pass == self._passes and info.returns_seen:
             returns = join(info.returns, value)
         else:
             returns = value
         info.returns_pass = self._passes
-        if returns != info.returns or not info.returns_seen:
-            info.summary.version += 1  # callers that used it must look again
         info.returns, info.returns_seen = returns, True
 
     @staticmethod
@@ -832,6 +831,7 @@ class Interpreter:
         )
         if self.learning and info.predicate is None:
             self._learn_predicate(info, body, state.copy(), scope)
+        returned_before = (info.returns, info.returns_seen)
         outer, self._function = self._function, info
         try:
             outer_deferred = self._deferred
@@ -839,6 +839,8 @@ class Interpreter:
             end = self.exec_block(body, state, scope)
             if end is not None and self.learning:
                 info.summary.note_exit(end.current)
+            if self.learning and (info.returns, info.returns_seen) != returned_before:
+                info.summary.version += 1  # callers that used it must look again
             pending, self._deferred = self._deferred, outer_deferred
         finally:
             self._function = outer
@@ -1310,7 +1312,10 @@ class Interpreter:
         finally:
             self._function = outer
         if self.learning:
+            returned_before = (info.returns, info.returns_seen)
             self._learn_return(info, value)
+            if (info.returns, info.returns_seen) != returned_before:
+                info.summary.version += 1
         return info
 
     def _eval_comprehension(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:

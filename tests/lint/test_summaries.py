@@ -62,3 +62,28 @@ def test_a_stream_a_helper_makes_current_is_not_named_by_the_helpers_local() -> 
     message = _messages()[_line_of("torch.npu.current_stream().synchronize()  # XST101")]
     assert "'own'" not in message
     assert "on the current stream, an ExternalStream (made current line" in message
+
+
+def test_a_function_with_several_returns_needs_no_extra_learning_pass(monkeypatch) -> None:
+    """What a function returns is rebuilt each pass; the version moves only when the whole
+    body gives another result, or every multi-return helper would cost every learning round."""
+    from extstream_lint.analysis import interpreter
+
+    passes = []
+    original = interpreter.Interpreter._pass
+
+    def counting(self: interpreter.Interpreter, learning: bool) -> None:
+        passes.append(learning)
+        original(self, learning)
+
+    monkeypatch.setattr(interpreter.Interpreter, "_pass", counting)
+    source = (
+        "import torch\nfrom torch_npu.npu import ExternalStream\n\n\n"
+        "def use(h):\n    pick(h, True).query()\n\n\n"
+        "def pick(h, c):\n    if c:\n        return torch.npu.Stream()\n"
+        "    return ExternalStream(h)\n"
+    )
+    findings = analyze_source(source, "m.py")
+    assert [f.code for f in findings] == ["XST102"]
+    # use() runs before pick() is learnt: one more learning pass, and no more than that
+    assert passes == [True, True, False]
