@@ -39,6 +39,7 @@ __all__ = [
     "canonical",
     "enables_transfer_to_npu",
     "enter_effects",
+    "handle_matches",
     "is_external_class",
     "method_effects",
 ]
@@ -92,6 +93,15 @@ class Issue:
     text: str | None = None
     implicit: bool = False
     anchor: object = field(default=None, compare=False)
+    #: Only while a function is summarised, on the caller's current stream: the operation
+    #: is a method of an event, graph or work handle received as a parameter, so it happens
+    #: only if the caller passes such a handle: (the parameter's :class:`.values.ParamRef`,
+    #: the handle kind of the contract table).
+    guard: tuple[object, str] | None = field(default=None, compare=False)
+    #: Only while a function is summarised: a parameter (``ParamRef``) whose being external
+    #: makes an earlier check raise first (``a.wait_stream(b)`` records on ``b`` before ``a``
+    #: waits), so the issue does not happen when the caller passes an external stream there.
+    unless: object = field(default=None, compare=False)
 
 
 @dataclass
@@ -177,12 +187,22 @@ def _absent_or_none(arg: Arg | None) -> bool:
     return arg is None or (isinstance(arg.value, Const) and arg.value.value is None)
 
 
+def _symbolic(value: Value) -> bool:
+    """A summarised function's parameter: whatever its caller passes."""
+    return isinstance(value, ExtStream) and value.param is not None
+
+
 def _receiver_matches(api: Api, receiver: Value) -> bool:
-    if api.receiver == c.GRAPH:  # an unknown receiver may be a graph too
+    return handle_matches(api.receiver, receiver)
+
+
+def handle_matches(kind: str, receiver: Value) -> bool:
+    """A receiver of a method whose table row says ``receiver=kind`` (any if blank)."""
+    if kind == c.GRAPH:  # an unknown receiver may be a graph too
         return receiver is None or isinstance(receiver, (Graph, CapturingGraph))
-    if api.receiver == c.WORK:
+    if kind == c.WORK:
         return isinstance(receiver, Work)
-    if api.receiver == c.EVENT:
+    if kind == c.EVENT:
         return isinstance(receiver, Event)
     return True
 
@@ -206,30 +226,51 @@ def _method_issues(
     if supply == c.WAIT_STREAM:
         other = site.arg(api.position, api.keyword)
         stream = _ext(other)
+        issues = []
         if stream is not None and api.arg_code is not None:  # other.record_event() runs first
-            return [Issue(api.arg_code, op, stream, other.text if other else None)]
+            issues.append(Issue(api.arg_code, op, stream, other.text if other else None))
+            if stream.param is None:
+                return issues
         if isinstance(receiver, ExtStream):
-            return [Issue(code, op, receiver, receiver_text)]
-        return []
+            # The argument is a parameter: a managed one lets the receiver's wait happen.
+            unless = stream.param if stream is not None else None
+            issues.append(Issue(code, op, receiver, receiver_text, unless=unless))
+        return issues
     if supply in (c.ARG, c.ARG_OR_CURRENT):
         arg = site.arg(api.position, api.keyword)
         stream = _ext(arg)
         if stream is not None:
             return [Issue(code, op, stream, arg.text if arg else None)]
+        guard = _handle_guard(api, receiver, current)
         if (
             supply == c.ARG_OR_CURRENT
             and current is not None
-            and _receiver_matches(api, receiver)
+            and (guard is not None or _receiver_matches(api, receiver))
             and _absent_or_none(arg)
             and not site.double_star
         ):
-            return [Issue(code, f"{method}() with no stream", current, None, True)]
+            return [Issue(code, f"{method}() with no stream", current, None, True, guard=guard)]
         return []
-    if supply == c.CURRENT and current is not None and _receiver_matches(api, receiver):
+    guard = _handle_guard(api, receiver, current)
+    if supply == c.CURRENT and current is not None and (guard or _receiver_matches(api, receiver)):
         if api.receiver == c.WORK:
             op = f"Work.{method}()"
-        return [Issue(code, op, current, None, True)]
+        return [Issue(code, op, current, None, True, guard=guard)]
     return []
+
+
+def _handle_guard(
+    api: Api, receiver: Value, current: ExtStream | None
+) -> tuple[object, str] | None:
+    """A handle method (event, graph, work) called on a parameter, on the caller's current
+    stream: a sink of the summarised function that applies when the caller passes a handle.
+    Only with the caller's current stream: a parameter that may be anything, used while
+    the helper itself made an external stream current, is not reported (it may be a stream).
+    """
+    if api.receiver and _symbolic(receiver) and _symbolic(current):
+        assert isinstance(receiver, ExtStream)
+        return receiver.param, api.receiver
+    return None
 
 
 def method_effects(
@@ -242,13 +283,20 @@ def method_effects(
     """``receiver.method(...)`` where the receiver is not a module or class: the issues (the
     first refused row of that method name that applies) and the value it yields, if known."""
     yielded: Value = None
+    found: list[Issue] = []
     for api in _METHODS.get(method, ()):
         issues = _method_issues(api, site, receiver, receiver_text, current)
         if api.yields == c.EVENT and isinstance(receiver, ExtStream):
             yielded = Event()
-        if issues:
+        if issues and not _symbolic(receiver):
             return issues, yielded
-    return [], yielded
+        # A parameter may be a stream or any handle: each reading is a sink of its own
+        # (``w.synchronize()``: the stream's XST101, or a work's XST111 on the current stream).
+        for issue in issues:
+            kind = issue.guard[1] if issue.guard else None
+            if not any(f.code == issue.code and (f.guard and f.guard[1]) == kind for f in found):
+                found.append(issue)
+    return found, yielded
 
 
 # --- function and class calls ------------------------------------------------------------------

@@ -264,22 +264,12 @@ class Interpreter:
             # on the paths where the closure runs ("may": whether it runs is not followed).
             if not isinstance(ref.owner, FunctionInfo) or not isinstance(issue.stream, ExtStream):
                 return
-            info = ref.owner
             issue = replace(issue, stream=issue.stream.weakened())
-        stream = issue.stream
         if isinstance(issue, sm.CallIssue) and issue.sink is not None:
-            inner = issue.sink
-            sink = replace(
-                inner,
-                target=sm.describe_target(ref),
-                must=stream.must,
-                implicit=issue.implicit,
-                through=(issue.callee, *inner.through),
-            )
-            info.summary.add_sink((ref.index, ref.path, issue.code), sink)
+            inner = replace(issue.sink, through=(issue.callee, *issue.sink.through))
+            sm.sink_of(ref, issue, anchor, inner)
         else:
-            key, sink = sm.sink_of(ref, issue.code, issue.operation, anchor, stream, issue.implicit)
-            info.summary.add_sink(key, sink)
+            sm.sink_of(ref, issue, anchor)
 
     @staticmethod
     def _current(state: State) -> ExtStream | None:

@@ -18,8 +18,9 @@ which ``self`` attributes it sets, and which stream is current when it returns o
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Union
 
-from .effects import Arg, CallSite, Issue
+from .effects import Arg, CallSite, Issue, handle_matches
 from .values import (
     CALLER_CURRENT,
     Bound,
@@ -37,8 +38,13 @@ from .values import (
     join_current,
 )
 
-#: A sink's key: parameter index, attribute path, rule code.
-SinkKey = tuple[int, tuple[str, ...], str]
+#: A parameter path of the summarised function: index, attribute path.
+ParamPath = tuple[int, tuple[str, ...]]
+#: A handle guard: the parameter path that must be an event, graph or work (its kind).
+Guard = tuple[int, tuple[str, ...], str]
+#: A sink's key: parameter index, attribute path, rule code, and the guard if any (a guarded
+#: ``g.capture_begin()`` and an unguarded one on the same current stream are two sinks).
+SinkKey = tuple[int, tuple[str, ...], str, Union[Guard, None]]
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,12 @@ class Sink:
     implicit: bool
     #: Helpers between the summarised function and the operation, outermost first.
     through: tuple[str, ...] = ()
+    #: The sink applies only if this parameter path is a handle of this kind (contract
+    #: table: event, graph, work): ``def fin(work): work.wait()`` on the caller's stream.
+    guard: Guard | None = None
+    #: The sink does not apply when this parameter path is surely external: an earlier
+    #: check raises first (``a.wait_stream(b)``: recording on ``b`` fails before ``a`` waits).
+    unless: ParamPath | None = None
 
 
 @dataclass(eq=False)
@@ -136,12 +148,41 @@ def describe_target(ref: ParamRef) -> str:
     return f"{element}its argument '{dotted}'"
 
 
+def local_path(ref: object, owner: FunctionInfo) -> ParamPath | None:
+    """``ref`` as a path of ``owner``'s parameters, if it is one of them."""
+    if isinstance(ref, ParamRef) and ref.owner is owner:
+        return ref.index, ref.path
+    return None
+
+
 def sink_of(
-    ref: ParamRef, code: str, operation: str, anchor: object, stream: ExtStream, implicit: bool
-) -> tuple[SinkKey, Sink]:
-    """The sink recorded when a rule is broken on a symbolic value."""
-    sink = Sink(code, operation, anchor, describe_target(ref), stream.must, implicit)
-    return (ref.index, ref.path, code), sink
+    ref: ParamRef, issue: Issue, anchor: object, sink: Sink | None = None
+) -> SinkKey | None:
+    """The sink recorded when ``issue`` happens on a symbolic value (``ref``) of the function
+    being summarised (``ref.owner``); ``sink`` is the called helper's sink it came through.
+    ``None``: the issue depends on a value that is not this function's parameter (a
+    closure's view of an outer one), which it cannot summarise.
+    """
+    owner = ref.owner
+    assert isinstance(owner, FunctionInfo)
+    guard: Guard | None = None
+    if issue.guard is not None:
+        where = local_path(issue.guard[0], owner)
+        if where is None:
+            return None
+        guard = (*where, issue.guard[1])
+    unless = local_path(issue.unless, owner)
+    stream = issue.stream
+    assert stream is not None
+    target = describe_target(ref)
+    if sink is None:
+        sink = Sink(issue.code, issue.operation, anchor, target, stream.must, issue.implicit)
+    else:
+        sink = replace(sink, target=target, must=stream.must, implicit=issue.implicit)
+    owner.summary.add_sink(
+        (ref.index, ref.path, issue.code, guard), replace(sink, guard=guard, unless=unless)
+    )
+    return (ref.index, ref.path, issue.code, guard)
 
 
 # --- applying a summary at a call ----------------------------------------------------------
@@ -326,15 +367,40 @@ class CallIssue(Issue):
 def call_issues(info: FunctionInfo, binding: Binding, callee: str) -> list[CallIssue]:
     """The helper's sinks that the caller's values reach."""
     issues = []
-    for (index, path, code), sink in info.summary.sinks.items():
+    for (index, path, code, _), sink in info.summary.sinks.items():
         actual, text = resolve(ParamRef(info, index, path), binding)
         if not isinstance(actual, ExtStream):
             continue
+        guard: tuple[object, str] | None = None
+        if sink.guard is not None:
+            g_index, g_path, kind = sink.guard
+            handle, _ = resolve(ParamRef(info, g_index, g_path), binding)
+            if isinstance(handle, ExtStream) and handle.param is not None:
+                guard = (handle.param, kind)  # the caller's own parameter: its sink, guarded
+            elif not handle_matches(kind, handle):
+                continue
+        unless: ParamRef | None = None
+        if sink.unless is not None:
+            other, _ = resolve(ParamRef(info, *sink.unless), binding)
+            if isinstance(other, ExtStream):
+                if other.param is None and other.must:
+                    continue  # the earlier check raises: reported through its own sink
+                unless = other.param if other.must else None
         if not sink.must:
             actual = actual.weakened()
         implicit = sink.implicit or (index == CALLER_CURRENT and not path)
         issues.append(
-            CallIssue(code, sink.operation, actual, text, implicit, sink=sink, callee=callee)
+            CallIssue(
+                code,
+                sink.operation,
+                actual,
+                text,
+                implicit,
+                guard=guard,
+                unless=unless,
+                sink=sink,
+                callee=callee,
+            )
         )
     return issues
 

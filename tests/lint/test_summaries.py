@@ -87,3 +87,34 @@ def test_a_function_with_several_returns_needs_no_extra_learning_pass(monkeypatc
     assert [f.code for f in findings] == ["XST102"]
     # use() runs before pick() is learnt: one more learning pass, and no more than that
     assert passes == [True, True, False]
+
+
+HANDLES = CASE.parent / "helper_handles.py"
+
+
+def _handle_messages() -> dict[int, str]:
+    source = HANDLES.read_text(encoding="utf-8")
+    return {f.line: f.message for f in analyze_source(source, str(HANDLES))}
+
+
+def _handle_line(text: str) -> int:
+    lines = HANDLES.read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if line.strip().startswith(text))
+
+
+def test_wait_stream_receiver_side_names_its_parameter() -> None:
+    message = _handle_messages()[_handle_line("join_streams(ext, torch.npu.Stream())")]
+    op_line = _handle_line("a.wait_stream(b)")
+    assert message.startswith(
+        f"XST104 join_streams() calls wait_stream() on its argument 'a' "
+        f"(helper_handles.py:{op_line}), "
+    )
+
+
+def test_handle_sink_names_the_handle_method_and_current_stream() -> None:
+    message = _handle_messages()[_handle_line("finish_through(work)")]
+    op_line = _handle_line("work.wait()")
+    assert message.startswith(
+        f"XST111 finish_through() calls Work.wait() through finish() (helper_handles.py:{op_line})"
+    )
+    assert "while the current stream is ExternalStream 'ext'" in message
