@@ -646,3 +646,103 @@ def external_imports(src: tuple[str, ...] = (), persist: bool = False) -> Extern
     if found is None:
         found = _SHARED[key] = ExternalImports(src, persist)
     return found
+
+
+# --- the index's wider question: may a module matter to a file that has an external stream?
+
+
+def _refused_call() -> re.Pattern[str]:
+    """A call of a method the contract refuses on some stream, event, graph or work."""
+    from .contract import APIS  # pure data
+
+    methods = sorted({api.attr for api in APIS if api.method and api.code is not None})
+    return re.compile(r"\.(?:" + "|".join(methods) + r")\s*\(")
+
+
+_REFUSED_CALL: re.Pattern[str] | None = None
+#: Spellings of every torch_npu, distributed and accelerator name of the contract table.
+_TORCH_MARKERS = ("npu", "distributed", "accelerator", "torch.Event", "torch.Stream")
+
+
+def may_reach_refused(text: str) -> bool:
+    """Whether a module may hold a helper that reaches a refused operation (a sink) or a
+    handle for one: it spells a torch_npu / distributed name or calls a refused method name.
+    Text only and generous: it decides which plain modules the index follows, not findings."""
+    global _REFUSED_CALL
+    if any(marker in text for marker in _TORCH_MARKERS):
+        return True
+    if _REFUSED_CALL is None:
+        _REFUSED_CALL = _refused_call()
+    return _REFUSED_CALL.search(text) is not None
+
+
+_FACTS: dict[tuple[str, tuple[str, ...]], tuple[Stamp, bool, tuple[str, ...]]] = {}
+
+
+def file_may_matter(path: str, roots: tuple[str, ...], reached: dict[str, Stamp]) -> bool:
+    """Whether the project file ``path``, or one it imports (transitively), may hold a
+    helper reaching a refused operation: the index follows such a module even when it
+    hands out no external stream (helpers -> mid -> low: ``s.synchronize()``).
+    ``reached`` receives the stamp of every file the answer was read from: a "no" must be
+    revisited when any of them changes. A walk over per-file facts (stamp, own text test,
+    imported files), so a change anywhere down the chain is seen; cycles end the walk.
+    """
+    stack = [os.path.abspath(path)]
+    seen: set[str] = set()
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        facts = _facts_of(current, roots)
+        if facts is None:
+            continue
+        stamp, local, imports = facts
+        reached[current] = stamp
+        if local:
+            return True
+        stack.extend(imports)
+    return False
+
+
+def _facts_of(path: str, roots: tuple[str, ...]) -> tuple[Stamp, bool, tuple[str, ...]] | None:
+    """(stamp, may it matter by its own text, the project files it imports)."""
+    stamp = stamp_of(path)
+    if stamp is None:
+        return None
+    known = _FACTS.get((path, roots))
+    if known is not None and known[0] == stamp:
+        return known
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return None
+    from .prefilter import might_use_external_streams
+
+    local = might_use_external_streams(text) or may_reach_refused(text)
+    imports = () if local else tuple(_import_paths(text, path, roots))
+    facts = _FACTS[(path, roots)] = (stamp, local, imports)
+    return facts
+
+
+def _import_paths(text: str, path: str, roots: tuple[str, ...]) -> list[str]:
+    """The project files ``text`` (the file ``path``) imports, as the interpreter follows
+    them: packages on the way of ``import a.b``, submodules of ``from a import b``."""
+    found: list[str] = []
+    imports = imported_names(text)
+    importer = module_name(path, roots) if any(i[0] for i in imports) else None
+    is_package = os.path.basename(path) == "__init__.py"
+    for level, name, plain, names in imports:
+        full = absolute_name(name, level, importer, is_package)
+        if not full or full.split(".", 1)[0] in NEVER_PROJECT:
+            continue
+        parts = full.split(".")
+        wanted = [".".join(parts[:end]) for end in range(1, len(parts) + 1)] if plain else [full]
+        if not plain:
+            wanted.extend(f"{full}.{sub}" for sub in _bound_names(names))
+        for module in wanted:
+            file = find_module(module, roots)
+            if file is not None:
+                found.append(os.path.abspath(file))
+    return found

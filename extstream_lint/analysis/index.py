@@ -69,9 +69,10 @@ class ProjectIndex:
         """The summary of project module ``name``; records it in ``used`` (dependencies).
 
         ``direct``: imported by the file being linted, whose helpers matter however plain.
-        Deeper imports are followed only when they may hand out external streams (the
-        pre-filter's text test), so a hit costs the file and what it imports, not the
-        project's whole import graph.
+        Deeper imports are followed only when they may hand out external streams or hold a
+        helper reaching a refused operation, themselves or through what they import (a text
+        test, :func:`.modules.file_may_matter`), so a hit costs the file and
+        the modules that can matter to it, not the project's whole import graph.
         """
         head = name.split(".", 1)[0]
         if head in _NEVER_PROJECT:
@@ -84,12 +85,18 @@ class ProjectIndex:
         if not direct:
             prefilter = mods.external_imports(self.src, self.cache is not None)
             if not prefilter.file_may_export(path, roots):
-                used.update(prefilter.dependencies(path))  # what that "no" rests on
-                return None
+                reached: dict[str, Stamp] = {}
+                if not mods.file_may_matter(path, roots, reached):
+                    used.update(prefilter.dependencies(path))  # what that "no" rests on
+                    used.update(reached)  # and the "no sink either"
+                    return None
         entry = self._entry(path, name, roots)
         if entry is None:
             return None
         used[path] = entry.stamp
+        # Its summary holds what it took from its own imports: an edit there, however
+        # deep, must invalidate the importer too (a chain app -> helpers -> mid -> adapter).
+        used.update(entry.deps)
         return entry.module
 
     def _entry(self, path: str, name: str, roots: tuple[str, ...]) -> Entry | None:

@@ -513,6 +513,8 @@ class Interpreter:
         if source is not None:
             self._import_project(stmt, source, state, scope)
             return
+        if self._import_submodules(stmt, state, scope):
+            return
         if isinstance(stmt.names, cst.ImportStar):
             if module and not relative:
                 base = canonical(module, self.transfer_to_npu)
@@ -528,6 +530,32 @@ class Interpreter:
                 self.bind(local, Ref(canonical(full, self.transfer_to_npu)), state, scope)
             else:
                 self.bind(local, None, state, scope)
+
+    def _import_submodules(self, stmt: cst.ImportFrom, state: State, scope: Scope) -> bool:
+        """``from pkg import adapter`` where ``pkg`` itself is not followed (a plain package
+        reached through another module) but its submodule ``pkg.adapter`` matters."""
+        if isinstance(stmt.names, cst.ImportStar) or self.project is None:
+            return False
+        base = absolute_name(
+            dotted_name(stmt.module) if stmt.module is not None else None,
+            len(stmt.relative),
+            self.module_name,
+            self.is_package,
+        )
+        if not base:
+            return False
+        found = {}
+        for alias in stmt.names:
+            name, local = _imported_as(alias)
+            module = self._project_module(f"{base}.{name}")
+            if module is not None:
+                found[local] = module
+        if not found:
+            return False
+        for alias in stmt.names:
+            local = _imported_as(alias)[1]
+            self.bind(local, found.get(local), state, scope)
+        return True
 
     def _import_project(
         self, stmt: cst.ImportFrom, source: Module, state: State, scope: Scope

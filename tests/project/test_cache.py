@@ -83,6 +83,20 @@ def test_invalidation_both_ways(project: Path) -> None:
     assert _findings(project, ProjectIndex(cache=DiskCache())) == before
 
 
+def test_an_edit_three_imports_down_invalidates_the_importers(project: Path) -> None:
+    # chain.py -> relay -> mid -> low: relay's cached summary holds low's sink, so an edit
+    # of low must invalidate relay although relay's direct import (mid) did not change.
+    low = project / "pkg" / "sub" / "low.py"
+    before = _findings(project, ProjectIndex(cache=DiskCache()))
+    assert 7 in _lines(before, "chain.py")
+    _edit(low, "s.synchronize()", "return s", 1)
+    after = _findings(project, ProjectIndex(cache=DiskCache()))
+    assert 7 not in _lines(after, "chain.py")
+    assert after == _findings(project, ProjectIndex())
+    _edit(low, "return s", "s.synchronize()", 2)
+    assert _findings(project, ProjectIndex(cache=DiskCache())) == before
+
+
 def test_in_memory_index_follows_edits_too(project: Path) -> None:
     index = ProjectIndex(cache=DiskCache())
     before = _findings(project, index)

@@ -55,7 +55,12 @@ def _parse(output: str) -> set[tuple[str, int, str]]:
 
 def test_fixture_has_cross_module_cases() -> None:
     expected = _expected(FIXTURE)
-    assert {path for path, _, _ in expected} == {"app.py", "pkg/sub/user.py", "via_submodule.py"}
+    assert {path for path, _, _ in expected} == {
+        "app.py",
+        "chain.py",
+        "pkg/sub/user.py",
+        "via_submodule.py",
+    }
     assert len(expected) >= 8
 
 
@@ -90,6 +95,20 @@ def test_messages_give_provenance_across_files(project: Path) -> None:
     )
 
 
+def test_chain_of_plain_helper_modules_names_each_helper(project: Path) -> None:
+    path = project / "chain.py"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    messages = {
+        f.line: f.message
+        for f in analyze_source("\n".join(lines) + "\n", str(path), project=ProjectIndex())
+    }
+    line = next(i for i, text in enumerate(lines, 1) if "relay.sync_all(relay.get_stream" in text)
+    assert messages[line].startswith(
+        "XST101 relay.sync_all() calls synchronize() on its argument 's' through mid.settle() "
+        "through low.drain() (pkg/sub/low.py:2), "
+    )
+
+
 def _run(args: list[str], cwd: Path, stdin: str | None = None) -> str:
     done = subprocess.run(
         [sys.executable, "-m", *args],
@@ -111,7 +130,7 @@ def test_directory_through_flake8_and_the_cli(project: Path) -> None:
     assert _parse(cli) == expected
 
 
-@pytest.mark.parametrize("name", ["app.py", "pkg/sub/user.py"])
+@pytest.mark.parametrize("name", ["app.py", "chain.py", "pkg/sub/user.py"])
 def test_stdin_through_flake8_and_the_cli(project: Path, name: str) -> None:
     text = (project / name).read_text(encoding="utf-8")
     expected = {item for item in _expected(project) if item[0] == name}
@@ -130,7 +149,10 @@ def test_pre_filter_opens_files_that_import_the_adapter(project: Path) -> None:
     plain = (project / "plain.py").read_text(encoding="utf-8")
     assert not might_use_external_streams(app)  # the old test alone never opened it
     assert should_analyse(app, str(project / "app.py"))
-    assert not should_analyse(plain, str(project / "plain.py"))
+    assert not should_analyse(plain, str(project / "plain.py"))  # sinks alone: no source
+    chain = (project / "chain.py").read_text(encoding="utf-8")
+    # ``from pkg.sub import relay``: the plain package's submodule reaches the adapter.
+    assert should_analyse(chain, str(project / "chain.py"))
     assert not should_analyse(app, "stdin")  # no place in a project: markers only
 
 
@@ -252,3 +274,23 @@ def test_namespace_packages_and_a_submodule_that_appears_later(tmp_path: Path) -
     expected = {("src/proj/io/user.py", line, "XST101") for line in (7, 8, 9)}
     assert _parse(_run(user, tmp_path)) == expected  # the warm verdict did not hold
     assert _parse(_run([*user, "--no-cache"], tmp_path)) == expected
+
+
+def test_import_cycles_of_plain_helper_modules_terminate(tmp_path: Path) -> None:
+    # app -> one -> two -> one ...: followed once each; the sink two imports away is seen.
+    (tmp_path / "cyc").mkdir()
+    (tmp_path / "cyc" / "__init__.py").write_text("")
+    (tmp_path / "cyc" / "one.py").write_text(
+        "from cyc import two\n\n\ndef sync(s):\n    two.sync(s)\n"
+    )
+    (tmp_path / "cyc" / "two.py").write_text(
+        "from cyc import one\n\n\ndef sync(s):\n    s.synchronize()\n\n\n"
+        "def back(s):\n    one.sync(s)\n"
+    )
+    app = tmp_path / "app.py"
+    app.write_text(
+        "from torch_npu.npu import ExternalStream\nfrom cyc import one\n\n"
+        "one.sync(ExternalStream(1))\none.sync(None)\n"
+    )
+    findings = analyze_source(app.read_text(), str(app), project=ProjectIndex())
+    assert [(f.line, f.code) for f in findings] == [(4, "XST101")]
