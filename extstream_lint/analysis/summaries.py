@@ -266,6 +266,10 @@ def attribute(value: Value, name: str) -> Value:
         cls_value = value.cls.attr(name)
         if value.param is None:
             return cls_value
+        if _holds_parameter(cls_value):
+            # ``self.streams = [s]`` in ``__init__``: the class only saw another call's
+            # parameter; for this ``self`` it is whatever the caller's instance holds.
+            return symbolic(value.param.child(name))
         if isinstance(cls_value, ExtStream) and cls_value.param is None:
             return cls_value
         if cls_value is None or _is_none_const(cls_value):
@@ -278,6 +282,19 @@ def attribute(value: Value, name: str) -> Value:
     if isinstance(value, ExtStream) and value.param is not None:
         return _step(value, name)
     return None
+
+
+def _holds_parameter(value: Value, depth: int = 0) -> bool:
+    """A symbolic value inside a container or holder (``[s]``, ``Holder(s)``)."""
+    if depth > 6:
+        return False
+    if isinstance(value, ExtStream):
+        return value.param is not None
+    if isinstance(value, Seq):
+        return any(_holds_parameter(item, depth + 1) for item in value.items)
+    if isinstance(value, Instance):
+        return any(_holds_parameter(item, depth + 1) for _, item in value.fields)
+    return False
 
 
 def _is_none_const(value: Value) -> bool:
@@ -321,7 +338,10 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             return actual.weakened()
         return actual
     if isinstance(value, Seq):
-        return Seq(tuple(substitute(item, binding, depth + 1) for item in value.items))
+        return Seq(
+            tuple(substitute(item, binding, depth + 1) for item in value.items),
+            tuple((key, substitute(item, binding, depth + 1)) for key, item in value.keys),
+        )
     if isinstance(value, StreamCtx):
         return replace(
             value,

@@ -1,0 +1,42 @@
+# Values summaries carry: containers held by self, dicts returned by helpers, defaults.
+import torch
+from torch_npu.npu import ExternalStream
+
+EXT = ExternalStream(1234)
+
+
+class Pool:
+    def __init__(self, s):
+        self.streams = [s]
+
+    def flush_all(self):
+        for s in self.streams:
+            s.synchronize()
+
+
+def table(ext):
+    return {"managed": torch.npu.Stream(), "ext": ext}
+
+
+def sync(s=EXT):
+    s.synchronize()
+
+
+def sync_or_new(s=None):
+    if s is None:
+        s = torch.npu.Stream()
+    s.query()
+
+
+def containers_and_defaults(h):
+    ext = ExternalStream(h)
+    Pool(ext).flush_all()  # XST101
+    Pool(torch.npu.Stream()).flush_all()
+    table(ext)["managed"].query()
+    table(ext)["ext"].query()  # XST102
+    table(torch.npu.Stream())["ext"].query()
+    sync()  # XST101
+    sync(torch.npu.Stream())
+    sync(s=torch.npu.Stream())
+    sync(*[torch.npu.Stream()])
+    sync_or_new()
