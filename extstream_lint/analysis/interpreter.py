@@ -1238,7 +1238,7 @@ class Interpreter:
                 else:
                     keyed = None
             else:  # {**other}
-                values.append(self.element_of(self.eval(element.value, state, scope)))
+                values.append(sm.contents(self.eval(element.value, state, scope)))
                 keyed = None
         contents = _may_contain(values)
         if keyed and isinstance(contents, Seq):
@@ -1257,22 +1257,12 @@ class Interpreter:
                 return base if isinstance(base, Seq) else None  # a slice: same contents
         if isinstance(base, Instance) and base.cls.fields:
             base = self._as_seq(base)
-        if isinstance(base, Seq) and base.keys:
-            wanted = _NO_KEY
-            if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-                wanted = _literal_key(node.slice[0].slice.value, index)
-            for key, value in base.keys:
-                if wanted is not _NO_KEY and type(key) is type(wanted) and key == wanted:
-                    return value
-            return self.element_of(base)
-        if (
-            isinstance(base, Seq)
-            and isinstance(index, Const)
-            and type(index.value) is int
-            and -len(base.items) <= index.value < len(base.items)
-        ):
-            return base.items[index.value]
-        return self.element_of(base)
+        wanted = _NO_KEY
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            wanted = _literal_key(node.slice[0].slice.value, index)
+        if wanted is _NO_KEY:
+            return sm.contents(base)
+        return sm.item(base, wanted)  # type: ignore[arg-type]
 
     def _as_seq(self, value: Value) -> Value:
         """A NamedTuple instance read by position or unpacked."""
@@ -1418,10 +1408,12 @@ class Interpreter:
                 method = None
             elif isinstance(receiver, Seq) and method in _CONTAINER_METHODS:
                 self._arguments(node, state, scope, method)
-                element = self.element_of(receiver)
+                element = sm.contents(receiver)
                 if method == "items":
-                    return Seq((Seq((None, element)),))
-                return receiver if method in ("values", "copy") else element
+                    return Seq((Seq((self.element_of(receiver), element)),))
+                if method == "values":
+                    return Seq(receiver.items)
+                return receiver if method == "copy" else element
             elif isinstance(receiver, _Super):
                 callee = receiver.method(method)
                 bound = Arg(receiver.instance, "self")

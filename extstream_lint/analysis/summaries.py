@@ -17,6 +17,7 @@ which ``self`` attributes it sets, and which stream is current when it returns o
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field, replace
 from typing import Union
 
@@ -24,6 +25,7 @@ from .effects import Arg, CallSite, Issue, handle_matches
 from .values import (
     CALLER_CURRENT,
     Bound,
+    Const,
     Current,
     ExtStream,
     FunctionInfo,
@@ -140,9 +142,9 @@ def describe_target(ref: ParamRef) -> str:
         return "the current stream"
     params = owner.params if isinstance(owner, FunctionInfo) else ()
     name = params[ref.index][0] if 0 <= ref.index < len(params) else f"#{ref.index + 1}"
-    steps = [s for s in ref.path if s != "[]"]
+    steps = [s for s in ref.path if not s.startswith("[")]
     dotted = ".".join((name, *steps))
-    element = "an element of " if "[]" in ref.path else ""
+    element = "an element of " if any(s.startswith("[") for s in ref.path) else ""
     if name in ("self", "cls") and steps:
         return f"{element}{dotted}"
     return f"{element}its argument '{dotted}'"
@@ -242,12 +244,44 @@ def bind_arguments(info: FunctionInfo, site: CallSite | None, receiver: Arg | No
     return Binding(info, args, None)
 
 
+#: Path steps: an element met by iterating the value, and one read by subscript or get().
+#: They differ for dicts (keys vs values).
+ITERATED = "[]"
+SUBSCRIPTED = "[v]"
+
+
 def element(value: Value) -> Value:
-    """An element of an iterable value (``for s in streams``)."""
+    """An element of an iterable value (``for s in streams``).
+
+    Iterating a dict gives its keys: for a display with literal keys those are the
+    literals, not the streams stored under them.
+    """
+    if isinstance(value, Seq) and value.keys:
+        return join_all([Const(key) for key, _ in value.keys])
+    if isinstance(value, ExtStream) and value.param is not None:
+        return _step(value, ITERATED)
+    return contents(value)
+
+
+def item(value: Value, key: str | int) -> Value:
+    """``value[key]`` for a literal ``key``: the value stored under it when known."""
+    if isinstance(value, Seq):
+        for known, stored in value.keys:
+            if type(known) is type(key) and known == key:
+                return stored
+        if not value.keys and type(key) is int and -len(value.items) <= key < len(value.items):
+            return value.items[key]
+    if isinstance(value, ExtStream) and value.param is not None:
+        return _step(value, f"[{key!r}]")
+    return contents(value)
+
+
+def contents(value: Value) -> Value:
+    """What a subscript, ``get()`` or ``pop()`` of a container gives: any of its values."""
     if isinstance(value, Seq) and value.items:
         return join_all(list(value.items))
     if isinstance(value, ExtStream) and value.param is not None:
-        return _step(value, "[]")
+        return _step(value, SUBSCRIPTED)
     return None
 
 
@@ -298,8 +332,6 @@ def _holds_parameter(value: Value, depth: int = 0) -> bool:
 
 
 def _is_none_const(value: Value) -> bool:
-    from .values import Const
-
     return isinstance(value, Const) and value.value is None
 
 
@@ -314,8 +346,12 @@ def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
             return None, None
         value, text = arg.value, arg.text
     for step in ref.path:
-        if step == "[]":
+        if step == ITERATED:
             value, text = element(value), None
+        elif step == SUBSCRIPTED:
+            value, text = contents(value), None
+        elif step.startswith("["):  # a literal key: "['ext']", "[0]"
+            value, text = item(value, ast.literal_eval(step[1:-1])), None
         else:
             value = attribute(value, step)
             text = f"{text}.{step}" if text else None

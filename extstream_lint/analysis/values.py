@@ -52,7 +52,7 @@ class ExtStream:
 class ParamRef:
     """Where a summarised function's symbolic value comes from: ``owner``'s parameter
     ``index`` (``-1``: the caller's current stream), then the attributes in ``path``
-    (``"[]"`` stands for "an element of")."""
+    (``"[]"`` stands for "an element of", ``"[v]"`` for "a value read by subscript")."""
 
     owner: object
     index: int

@@ -40,3 +40,29 @@ def containers_and_defaults(h):
     sync(s=torch.npu.Stream())
     sync(*[torch.npu.Stream()])
     sync_or_new()
+
+
+def each_key(d):
+    for k in d:
+        k.query()
+
+
+def by_name(d):
+    d["ext"].query()
+
+
+def dict_keys_are_not_its_values(h):
+    ext = ExternalStream(h)
+    named = {"a": ext}
+    for name in named:
+        name.query()
+    for value in named.values():
+        value.query()  # XST102
+    for name, value in named.items():
+        name.query()
+        value.query()  # XST102
+    [k.query() for k in named]
+    each_key(named)
+    each_key([ext])  # XST102
+    by_name({"ext": ext})  # XST102
+    by_name({"ext": torch.npu.Stream(), "other": ext})
