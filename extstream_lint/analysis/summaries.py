@@ -477,7 +477,11 @@ def current_change(
     ref = stream.param
     unchanged = ParamRef(binding.info, CALLER_CURRENT)
     if ref == unchanged:
-        return False, None, ""
+        if stream.must or binding.current is None:
+            return False, None, ""
+        # The caller's stream on some paths only (another one was made current on the
+        # others): it stays current, as a "may" (it keeps its own label and line).
+        return True, binding.current.weakened(), ""
     actual = substitute(stream, binding)
     # The helper's own name for the stream ('s', 'self.s') means nothing where it is called:
     # unnamed, the message says "an ExternalStream (made current line N)" at the call.
@@ -485,7 +489,10 @@ def current_change(
     if ref is not None:
         value, text = resolve(ref, binding)
         label = text or label
-        actual = value if isinstance(value, ExtStream) or stream.must else actual
+        if isinstance(value, ExtStream):
+            actual = value if stream.must else value.weakened()
+        elif stream.must:
+            actual = value
     return True, actual, label
 
 

@@ -359,6 +359,10 @@ def join_current(a: Current | None, b: Current | None) -> Current | None:
         return Current(known.stream.weakened(), known.label, known.origin)
     if a.stream.param is not None and b.stream.param is None:
         a, b = b, a  # name the real stream in messages, not the symbolic one
+    elif a.stream.param is not None and a.stream.param.index == CALLER_CURRENT:
+        # Keep the stream a path made current, not the caller's: the caller's would read
+        # as "nothing changed" (summaries.current_change) and lose the other path.
+        a, b = b, a
     return Current(join(a.stream, b.stream), a.label, a.origin)  # type: ignore[arg-type]
 
 
