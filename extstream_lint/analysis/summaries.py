@@ -210,9 +210,12 @@ def bind_arguments(info: FunctionInfo, site: CallSite | None, receiver: Arg | No
     args: dict[int, Arg] = {}
     params = info.params
     first = 0
-    if receiver is not None and "staticmethod" not in info.decorators and params:
-        args[0] = receiver
-        first = 1
+    if params and "staticmethod" not in info.decorators:
+        if receiver is not None:
+            args[0] = receiver
+            first = 1
+        elif "classmethod" in info.decorators:
+            first = 1  # ``Tools.sync(ext)``: ``cls`` is implicit, ``ext`` is the next one
     if site is None:
         return Binding(info, args, None)
     kinds = [kind for _, kind in params]

@@ -66,3 +66,21 @@ def dict_keys_are_not_its_values(h):
     each_key([ext])  # XST102
     by_name({"ext": ext})  # XST102
     by_name({"ext": torch.npu.Stream(), "other": ext})
+
+
+class Tools:
+    @classmethod
+    def sync(cls, s):
+        s.synchronize()
+
+    @staticmethod
+    def query(s):
+        s.query()
+
+
+def methods_called_through_the_class(h):
+    ext = ExternalStream(h)
+    Tools.sync(ext)  # XST101
+    Tools().sync(ext)  # XST101
+    Tools.query(ext)  # XST102
+    Tools.sync(torch.npu.Stream())
