@@ -96,8 +96,16 @@ class Summary:
         if old is None:
             self.sinks[key] = sink
             self.version += 1
-        elif old.must and not sink.must:
-            self.sinks[key] = replace(old, must=False)
+            return
+        merged = old
+        if old.must and not sink.must:
+            merged = replace(merged, must=False)
+        if old.unless is not None and old.unless != sink.unless:
+            # Another operation reaches the same parameter with no earlier check to
+            # pre-empt it (``a.wait_event(e)`` beside ``a.wait_stream(b)``): always applies.
+            merged = replace(merged, unless=None)
+        if merged is not old:
+            self.sinks[key] = merged
             self.version += 1
 
     def set_attr(self, key: tuple[int, tuple[str, ...]], value: Value) -> None:

@@ -10,6 +10,11 @@ def join_streams(a, b):
     a.wait_stream(b)
 
 
+def join_then_wait(a, b, ev):
+    a.wait_stream(b)
+    a.wait_event(ev)
+
+
 def join_through(x, y):
     join_streams(x, y)
 
@@ -31,6 +36,8 @@ def wait_stream_sides(h):
     join_through(torch.npu.Stream(), torch.npu.Stream())
     waits_for(ext)  # XST103
     waits_for(torch.npu.Stream())
+    join_then_wait(ext, ext, torch.npu.Event())  # XST103 XST104
+    join_then_wait(torch.npu.Stream(), torch.npu.Stream(), torch.npu.Event())
 
 
 def begin_capture(g):
