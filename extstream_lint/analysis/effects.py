@@ -204,6 +204,8 @@ def handle_matches(kind: str, receiver: Value) -> bool:
         return isinstance(receiver, Work)
     if kind == c.EVENT:
         return isinstance(receiver, Event)
+    if kind == c.CAPTURING_GRAPH:
+        return isinstance(receiver, CapturingGraph)
     return True
 
 
@@ -389,10 +391,14 @@ _SIMPLE_YIELDS: Mapping[str, Value] = {
 
 def enter_effects(value: Value, current: ExtStream | None) -> list[Issue]:
     """Entering ``with value:`` (``torch.accelerator.Graph()`` captures on the current stream)."""
-    if isinstance(value, CapturingGraph) and current is not None:
+    guard = None
+    if _symbolic(value) and _symbolic(current):  # ``with g:`` on a parameter: if a graph
+        assert isinstance(value, ExtStream)
+        guard = (value.param, c.CAPTURING_GRAPH)
+    if (guard or isinstance(value, CapturingGraph)) and current is not None:
         api = _CAPTURING[c.CAPTURING_GRAPH]
         assert api.code is not None
-        return [Issue(api.code, f"{api.name}() capture", current, None, True)]
+        return [Issue(api.code, f"{api.name}() capture", current, None, True, guard=guard)]
     return []
 
 

@@ -701,6 +701,9 @@ class Interpreter:
                 if not value.keeps_current:
                     changed = self._make_current(value.stream, value.label, node, state) or changed
             elif isinstance(value, ExtStream):
+                if value.param is not None:  # a parameter: a stream, or a capturing graph
+                    for issue in enter_effects(value, self._current(state)):
+                        self._report(node, issue)
                 label = dotted_name(item.item) or ""
                 changed = self._make_current(value, label, node, state) or changed
             elif value is not None:

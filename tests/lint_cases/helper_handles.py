@@ -72,6 +72,11 @@ def block(ev):
     ev.wait()
 
 
+def capture_in(graph, t):
+    with graph:
+        t.add_(1)
+
+
 def handles_under_an_external_stream(h, t):
     ext = ExternalStream(h)
     g = torch.npu.NPUGraph()
@@ -94,6 +99,8 @@ def handles_under_an_external_stream(h, t):
         finish(torch.npu.Stream())
         mark(torch.npu.Stream())
         begin_capture(torch.cuda.CUDAGraph())
+        capture_in(torch.accelerator.Graph(), t)  # XST106
+        capture_in(torch.npu.Stream(), t)
         ext.query()  # XST102
     mark_on(ev, ext)  # XST103
     settle(ext)  # XST101
@@ -102,6 +109,7 @@ def handles_under_an_external_stream(h, t):
         finish(work)
         mark(ev)
         block(ev)
+        capture_in(torch.accelerator.Graph(), t)
 
 
 def cuda_handles_stay_silent():
