@@ -9,13 +9,13 @@ from extstream_lint.analysis import analyze_source
 CASE = Path(__file__).resolve().parent.parent / "lint_cases" / "helpers.py"
 
 
-def _messages() -> dict[int, str]:
-    source = CASE.read_text(encoding="utf-8")
-    return {f.line: f.message for f in analyze_source(source, str(CASE))}
+def _messages(case: Path = CASE) -> dict[int, str]:
+    source = case.read_text(encoding="utf-8")
+    return {f.line: f.message for f in analyze_source(source, str(case))}
 
 
-def _line_of(text: str) -> int:
-    lines = CASE.read_text(encoding="utf-8").splitlines()
+def _line_of(text: str, case: Path = CASE) -> int:
+    lines = case.read_text(encoding="utf-8").splitlines()
     return next(i for i, line in enumerate(lines, 1) if line.strip().startswith(text))
 
 
@@ -92,19 +92,9 @@ def test_a_function_with_several_returns_needs_no_extra_learning_pass(monkeypatc
 HANDLES = CASE.parent / "helper_handles.py"
 
 
-def _handle_messages() -> dict[int, str]:
-    source = HANDLES.read_text(encoding="utf-8")
-    return {f.line: f.message for f in analyze_source(source, str(HANDLES))}
-
-
-def _handle_line(text: str) -> int:
-    lines = HANDLES.read_text(encoding="utf-8").splitlines()
-    return next(i for i, line in enumerate(lines, 1) if line.strip().startswith(text))
-
-
 def test_wait_stream_receiver_side_names_its_parameter() -> None:
-    message = _handle_messages()[_handle_line("join_streams(ext, torch.npu.Stream())")]
-    op_line = _handle_line("a.wait_stream(b)")
+    message = _messages(HANDLES)[_line_of("join_streams(ext, torch.npu.Stream())", HANDLES)]
+    op_line = _line_of("a.wait_stream(b)", HANDLES)
     assert message.startswith(
         f"XST104 join_streams() calls wait_stream() on its argument 'a' "
         f"(helper_handles.py:{op_line}), "
@@ -112,8 +102,8 @@ def test_wait_stream_receiver_side_names_its_parameter() -> None:
 
 
 def test_handle_sink_names_the_handle_method_and_current_stream() -> None:
-    message = _handle_messages()[_handle_line("finish_through(work)")]
-    op_line = _handle_line("work.wait()")
+    message = _messages(HANDLES)[_line_of("finish_through(work)", HANDLES)]
+    op_line = _line_of("work.wait()", HANDLES)
     assert message.startswith(
         f"XST111 finish_through() calls Work.wait() through finish() (helper_handles.py:{op_line})"
     )
