@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Union
 
 from .effects import Arg, CallSite, Issue, handle_matches
@@ -207,6 +208,20 @@ class Binding:
     current: ExtStream | None
 
 
+@lru_cache(maxsize=4096)
+def _layout(
+    params: tuple[tuple[str, str], ...],
+) -> tuple[tuple[int, ...], dict[str, int], int | None, int | None]:
+    """Per parameter list (shared by every call): the positional slots, the parameters a
+    keyword can name, and where ``*args`` / ``**kwargs`` are."""
+    kinds = [kind for _, kind in params]
+    positional = tuple(i for i, kind in enumerate(kinds) if kind in ("pos", "posonly"))
+    named = {name: i for i, (name, kind) in enumerate(params) if kind in ("pos", "kwonly")}
+    star = kinds.index("star") if "star" in kinds else None
+    starstar = kinds.index("starstar") if "starstar" in kinds else None
+    return positional, named, star, starstar
+
+
 def bind_arguments(info: FunctionInfo, site: CallSite | None, receiver: Arg | None) -> Binding:
     """Match a call's arguments to ``info``'s parameters (``receiver`` is ``self``).
 
@@ -226,10 +241,7 @@ def bind_arguments(info: FunctionInfo, site: CallSite | None, receiver: Arg | No
             first = 1  # ``Tools.sync(ext)``: ``cls`` is implicit, ``ext`` is the next one
     if site is None:
         return Binding(info, args, None)
-    kinds = [kind for _, kind in params]
-    positional = [i for i, kind in enumerate(kinds) if kind in ("pos", "posonly")]
-    star = kinds.index("star") if "star" in kinds else None
-    starstar = kinds.index("starstar") if "starstar" in kinds else None
+    positional, named, star, starstar = _layout(params)
     known = site.positional if site.star_at is None else site.positional[: site.star_at]
     extra: list[Arg] = []
     for offset, arg in enumerate(known):
@@ -240,11 +252,11 @@ def bind_arguments(info: FunctionInfo, site: CallSite | None, receiver: Arg | No
             extra.append(arg)
     if star is not None and site.star_at is None and extra:
         args[star] = Arg(Seq(tuple(arg.value for arg in extra)), None)
-    named = {name for name, kind in params if kind in ("pos", "kwonly")}
-    for index, (name, _) in enumerate(params):
-        if name in named and name in site.keywords:
-            args[index] = site.keywords[name]
-    rest = {k: v for k, v in site.keywords.items() if k not in named}
+    if site.keywords:
+        for name, index in named.items():
+            if name in site.keywords:
+                args[index] = site.keywords[name]
+    rest = {k: v for k, v in site.keywords.items() if k not in named} if site.keywords else {}
     if starstar is not None and rest and not site.double_star:
         values = tuple(arg.value for arg in rest.values())
         keys = tuple((key, arg.value) for key, arg in rest.items())
