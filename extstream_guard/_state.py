@@ -51,7 +51,7 @@ class ClassSession(Session):
         return "raise" if mode == "off" else mode
 
 
-#: Per thread: ``depth`` > 0 while a guarded collective runs. ``dist.all_reduce`` ends in the
+#: Per thread: ``inside`` is True while a guarded collective runs. ``dist.all_reduce`` ends in the
 #: guarded ``ProcessGroup.allreduce`` on the same tensors; the outer wrapper has checked them,
 #: so the inner one only calls through (one warning per call in warn mode, not two).
 collective_calls = threading.local()

@@ -291,8 +291,7 @@ def _collective(
     calls = _state.collective_calls
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        depth = getattr(calls, "depth", 0)
-        if depth:  # inside another guarded collective, which checked these devices
+        if getattr(calls, "inside", False):  # another guarded collective checked them
             return orig(*args, **kwargs)
         devices = _npu_devices(args[1:] if method else args, kwargs)
         backend = ""
@@ -303,11 +302,11 @@ def _collective(
                 devices = [None]  # the collective runs on the current device
         if devices:
             _check_devices(point, devices, _native_for(point, backend), session)
-        calls.depth = 1
+        calls.inside = True
         try:
             result = orig(*args, **kwargs)
         finally:
-            calls.depth = 0
+            calls.inside = False
         if devices and result is not None:
             track_work(result, devices, session)
         return result

@@ -1058,10 +1058,10 @@ class Interpreter:
                 (false_state if equal else true_state).set_path(key, None)
             return true_state, false_state
         if isinstance(test, cst.Call):
-            return self._narrow_by_predicate(test, true_state, false_state, scope)
+            return self._narrow_call(test, true_state, false_state, scope)
         return true_state, false_state
 
-    def _narrow_by_predicate(
+    def _narrow_call(
         self, test: cst.Call, true_state: State, false_state: State, scope: Scope
     ) -> tuple[State, State]:
         if (
