@@ -325,12 +325,8 @@ class ExternalImports:
 
     def file_may_export(self, path: str, roots: tuple[str, ...] = ()) -> bool:
         """Whether a project file mentions external streams or imports one that does."""
-        path = os.path.abspath(path)
-        self._load(path)
-        verdict = self._verdicts.get(path)
-        if verdict is not None and self._valid(path):
-            return verdict.flag
-        return self._search(path, None)[0]
+        known = self.known_verdict(path)
+        return known if known is not None else self._search(os.path.abspath(path), None)[0]
 
     def known_verdict(self, path: str) -> bool | None:
         """The stored answer for the file ``path`` as it is on disk, if still valid; ``None``
