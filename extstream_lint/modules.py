@@ -183,15 +183,24 @@ def locate_module(name: str, roots: tuple[str, ...]) -> tuple[str | None, Probes
 def namespace_package(name: str, roots: tuple[str, ...]) -> bool:
     """``name`` is a directory without ``__init__.py`` under a project root (PEP 420): its
     submodules import as ``name.sub``. Call it only where :func:`find_module` found nothing."""
+    return _locate_namespace(name, roots)[0]
+
+
+def _locate_namespace(name: str, roots: tuple[str, ...]) -> tuple[bool, Probes]:
+    """:func:`namespace_package`, with the directories looked at and their stamps (a
+    directory's stamp changes when a submodule appears in it)."""
     if not name:
-        return False
-    parts = name.split(".")
-    return any(not installed(root) and _is_directory(os.path.join(root, *parts)) for root in roots)
-
-
-def _is_directory(path: str) -> bool:
-    info = _stat(path)
-    return info is not None and stat.S_ISDIR(info.st_mode)
+        return False, ()
+    probes: list[tuple[str, Stamp | None]] = []
+    found = False
+    for root in roots:
+        if installed(root):
+            continue
+        directory = os.path.join(root, *name.split("."))
+        info = _stat(directory)
+        probes.append((directory, None if info is None else _stamp(info)))
+        found = found or (info is not None and stat.S_ISDIR(info.st_mode))
+    return found, tuple(probes)
 
 
 def installed(directory: str) -> bool:
@@ -611,11 +620,9 @@ def _imported_files(
         if plain or not names:
             continue
         if found is None:  # a namespace package (no __init__.py) has submodules too
-            directories = [os.path.join(r, *module.split(".")) for r in roots if not installed(r)]
-            infos = [_stat(d) for d in directories]
-            # its directory's stamp changes when a submodule appears in it later
-            probes.extend((d, None if i is None else _stamp(i)) for d, i in zip(directories, infos))
-            if not any(i is not None and stat.S_ISDIR(i.st_mode) for i in infos):
+            namespace, looked = _locate_namespace(module, roots)
+            probes.extend(looked)
+            if not namespace:
                 continue
         elif os.path.basename(found) != "__init__.py":
             continue
