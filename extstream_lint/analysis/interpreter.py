@@ -1024,8 +1024,8 @@ class Interpreter:
 
         Narrowing tests (contract section 6): ``isinstance(x, ExternalStream)``, the bit-30
         test on ``x.stream_id``, ``x.device_type == PRIVATEUSE1`` (false: not an NPU stream),
-        a call of a predicate function of this module built from those (``def is_ext(s):
-        return ...``), and ``not`` / ``and`` / ``or`` of them.
+        a call of a predicate function built from those (``def is_ext(s): return ...``, in
+        this module or imported), and ``not`` / ``and`` / ``or`` of them.
         """
         negated = False
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
