@@ -14,7 +14,7 @@ from ..contract import RULES
 from ..findings import Finding, cannot_analyse
 from ..modules import module_name, one_run
 from .effects import Issue
-from .index import ProjectIndex
+from .index import Importer, ProjectIndex
 from .interpreter import Interpreter
 from .positions import Position, locate
 from .summaries import CallIssue, describe_call
@@ -102,7 +102,7 @@ def _interpreter(module: cst.Module, filename: str, project: ProjectIndex | None
     roots = index.roots(filename)
     name = module_name(filename, roots)
     is_package = os.path.basename(filename) == "__init__.py"
-    return Interpreter(module, index, roots, name, is_package)
+    return Interpreter(module, Importer(index, roots), name, is_package)
 
 
 def decode(source: str | bytes) -> str:

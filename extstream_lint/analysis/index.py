@@ -40,6 +40,36 @@ class Entry:
     external: bool = False
 
 
+class Importer:
+    """The :class:`.facts.ModuleFacts` of one importing module: the index, seen from it.
+
+    Bound to the importer's roots, its follow policy (``direct``) and the dependencies it
+    records (``used``), so the interpreter asks only for a module name.
+    """
+
+    def __init__(
+        self,
+        index: ProjectIndex,
+        roots: tuple[str, ...],
+        used: dict[str, Stamp | None] | None = None,
+        direct: bool | str = True,
+    ) -> None:
+        self.index = index
+        self.roots = roots
+        #: Project modules the importer used, with their stamps (its dependencies).
+        self.used: dict[str, Stamp | None] = {} if used is None else used
+        #: True: the file being linted, follow all its project imports; a package name: a
+        #: package's ``__init__`` (re-exports), follow all imports within that package.
+        self.direct = direct
+
+    def module(self, name: str) -> Module | None:
+        direct = self.direct is True or name.split(".", 1)[0] == self.direct
+        found = self.index.module(name, self.roots, self.used, direct)
+        if found is None and mods.namespace_package(name, self.roots):
+            return Module(name)  # PEP 420: nothing of its own, its submodules by attribute
+        return found
+
+
 class ProjectIndex:
     """Module summaries of one project, memoised in memory (and on disk, if a cache is set)."""
 
@@ -158,16 +188,9 @@ class ProjectIndex:
         self.analysed.append(path)
         used: dict[str, Stamp | None] = {}
         is_package = os.path.basename(path) == "__init__.py"
-        interpreter = Interpreter(
-            tree,
-            project=self,
-            roots=roots,
-            module_name=name,
-            is_package=is_package,
-            used=used,
-            # A package's __init__ re-exports its own modules: follow those, however plain.
-            direct=name.split(".", 1)[0] if is_package else False,
-        )
+        # A package's __init__ re-exports its own modules: follow those, however plain.
+        direct = name.split(".", 1)[0] if is_package else False
+        interpreter = Interpreter(tree, Importer(self, roots, used, direct), name, is_package)
         root = next((r for r in roots if path.startswith(r + os.sep)), os.path.dirname(path))
         shown = os.path.relpath(path, root).replace(os.sep, "/")
         try:

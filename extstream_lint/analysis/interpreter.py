@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Union
 
 import libcst as cst
 
-from ..modules import absolute_name, namespace_package
+from ..modules import absolute_name
 from . import summaries as sm
 from .effects import (
     DEFAULT_CAPTURE_STREAM,
@@ -60,7 +60,7 @@ from .values import (
 )
 
 if TYPE_CHECKING:
-    from .index import ProjectIndex
+    from .facts import ModuleFacts
 
 Anchor = Union[cst.Call, cst.With]
 
@@ -98,24 +98,16 @@ class Interpreter:
     def __init__(
         self,
         module: cst.Module,
-        project: ProjectIndex | None = None,
-        roots: tuple[str, ...] = (),
+        facts: ModuleFacts | None = None,
         module_name: str | None = None,
         is_package: bool = False,
-        used: dict[str, tuple[int, int]] | None = None,
-        direct: bool | str = True,
     ) -> None:
         self.module = module
-        #: Other modules of the project, by their summaries (index.py); None: this file alone.
-        self.project = project
-        self.roots = roots
+        #: Other modules of the project, asked for by name (:mod:`.facts`); None: this file
+        #: alone.
+        self.facts = facts
         self.module_name = module_name
         self.is_package = is_package
-        #: Project modules this file used, with their stamps (the index's dependencies).
-        self.used: dict[str, tuple[int, int]] = {} if used is None else used
-        #: True: the file being linted, follow all its project imports; a package name: a
-        #: package's ``__init__`` (re-exports), follow all imports within that package.
-        self.direct = direct
         self.transfer_to_npu = False
         self.learning = True
         self.reporting = False
@@ -163,13 +155,9 @@ class Interpreter:
         return dict(scope.summary) if scope is not None else {}
 
     def _project_module(self, name: str) -> Module | None:
-        if self.project is None or not name:
+        if self.facts is None or not name:
             return None
-        direct = self.direct is True or name.split(".", 1)[0] == self.direct
-        found = self.project.module(name, self.roots, self.used, direct)
-        if found is None and namespace_package(name, self.roots):
-            return Module(name)  # PEP 420: nothing of its own, its submodules by attribute
-        return found
+        return self.facts.module(name)
 
     def _learn_return(self, info: FunctionInfo, value: Value) -> None:
         """Join ``value`` into what ``info`` returns in this learning pass.
@@ -534,7 +522,7 @@ class Interpreter:
     def _import_submodules(self, stmt: cst.ImportFrom, state: State, scope: Scope) -> bool:
         """``from pkg import adapter`` where ``pkg`` itself is not followed (a plain package
         reached through another module) but its submodule ``pkg.adapter`` matters."""
-        if isinstance(stmt.names, cst.ImportStar) or self.project is None:
+        if isinstance(stmt.names, cst.ImportStar) or self.facts is None:
             return False
         base = absolute_name(
             dotted_name(stmt.module) if stmt.module is not None else None,

@@ -1,0 +1,27 @@
+"""The seam between the interpreter and the project model: how a module's facts are asked for.
+
+The interpreter analyses one module and knows nothing of files, roots, caches or import
+graphs. When it meets an import of another module it asks an object of this protocol for
+that module's facts, by absolute dotted name, and gets a :class:`.values.Module` (the names
+the module exports, as abstract values) or ``None`` (not a project module, or not worth
+following). What the answer depends on (which files, which stamps) is the provider's to
+record: one provider is handed to the interpreter of each module, bound to that importer.
+
+Keeping this one method the only contact lets the project model change how it finds,
+orders, caches and bounds its work without touching the interpreter, and lets the
+interpreter be split or tested alone with a dict-backed provider.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .values import Module
+
+
+class ModuleFacts(Protocol):
+    """What an importer may ask of the project: one module's facts, by its dotted name."""
+
+    def module(self, name: str) -> Module | None:
+        """The facts of project module ``name`` (absolute, dotted), or ``None``."""
+        ...
