@@ -13,10 +13,8 @@ No libcst metadata is used: it would cost more than the whole analysis budget.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Union
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
@@ -28,7 +26,6 @@ from .effects import (
     STAR_EXPORTS,
     Arg,
     CallSite,
-    Issue,
     call_effects,
     canonical,
     enables_transfer_to_npu,
@@ -36,6 +33,7 @@ from .effects import (
     is_external_class,
     method_effects,
 )
+from .interp.core import Core, Loop, Scope, may_contain
 from .syntax import children, dotted_name, tail_name
 from .values import (
     Bound,
@@ -59,318 +57,9 @@ from .values import (
     join_states,
 )
 
-if TYPE_CHECKING:
-    from .facts import ModuleFacts
 
-Anchor = Union[cst.Call, cst.With]
-
-
-@dataclass(eq=False)
-class Scope:
-    """A module, class or function body; persists across both passes."""
-
-    kind: str
-    parent: Scope | None
-    #: Names bound anywhere in the scope (learnt in the first pass).
-    local_names: set[str] = field(default_factory=set)
-    #: Join of every value bound to each name (learnt in the first pass).
-    summary: dict[str, Value] = field(default_factory=dict)
-    cls: ClassInfo | None = None
-    function: FunctionInfo | None = None
-    #: ``global x`` / ``nonlocal x``: the scope that really holds ``x``.
-    outer_names: dict[str, Scope] = field(default_factory=dict)
-    #: Values other scopes bound to this scope's names (``global x; x = ...``).
-    outer_writes: dict[str, Value] = field(default_factory=dict)
-
-    def holder(self, name: str) -> Scope:
-        return self.outer_names.get(name, self)
-
-
-@dataclass
-class _Loop:
-    breaks: list[State] = field(default_factory=list)
-    continues: list[State] = field(default_factory=list)
-
-
-class Interpreter:
+class Interpreter(Core):
     """Runs the two passes over one module and collects :class:`Issue` objects."""
-
-    def __init__(
-        self,
-        module: cst.Module,
-        facts: ModuleFacts | None = None,
-        module_name: str | None = None,
-        is_package: bool = False,
-    ) -> None:
-        self.module = module
-        #: Other modules of the project, asked for by name (:mod:`.facts`); None: this file
-        #: alone.
-        self.facts = facts
-        self.module_name = module_name
-        self.is_package = is_package
-        self.transfer_to_npu = False
-        self.learning = True
-        self.reporting = False
-        self.findings: dict[tuple[int, str], Issue] = {}
-        self._scopes: dict[cst.CSTNode, Scope] = {}
-        self._functions: dict[cst.FunctionDef, FunctionInfo] = {}
-        self._classes: dict[cst.ClassDef, ClassInfo] = {}
-        self._deferred: list[tuple[cst.FunctionDef, Scope, ClassInfo | None]] = []
-        self._loops: list[_Loop] = []
-        #: ``torch.npu.graph.default_capture_stream`` is process-wide: every assignment to
-        #: it anywhere in the file, joined (learnt in the first pass).
-        self._default_capture: Value = None
-        self._default_capture_seen = False
-        #: The function whose body is being analysed: symbolic values are its parameters.
-        self._function: FunctionInfo | None = None
-        self._record_inits: dict[int, FunctionInfo] = {}
-        #: Per record class (by ``id``): field name -> value when the constructor omits it.
-        self._field_defaults: dict[int, dict[str, Value]] = {}
-        #: Summaries applied during this learning pass, with the version they had then.
-        self._applied: list[tuple[sm.Summary, int]] = []
-        #: Inside ``if TYPE_CHECKING:`` (see :meth:`_static_only`).
-        self._static = False
-        #: Passes run so far (what each function returns is joined within one pass).
-        self._passes = 0
-
-    # --- driver -------------------------------------------------------------------------
-
-    def run(self) -> list[Issue]:
-        self._learn()
-        self._pass(learning=False)
-        return list(self.findings.values())
-
-    def _learn(self) -> None:
-        """Learning passes until no summary was applied before it finished growing."""
-        for _ in range(_LEARNING_ROUNDS):
-            self._applied = []
-            self._pass(learning=True)
-            if all(summary.version == seen for summary, seen in self._applied):
-                break
-
-    def summarise(self) -> dict[str, Value]:
-        """Learning passes only: the module-level names, for modules that import this one."""
-        self._learn()
-        scope = self._scopes.get(self.module)
-        return dict(scope.summary) if scope is not None else {}
-
-    def _project_module(self, name: str) -> Module | None:
-        if self.facts is None or not name:
-            return None
-        return self.facts.module(name)
-
-    def _learn_return(self, info: FunctionInfo, value: Value) -> None:
-        """Join ``value`` into what ``info`` returns in this learning pass.
-
-        Each pass starts the join afresh: a pass that ran the function before a helper it
-        calls was learnt saw "unknown" there, and joining that into later passes would keep
-        it forever (``join(None, [ext])`` is None). Callers that ran earlier in the pass saw
-        the previous pass's value: :meth:`_run_function` bumps the version once the body is
-        done if the result differs, so they are looked at again.
-        """
-        if info.returns_pass == self._passes and info.returns_seen:
-            returns = join(info.returns, value)
-        else:
-            returns = value
-        info.returns_pass = self._passes
-        info.returns, info.returns_seen = returns, True
-
-    @staticmethod
-    def _keep_final_globals(end: State, scope: Scope) -> None:
-        """Functions and importers run after the module body: they see each global as the
-        body left it (``DEFAULT = ExternalStream(p)`` then ``DEFAULT = torch.npu.Stream()``
-        is managed), joined with what functions assign through ``global``."""
-        for name, value in end.env.items():
-            if "." in name or name not in scope.summary:
-                continue
-            writes = scope.outer_writes
-            scope.summary[name] = join(value, writes[name]) if name in writes else value
-
-    def _pass(self, learning: bool) -> None:
-        self._passes += 1
-        self.learning = learning
-        self.reporting = not learning
-        scope = self._scope(self.module, "module", None)
-        self._run_body(self.module.body, State({}), scope)
-
-    def _run_body(self, body: Sequence[cst.CSTNode], state: State, scope: Scope) -> None:
-        outer = self._deferred
-        self._deferred = []
-        end = self.exec_block(body, state, scope)
-        if self.learning and end is not None and scope.kind == "module":
-            self._keep_final_globals(end, scope)
-        pending, self._deferred = self._deferred, outer
-        for node, parent, cls in pending:
-            self._run_function(node, parent, cls)
-
-    def _scope(self, node: cst.CSTNode, kind: str, parent: Scope | None) -> Scope:
-        scope = self._scopes.get(node)
-        if scope is None:
-            scope = self._scopes[node] = Scope(kind, parent)
-        return scope
-
-    @contextmanager
-    def _static_only(self) -> Iterator[None]:
-        """``if TYPE_CHECKING:`` never runs: its imports name annotations, but what it binds
-        is no value any function sees at run time."""
-        saved, self._static = self._static, True
-        try:
-            yield
-        finally:
-            self._static = saved
-
-    @contextmanager
-    def _silenced(self) -> Iterator[None]:
-        saved = self.reporting
-        self.reporting = False
-        try:
-            yield
-        finally:
-            self.reporting = saved
-
-    # --- reporting ----------------------------------------------------------------------
-
-    def _report(self, anchor: Anchor, issue: Issue) -> None:
-        stream = issue.stream
-        if isinstance(stream, ExtStream) and stream.param is not None:
-            for ref in stream.refs():
-                self._learn_sink(anchor, issue, ref)
-            return
-        if not self.reporting:
-            return
-        key = (id(anchor), issue.code)
-        if key not in self.findings:
-            self.findings[key] = replace(issue, anchor=anchor)
-
-    def _learn_sink(self, anchor: Anchor, issue: Issue, ref: ParamRef) -> None:
-        """A rule broken on a parameter of the function being analysed: a sink, not a finding."""
-        info = self._function
-        if not self.learning or info is None:
-            return
-        if ref.owner is not info:
-            # A closure using an enclosing function's parameter: a sink of that function,
-            # on the paths where the closure runs ("may": whether it runs is not followed).
-            if not isinstance(ref.owner, FunctionInfo) or not isinstance(issue.stream, ExtStream):
-                return
-            issue = replace(issue, stream=issue.stream.weakened())
-        if isinstance(issue, sm.CallIssue) and issue.sink is not None:
-            inner = replace(issue.sink, through=(issue.callee, *issue.sink.through))
-            sm.sink_of(ref, issue, anchor, inner)
-        else:
-            sm.sink_of(ref, issue, anchor)
-
-    @staticmethod
-    def _current(state: State) -> ExtStream | None:
-        cur = state.current
-        if cur is None:
-            return None
-        s = cur.stream
-        return ExtStream(
-            s.must, "made current", cur.origin, s.noun, cur.label, param=s.param, also=s.also
-        )
-
-    # --- names --------------------------------------------------------------------------
-
-    def bind(self, name: str, value: Value, state: State, scope: Scope) -> None:
-        state.env[name] = value
-        state.forget_paths_under(name)
-        if self.learning and not (self._static and not isinstance(value, Ref)):
-            holder = scope.holder(name)
-            holder.local_names.add(name)
-            holder.summary[name] = (
-                join(holder.summary[name], value) if name in holder.summary else value
-            )
-            if holder is not scope:
-                writes = holder.outer_writes
-                writes[name] = join(writes[name], value) if name in writes else value
-
-    def lookup(self, name: str, state: State, scope: Scope) -> Value:
-        if name in state.env:
-            return state.env[name]
-        if name in scope.outer_names:
-            return scope.outer_names[name].summary.get(name)
-        if name in scope.local_names and scope.kind != "class":
-            return None
-        parent = scope.parent
-        while parent is not None:
-            if parent.kind != "class":
-                if name in parent.summary:
-                    return parent.summary[name]
-                if name in parent.local_names:
-                    return None
-            parent = parent.parent
-        if name in IMPLICIT_MODULES:
-            return Ref(name)
-        return None
-
-    def bind_target(self, target: cst.CSTNode, value: Value, state: State, scope: Scope) -> None:
-        """Assign ``value`` to an assignment target (names, attributes, tuples, starred)."""
-        if isinstance(target, cst.Name):
-            self.bind(target.value, value, state, scope)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            elements = target.elements
-            value = self._as_seq(value)
-            items = value.items if isinstance(value, Seq) else None
-            stars = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
-            for index, element in enumerate(elements):
-                item = None
-                if items is not None and not stars and len(items) == len(elements):
-                    item = items[index]
-                elif items is not None and len(stars) == 1 and len(items) >= len(elements) - 1:
-                    after = len(elements) - 1 - stars[0]  # a, *rest, z = seq
-                    if index < stars[0]:
-                        item = items[index]
-                    elif index > stars[0]:
-                        item = items[len(items) - (len(elements) - index)]
-                    else:
-                        item = Seq(items[index : len(items) - after])
-                elif items is None and isinstance(element, cst.StarredElement):
-                    item = _may_contain([self.element_of(value)])
-                elif items is None:
-                    item = self.element_of(value)
-                inner = element.value
-                self.bind_target(inner, item, state, scope)
-        elif isinstance(target, cst.StarredElement):
-            self.bind_target(target.value, value, state, scope)
-        elif isinstance(target, cst.Attribute):
-            owner = self.eval(target.value, state, scope)
-            key = dotted_name(target)
-            if isinstance(owner, Ref) and key is not None:
-                # torch.npu.graph.default_capture_stream = ext
-                qualified = canonical(f"{owner.qualname}.{target.attr.value}", self.transfer_to_npu)
-                if qualified == DEFAULT_CAPTURE_STREAM:
-                    state.env[qualified] = value
-                    if self.learning:
-                        seen = self._default_capture_seen
-                        self._default_capture = (
-                            join(self._default_capture, value) if seen else value
-                        )
-                        self._default_capture_seen = True
-                return
-            if key is not None:
-                state.set_path(key, value)
-            if (
-                isinstance(owner, Instance)
-                and owner.param is None
-                and scope.kind == "function"
-                and isinstance(target.value, cst.Name)
-                and state.env.get(target.value.value) is owner
-            ):
-                # other = Holder(); other.stream = ext: that instance only (it travels with
-                # the value, e.g. when returned), not every Holder. ``self.x = ...`` in a
-                # method and instances held in globals still go to the class (below).
-                state.env[target.value.value] = owner.with_field(target.attr.value, value)
-                return
-            if isinstance(owner, Instance) and self.learning:
-                name = target.attr.value
-                ref = owner.param
-                if ref is not None and ref.owner is self._function:
-                    self._function.summary.set_attr((ref.index, (*ref.path, name)), value)
-                if not _symbolic(value):  # a parameter is per call, not per class
-                    attrs = owner.cls.attrs
-                    attrs[name] = join(attrs[name], value) if name in attrs else value
-        else:  # subscripts and anything else: evaluate for the calls inside
-            self.eval(target, state, scope)
 
     # --- statements ---------------------------------------------------------------------
 
@@ -590,11 +279,11 @@ class Interpreter:
         head = state
         if self.reporting:  # learn what the body carries round before reporting on it
             with self._silenced():
-                self._loops.append(_Loop())
+                self._loops.append(Loop())
                 end = run_body(state.copy())
                 loop = self._loops.pop()
             head = join_states([state, end, *loop.continues]) or state
-        self._loops.append(_Loop())
+        self._loops.append(Loop())
         end = run_body(head.copy())
         loop = self._loops.pop()
         after = join_states([head, end, *loop.continues]) if exits else None
@@ -1208,12 +897,12 @@ class Interpreter:
                 self.element_of(v) if isinstance(e, cst.StarredElement) else v
                 for e, v in zip(node.elements, items)
             ]
-            return _may_contain(spread)
+            return may_contain(spread)
         return Seq(items)
 
     def _eval_set(self, node: cst.Set, state: State, scope: Scope) -> Value:
         items = [self.eval(e.value, state, scope) for e in node.elements]
-        return _may_contain(items)
+        return may_contain(items)
 
     def _eval_dict(self, node: cst.Dict, state: State, scope: Scope) -> Value:
         """Values "may contain"; with literal keys only, each key keeps its own value."""
@@ -1231,7 +920,7 @@ class Interpreter:
             else:  # {**other}
                 values.append(sm.contents(self.eval(element.value, state, scope)))
                 keyed = None
-        contents = _may_contain(values)
+        contents = may_contain(values)
         if keyed and isinstance(contents, Seq):
             return Seq(contents.items, tuple(keyed.items()))
         return contents
@@ -1331,7 +1020,7 @@ class Interpreter:
             made = self.eval(node.value, inner, scope)
         else:
             made = self.eval(node.elt, inner, scope)
-        return _may_contain([made])
+        return may_contain([made])
 
     def _bind_local(self, target: cst.CSTNode, value: Value, state: State) -> None:
         """Bind comprehension targets: they do not leak into the enclosing scope."""
@@ -1509,12 +1198,12 @@ class Interpreter:
             inner = CallSite(site.node, site.positional[0].text or "map")
             inner.positional = [Arg(self.element_of(v), None) for v in values[1:]]
             made = self._call_value(values[0], site.node, inner, state, current)
-            return _may_contain([made])
+            return may_contain([made])
         if name == "next" and values:
             return self.element_of(values[0])
         if name in ("list", "tuple", "set", "frozenset", "sorted", "reversed", "iter") and values:
             value = values[0]
-            return value if isinstance(value, Seq) else _may_contain([self.element_of(value)])
+            return value if isinstance(value, Seq) else may_contain([self.element_of(value)])
         return None
 
     def _attribute_of(self, base: Value, name: str, text: str | None) -> Value:
@@ -1560,7 +1249,7 @@ class Interpreter:
             yielded = sm.substitute(summary.yielded, binding)
             return StreamCtx(stream, label, yielded, keeps_current=not changed)
         if info.summary.yield_seen:  # a generator: what it yields, one at a time
-            return _may_contain([sm.substitute(info.summary.yielded, binding)])
+            return may_contain([sm.substitute(info.summary.yielded, binding)])
         changed, stream, label = sm.current_change(
             info.summary.exit_current, info.summary.exit_seen, binding
         )
@@ -1797,14 +1486,6 @@ def _never_runs(test: cst.CSTNode) -> bool:
     return isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
 
 
-def _may_contain(values: list[Value]) -> Value:
-    """A container whose element is one of ``values`` (positions unknown)."""
-    interesting = [v for v in values if v is not None]
-    if not interesting:
-        return None
-    return Seq((join_all(values),))
-
-
 #: Not a literal dict key (an expression whose value the analysis does not know).
 _NO_KEY = object()
 
@@ -1820,11 +1501,6 @@ def _literal_key(node: cst.CSTNode, value: Value) -> object:
     if isinstance(value, Const) and type(value.value) is int:
         return value.value
     return _NO_KEY
-
-
-def _symbolic(value: Value) -> bool:
-    """Whether a value stands for a parameter of the function being summarised."""
-    return isinstance(value, ExtStream) and value.param is not None
 
 
 def _param_kinds(params: cst.Parameters) -> tuple[tuple[str, str], ...]:
@@ -1854,7 +1530,6 @@ def _defaults(params: cst.Parameters, evaluate: Callable[[cst.CSTNode], Value]) 
     return found
 
 
-_LEARNING_ROUNDS = 4
 #: How a call is named when its callee has no dotted name (``f()()``, ``ops["k"]()``).
 _UNNAMED_CALLEE = "call"
 

@@ -1,0 +1,367 @@
+"""The driver of the interpreter: passes, scopes, binding and looking up names, reporting.
+
+:class:`Core` holds the state every concern shares (the passes run so far, the scopes
+learnt in the first pass, the findings) and runs the passes over a module: learning passes
+until no summary applied in one has grown since, then the reporting pass. It also owns what
+a name means (:meth:`Core.bind`, :meth:`Core.lookup`, :meth:`Core.bind_target`) and where a
+broken rule goes (a finding, or a sink of the function being summarised). The statements,
+expressions, calls, classes and narrowing it runs are the other modules of this package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Union
+
+import libcst as cst
+
+from .. import summaries as sm
+from ..effects import (
+    DEFAULT_CAPTURE_STREAM,
+    IMPLICIT_MODULES,
+    Issue,
+    canonical,
+)
+from ..syntax import dotted_name
+from ..values import (
+    ClassInfo,
+    ExtStream,
+    FunctionInfo,
+    Instance,
+    Module,
+    ParamRef,
+    Ref,
+    Seq,
+    State,
+    Value,
+    join,
+    join_all,
+)
+
+if TYPE_CHECKING:
+    from ..facts import ModuleFacts
+
+
+Anchor = Union[cst.Call, cst.With]
+
+
+@dataclass(eq=False)
+class Scope:
+    """A module, class or function body; persists across both passes."""
+
+    kind: str
+    parent: Scope | None
+    #: Names bound anywhere in the scope (learnt in the first pass).
+    local_names: set[str] = field(default_factory=set)
+    #: Join of every value bound to each name (learnt in the first pass).
+    summary: dict[str, Value] = field(default_factory=dict)
+    cls: ClassInfo | None = None
+    function: FunctionInfo | None = None
+    #: ``global x`` / ``nonlocal x``: the scope that really holds ``x``.
+    outer_names: dict[str, Scope] = field(default_factory=dict)
+    #: Values other scopes bound to this scope's names (``global x; x = ...``).
+    outer_writes: dict[str, Value] = field(default_factory=dict)
+
+    def holder(self, name: str) -> Scope:
+        return self.outer_names.get(name, self)
+
+
+@dataclass
+class Loop:
+    """The states that leave the loop body being run by ``break`` and by ``continue``."""
+
+    breaks: list[State] = field(default_factory=list)
+    continues: list[State] = field(default_factory=list)
+
+
+_LEARNING_ROUNDS = 4
+
+
+class Core:
+    """The interpreter's state and driver: passes, scopes, names, reporting."""
+
+    def __init__(
+        self,
+        module: cst.Module,
+        facts: ModuleFacts | None = None,
+        module_name: str | None = None,
+        is_package: bool = False,
+    ) -> None:
+        self.module = module
+        #: Other modules of the project, asked for by name (:mod:`.facts`); None: this file
+        #: alone.
+        self.facts = facts
+        self.module_name = module_name
+        self.is_package = is_package
+        self.transfer_to_npu = False
+        self.learning = True
+        self.reporting = False
+        self.findings: dict[tuple[int, str], Issue] = {}
+        self._scopes: dict[cst.CSTNode, Scope] = {}
+        self._functions: dict[cst.FunctionDef, FunctionInfo] = {}
+        self._classes: dict[cst.ClassDef, ClassInfo] = {}
+        self._deferred: list[tuple[cst.FunctionDef, Scope, ClassInfo | None]] = []
+        self._loops: list[Loop] = []
+        #: ``torch.npu.graph.default_capture_stream`` is process-wide: every assignment to
+        #: it anywhere in the file, joined (learnt in the first pass).
+        self._default_capture: Value = None
+        self._default_capture_seen = False
+        #: The function whose body is being analysed: symbolic values are its parameters.
+        self._function: FunctionInfo | None = None
+        self._record_inits: dict[int, FunctionInfo] = {}
+        #: Per record class (by ``id``): field name -> value when the constructor omits it.
+        self._field_defaults: dict[int, dict[str, Value]] = {}
+        #: Summaries applied during this learning pass, with the version they had then.
+        self._applied: list[tuple[sm.Summary, int]] = []
+        #: Inside ``if TYPE_CHECKING:`` (see :meth:`_static_only`).
+        self._static = False
+        #: Passes run so far (what each function returns is joined within one pass).
+        self._passes = 0
+
+    def run(self) -> list[Issue]:
+        self._learn()
+        self._pass(learning=False)
+        return list(self.findings.values())
+
+    def _learn(self) -> None:
+        """Learning passes until no summary was applied before it finished growing."""
+        for _ in range(_LEARNING_ROUNDS):
+            self._applied = []
+            self._pass(learning=True)
+            if all(summary.version == seen for summary, seen in self._applied):
+                break
+
+    def summarise(self) -> dict[str, Value]:
+        """Learning passes only: the module-level names, for modules that import this one."""
+        self._learn()
+        scope = self._scopes.get(self.module)
+        return dict(scope.summary) if scope is not None else {}
+
+    def _project_module(self, name: str) -> Module | None:
+        if self.facts is None or not name:
+            return None
+        return self.facts.module(name)
+
+    def _learn_return(self, info: FunctionInfo, value: Value) -> None:
+        """Join ``value`` into what ``info`` returns in this learning pass.
+
+        Each pass starts the join afresh: a pass that ran the function before a helper it
+        calls was learnt saw "unknown" there, and joining that into later passes would keep
+        it forever (``join(None, [ext])`` is None). Callers that ran earlier in the pass saw
+        the previous pass's value: :meth:`_run_function` bumps the version once the body is
+        done if the result differs, so they are looked at again.
+        """
+        if info.returns_pass == self._passes and info.returns_seen:
+            returns = join(info.returns, value)
+        else:
+            returns = value
+        info.returns_pass = self._passes
+        info.returns, info.returns_seen = returns, True
+
+    @staticmethod
+    def _keep_final_globals(end: State, scope: Scope) -> None:
+        """Functions and importers run after the module body: they see each global as the
+        body left it (``DEFAULT = ExternalStream(p)`` then ``DEFAULT = torch.npu.Stream()``
+        is managed), joined with what functions assign through ``global``."""
+        for name, value in end.env.items():
+            if "." in name or name not in scope.summary:
+                continue
+            writes = scope.outer_writes
+            scope.summary[name] = join(value, writes[name]) if name in writes else value
+
+    def _pass(self, learning: bool) -> None:
+        self._passes += 1
+        self.learning = learning
+        self.reporting = not learning
+        scope = self._scope(self.module, "module", None)
+        self._run_body(self.module.body, State({}), scope)
+
+    def _run_body(self, body: Sequence[cst.CSTNode], state: State, scope: Scope) -> None:
+        outer = self._deferred
+        self._deferred = []
+        end = self.exec_block(body, state, scope)
+        if self.learning and end is not None and scope.kind == "module":
+            self._keep_final_globals(end, scope)
+        pending, self._deferred = self._deferred, outer
+        for node, parent, cls in pending:
+            self._run_function(node, parent, cls)
+
+    def _scope(self, node: cst.CSTNode, kind: str, parent: Scope | None) -> Scope:
+        scope = self._scopes.get(node)
+        if scope is None:
+            scope = self._scopes[node] = Scope(kind, parent)
+        return scope
+
+    @contextmanager
+    def _static_only(self) -> Iterator[None]:
+        """``if TYPE_CHECKING:`` never runs: its imports name annotations, but what it binds
+        is no value any function sees at run time."""
+        saved, self._static = self._static, True
+        try:
+            yield
+        finally:
+            self._static = saved
+
+    @contextmanager
+    def _silenced(self) -> Iterator[None]:
+        saved = self.reporting
+        self.reporting = False
+        try:
+            yield
+        finally:
+            self.reporting = saved
+
+    def _report(self, anchor: Anchor, issue: Issue) -> None:
+        stream = issue.stream
+        if isinstance(stream, ExtStream) and stream.param is not None:
+            for ref in stream.refs():
+                self._learn_sink(anchor, issue, ref)
+            return
+        if not self.reporting:
+            return
+        key = (id(anchor), issue.code)
+        if key not in self.findings:
+            self.findings[key] = replace(issue, anchor=anchor)
+
+    def _learn_sink(self, anchor: Anchor, issue: Issue, ref: ParamRef) -> None:
+        """A rule broken on a parameter of the function being analysed: a sink, not a finding."""
+        info = self._function
+        if not self.learning or info is None:
+            return
+        if ref.owner is not info:
+            # A closure using an enclosing function's parameter: a sink of that function,
+            # on the paths where the closure runs ("may": whether it runs is not followed).
+            if not isinstance(ref.owner, FunctionInfo) or not isinstance(issue.stream, ExtStream):
+                return
+            issue = replace(issue, stream=issue.stream.weakened())
+        if isinstance(issue, sm.CallIssue) and issue.sink is not None:
+            inner = replace(issue.sink, through=(issue.callee, *issue.sink.through))
+            sm.sink_of(ref, issue, anchor, inner)
+        else:
+            sm.sink_of(ref, issue, anchor)
+
+    @staticmethod
+    def _current(state: State) -> ExtStream | None:
+        cur = state.current
+        if cur is None:
+            return None
+        s = cur.stream
+        return ExtStream(
+            s.must, "made current", cur.origin, s.noun, cur.label, param=s.param, also=s.also
+        )
+
+    def bind(self, name: str, value: Value, state: State, scope: Scope) -> None:
+        state.env[name] = value
+        state.forget_paths_under(name)
+        if self.learning and not (self._static and not isinstance(value, Ref)):
+            holder = scope.holder(name)
+            holder.local_names.add(name)
+            holder.summary[name] = (
+                join(holder.summary[name], value) if name in holder.summary else value
+            )
+            if holder is not scope:
+                writes = holder.outer_writes
+                writes[name] = join(writes[name], value) if name in writes else value
+
+    def lookup(self, name: str, state: State, scope: Scope) -> Value:
+        if name in state.env:
+            return state.env[name]
+        if name in scope.outer_names:
+            return scope.outer_names[name].summary.get(name)
+        if name in scope.local_names and scope.kind != "class":
+            return None
+        parent = scope.parent
+        while parent is not None:
+            if parent.kind != "class":
+                if name in parent.summary:
+                    return parent.summary[name]
+                if name in parent.local_names:
+                    return None
+            parent = parent.parent
+        if name in IMPLICIT_MODULES:
+            return Ref(name)
+        return None
+
+    def bind_target(self, target: cst.CSTNode, value: Value, state: State, scope: Scope) -> None:
+        """Assign ``value`` to an assignment target (names, attributes, tuples, starred)."""
+        if isinstance(target, cst.Name):
+            self.bind(target.value, value, state, scope)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            value = self._as_seq(value)
+            items = value.items if isinstance(value, Seq) else None
+            stars = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+            for index, element in enumerate(elements):
+                item = None
+                if items is not None and not stars and len(items) == len(elements):
+                    item = items[index]
+                elif items is not None and len(stars) == 1 and len(items) >= len(elements) - 1:
+                    after = len(elements) - 1 - stars[0]  # a, *rest, z = seq
+                    if index < stars[0]:
+                        item = items[index]
+                    elif index > stars[0]:
+                        item = items[len(items) - (len(elements) - index)]
+                    else:
+                        item = Seq(items[index : len(items) - after])
+                elif items is None and isinstance(element, cst.StarredElement):
+                    item = may_contain([self.element_of(value)])
+                elif items is None:
+                    item = self.element_of(value)
+                inner = element.value
+                self.bind_target(inner, item, state, scope)
+        elif isinstance(target, cst.StarredElement):
+            self.bind_target(target.value, value, state, scope)
+        elif isinstance(target, cst.Attribute):
+            owner = self.eval(target.value, state, scope)
+            key = dotted_name(target)
+            if isinstance(owner, Ref) and key is not None:
+                # torch.npu.graph.default_capture_stream = ext
+                qualified = canonical(f"{owner.qualname}.{target.attr.value}", self.transfer_to_npu)
+                if qualified == DEFAULT_CAPTURE_STREAM:
+                    state.env[qualified] = value
+                    if self.learning:
+                        seen = self._default_capture_seen
+                        self._default_capture = (
+                            join(self._default_capture, value) if seen else value
+                        )
+                        self._default_capture_seen = True
+                return
+            if key is not None:
+                state.set_path(key, value)
+            if (
+                isinstance(owner, Instance)
+                and owner.param is None
+                and scope.kind == "function"
+                and isinstance(target.value, cst.Name)
+                and state.env.get(target.value.value) is owner
+            ):
+                # other = Holder(); other.stream = ext: that instance only (it travels with
+                # the value, e.g. when returned), not every Holder. ``self.x = ...`` in a
+                # method and instances held in globals still go to the class (below).
+                state.env[target.value.value] = owner.with_field(target.attr.value, value)
+                return
+            if isinstance(owner, Instance) and self.learning:
+                name = target.attr.value
+                ref = owner.param
+                if ref is not None and ref.owner is self._function:
+                    self._function.summary.set_attr((ref.index, (*ref.path, name)), value)
+                if not is_symbolic(value):  # a parameter is per call, not per class
+                    attrs = owner.cls.attrs
+                    attrs[name] = join(attrs[name], value) if name in attrs else value
+        else:  # subscripts and anything else: evaluate for the calls inside
+            self.eval(target, state, scope)
+
+
+def may_contain(values: list[Value]) -> Value:
+    """A container whose element is one of ``values`` (positions unknown)."""
+    interesting = [v for v in values if v is not None]
+    if not interesting:
+        return None
+    return Seq((join_all(values),))
+
+
+def is_symbolic(value: Value) -> bool:
+    """Whether a value stands for a parameter of the function being summarised."""
+    return isinstance(value, ExtStream) and value.param is not None
