@@ -22,7 +22,6 @@ from ..modules import absolute_name
 from . import summaries as sm
 from .effects import (
     DEFAULT_CAPTURE_STREAM,
-    IMPLICIT_MODULES,
     STAR_EXPORTS,
     Arg,
     CallSite,
@@ -30,10 +29,10 @@ from .effects import (
     canonical,
     enables_transfer_to_npu,
     enter_effects,
-    is_external_class,
     method_effects,
 )
 from .interp.core import Core, Loop, Scope, may_contain
+from .interp.narrowing import Narrowing
 from .syntax import children, dotted_name, tail_name
 from .values import (
     Bound,
@@ -58,7 +57,7 @@ from .values import (
 )
 
 
-class Interpreter(Core):
+class Interpreter(Narrowing, Core):
     """Runs the two passes over one module and collects :class:`Issue` objects."""
 
     # --- statements ---------------------------------------------------------------------
@@ -641,198 +640,6 @@ class Interpreter(Core):
             return sm.substitute(made.returns, sm.Binding(made, {}, None))
         return None
 
-    # --- annotations and narrowing ------------------------------------------------------
-
-    def annotation_value(
-        self, annotation: cst.Annotation | None, origin: cst.CSTNode
-    ) -> ExtStream | None:
-        """``ExternalStream``, ``Optional[ExternalStream]``, ``"ExternalStream"``, ``X | None``."""
-        if annotation is None:
-            return None
-        node = annotation.annotation if isinstance(annotation, cst.Annotation) else annotation
-        if self._annotation_is_external(node, depth=0):
-            return ExtStream(True, "annotated", origin)
-        return None
-
-    def _annotation_is_external(self, node: cst.CSTNode, depth: int) -> bool:
-        if depth > 8:
-            return False
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            name = dotted_name(node) or ""
-            resolved = self._resolve_static(name)
-            return resolved is not None and is_external_class(resolved)
-        if isinstance(node, cst.SimpleString):
-            text = node.evaluated_value if isinstance(node.evaluated_value, str) else ""
-            try:
-                return self._annotation_is_external(cst.parse_expression(text), depth + 1)
-            except Exception:
-                return False
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
-            return self._none_or_external(node.left, node.right, depth)
-        if isinstance(node, cst.Subscript):
-            outer = (dotted_name(node.value) or "").rsplit(".", 1)[-1]
-            elements = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
-            if outer == "Optional" and len(elements) == 1:
-                return self._annotation_is_external(elements[0], depth + 1)
-            if outer == "Union" and len(elements) == 2:
-                return self._none_or_external(elements[0], elements[1], depth)
-        return False
-
-    def _none_or_external(self, a: cst.CSTNode, b: cst.CSTNode, depth: int) -> bool:
-        for x, y in ((a, b), (b, a)):
-            if isinstance(y, cst.Name) and y.value == "None":
-                return self._annotation_is_external(x, depth + 1)
-        return False
-
-    def _resolve_static(self, name: str) -> str | None:
-        """Resolve a dotted name through the module's imports (for annotations)."""
-        head, _, rest = name.partition(".")
-        scope = self._scopes.get(self.module)
-        value = scope.summary.get(head) if scope is not None else None
-        if head in IMPLICIT_MODULES and value is None:
-            value = Ref(head)
-        if not isinstance(value, Ref):
-            return None
-        full = f"{value.qualname}.{rest}" if rest else value.qualname
-        return canonical(full, self.transfer_to_npu)
-
-    def narrow(self, test: cst.CSTNode, state: State, scope: Scope) -> tuple[State, State]:
-        """States for the true and false branch of ``test``.
-
-        Narrowing tests (contract section 6): ``isinstance(x, ExternalStream)``, the bit-30
-        test on ``x.stream_id``, ``x.device_type == PRIVATEUSE1`` (false: not an NPU stream),
-        a call of a predicate function built from those (``def is_ext(s): return ...``, in
-        this module or imported), and ``not`` / ``and`` / ``or`` of them.
-        """
-        negated = False
-        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            test, negated = test.expression, not negated
-        true_state, false_state = self._narrow_test(test, state, scope)
-        return (false_state, true_state) if negated else (true_state, false_state)
-
-    def _narrow_test(self, test: cst.CSTNode, state: State, scope: Scope) -> tuple[State, State]:
-        if isinstance(test, cst.BooleanOperation):
-            left_true, left_false = self.narrow(test.left, state, scope)
-            if isinstance(test.operator, cst.And):  # the right side runs when the left is true
-                right_true, right_false = self.narrow(test.right, left_true, scope)
-                return right_true, join_states([left_false, right_false]) or left_false
-            right_true, right_false = self.narrow(test.right, left_false, scope)
-            return join_states([left_true, right_true]) or left_true, right_false
-        true_state, false_state = state.copy(), state.copy()
-        checked = _stream_id_check(test)
-        if checked is not None:
-            subject, positive = checked
-            if positive:
-                self._narrow_external(subject, true_state, false_state, scope)
-            else:  # the test is true when the stream is *not* external
-                self._narrow_external(subject, false_state, true_state, scope)
-            return true_state, false_state
-        device_check = _device_type_check(test)
-        if device_check is not None:  # not an NPU stream at all: not external either
-            npu_subject, equal = device_check
-            key = dotted_name(npu_subject)
-            if key is not None:
-                (false_state if equal else true_state).set_path(key, None)
-            return true_state, false_state
-        if isinstance(test, cst.Call):
-            return self._narrow_call(test, true_state, false_state, scope)
-        return true_state, false_state
-
-    def _narrow_call(
-        self, test: cst.Call, true_state: State, false_state: State, scope: Scope
-    ) -> tuple[State, State]:
-        if (
-            isinstance(test.func, cst.Name)
-            and test.func.value == "isinstance"
-            and len(test.args) == 2
-        ):
-            return self._narrow_isinstance(test, true_state, false_state, scope)
-        with self._silenced():
-            callee = self.eval(test.func, true_state, scope)
-        predicate = callee.predicate if isinstance(callee, FunctionInfo) else None
-        if predicate is None:
-            return true_state, false_state
-        index, positive = predicate
-        name = callee.params[index][0] if index < len(callee.params) else ""
-        subject = next((a.value for a in test.args if a.keyword and a.keyword.value == name), None)
-        positional = [a for a in test.args if a.keyword is None]
-        if subject is None and index < len(positional) and not any(a.star for a in positional):
-            subject = positional[index].value
-        if subject is not None:
-            yes, no = (true_state, false_state) if positive else (false_state, true_state)
-            self._narrow_external(subject, yes, no, scope)
-        return true_state, false_state
-
-    def _narrow_isinstance(
-        self, test: cst.Call, true_state: State, false_state: State, scope: Scope
-    ) -> tuple[State, State]:
-        key = dotted_name(test.args[0].value)
-        if key is None:
-            return true_state, false_state
-        classes = test.args[1].value
-        members = (
-            [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
-        )
-        with self._silenced():
-            resolved = [self.eval(m, true_state, scope) for m in members]
-        hits = [isinstance(r, Ref) and is_external_class(r.qualname) for r in resolved]
-        if not any(hits):
-            return true_state, false_state
-        narrowed = ExtStream(all(hits), "checked by isinstance()", test)
-        with self._silenced():  # self.stream, h.stream: the value, wherever it is kept
-            before = self.eval(test.args[0].value, true_state, scope)
-        true_state.set_path(key, narrowed)
-        if (
-            all(hits)
-            and isinstance(before, ExtStream)
-            and before.noun == "ExternalStream"
-            and before.current_of is None
-        ):
-            # Stream(stream_ptr=...) and current_stream() are external without being
-            # ExternalStream instances: isinstance() is False for them (spec 6).
-            false_state.set_path(key, None)
-        return true_state, false_state
-
-    def _learn_predicate(self, info: FunctionInfo, body: Sequence[cst.CSTNode], state: State,
-                         scope: Scope) -> None:  # fmt: skip
-        """``def is_ext(s): return <narrowing test of s>``: calls of it narrow like the test."""
-        statements = [
-            node for node in body
-            if not (isinstance(node, cst.SimpleStatementLine) and _is_docstring(node))
-        ]  # fmt: skip
-        line = statements[0] if len(statements) == 1 else None
-        ret = line.body[0] if isinstance(line, cst.SimpleStatementLine) and line.body else None
-        if not isinstance(ret, cst.Return) or ret.value is None:
-            return
-        with self._silenced():
-            true_state, false_state = self.narrow(ret.value, state, scope)
-        for index, (name, _) in enumerate(info.params):
-            if_true, if_false = true_state.env.get(name), false_state.env.get(name)
-            if _is_must_external(if_true) and if_false is None:
-                info.predicate = (index, True)
-                return
-            if _is_must_external(if_false) and if_true is None:
-                info.predicate = (index, False)
-                return
-
-    def _narrow_external(self, subject: cst.CSTNode, yes: State, no: State, scope: Scope) -> None:
-        """``subject.stream_id & (1 << 30)`` (spec 6): external in ``yes``, not in ``no``."""
-        if isinstance(subject, cst.Call):  # torch.npu.current_stream().stream_id
-            if (dotted_name(subject.func) or "").endswith("current_stream"):
-                no.current = None
-                if yes.current is not None:
-                    stream = replace(yes.current.stream, must=True, nullable=False)
-                    yes.current = replace(yes.current, stream=stream)
-            return
-        key = dotted_name(subject)
-        if key is None:
-            return
-        with self._silenced():
-            before = self.eval(subject, yes, scope)
-        if isinstance(before, ExtStream):
-            yes.set_path(key, replace(before, must=True, nullable=False))
-        no.set_path(key, None)
-
     # --- expressions --------------------------------------------------------------------
 
     def element_of(self, value: Value) -> Value:
@@ -1375,98 +1182,6 @@ def _annotated_fields(node: cst.ClassDef) -> list[str]:
                 if (dotted_name(head) or "").rsplit(".", 1)[-1] != "ClassVar":
                     names.append(small.target.value)
     return names
-
-
-_EXTERNAL_MARK = 1 << 30
-
-
-def _stream_id_check(test: cst.CSTNode) -> tuple[cst.CSTNode, bool] | None:
-    """``x.stream_id & (1 << 30)`` (``!= 0``, ``== 0``, ``bool()``): (x, is it the test for
-    "external"). ``None`` for any other test."""
-    positive = True
-    if isinstance(test, cst.Call) and (dotted_name(test.func) or "") == "bool" and test.args:
-        test = test.args[0].value
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        target = test.comparisons[0]
-        zero = isinstance(target.comparator, cst.Integer) and target.comparator.value == "0"
-        if not zero:
-            return None
-        if isinstance(target.operator, cst.Equal):
-            positive = False
-        elif not isinstance(target.operator, (cst.NotEqual, cst.GreaterThan)):
-            return None
-        test = test.left
-    if not (isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.BitAnd)):
-        return None
-    for side, other in ((test.left, test.right), (test.right, test.left)):
-        if _is_mark(other):
-            if isinstance(side, cst.Call) and (dotted_name(side.func) or "") == "int":
-                side = side.args[0].value if side.args else side
-            if isinstance(side, cst.Attribute) and side.attr.value == "stream_id":
-                return side.value, positive
-    return None
-
-
-def _device_type_check(test: cst.CSTNode) -> tuple[cst.CSTNode, bool] | None:
-    """``x.device_type == PRIVATEUSE1`` (also ``getattr(x, "device_type", None) == 20``, and
-    ``!=``): (x, is it ``==``). Where the device type is another, x is no NPU stream, hence
-    not external."""
-    if not (
-        isinstance(test, cst.Comparison)
-        and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, (cst.Equal, cst.NotEqual))
-    ):
-        return None
-    equal = isinstance(test.comparisons[0].operator, cst.Equal)
-    comparator = test.comparisons[0].comparator
-    privateuse1 = (isinstance(comparator, cst.Integer) and comparator.value == "20") or (
-        "PRIVATEUSE1" in (dotted_name(comparator) or "").rsplit(".", 1)[-1].upper()
-    )
-    if not privateuse1:
-        return None
-    left = test.left
-    if isinstance(left, cst.Attribute) and left.attr.value == "device_type":
-        return left.value, equal
-    if (
-        isinstance(left, cst.Call)
-        and dotted_name(left.func) == "getattr"
-        and len(left.args) >= 2
-        and isinstance(left.args[1].value, cst.SimpleString)
-        and left.args[1].value.evaluated_value == "device_type"
-    ):
-        return left.args[0].value, equal
-    return None
-
-
-def _is_docstring(line: cst.SimpleStatementLine) -> bool:
-    return (
-        len(line.body) == 1
-        and isinstance(line.body[0], cst.Expr)
-        and isinstance(line.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
-
-
-def _is_must_external(value: Value) -> bool:
-    return isinstance(value, ExtStream) and value.must
-
-
-def _is_mark(node: cst.CSTNode) -> bool:
-    """``1 << 30``, ``0x40000000``, ``1073741824``, or a name like ``_EXT_MARK``."""
-    if isinstance(node, cst.Integer):
-        try:
-            return int(node.value, 0) == _EXTERNAL_MARK
-        except ValueError:
-            return False
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.LeftShift):
-        left, right = node.left, node.right
-        return (
-            isinstance(left, cst.Integer)
-            and left.value == "1"
-            and isinstance(right, cst.Integer)
-            and right.value == "30"
-        )
-    name = (dotted_name(node) or "").rsplit(".", 1)[-1].upper()
-    return "EXT" in name and "MARK" in name
 
 
 def _imported_as(alias: cst.ImportAlias) -> tuple[str, str]:
