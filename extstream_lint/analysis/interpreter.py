@@ -14,7 +14,7 @@ No libcst metadata is used: it would cost more than the whole analysis budget.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import libcst as cst
 
@@ -31,6 +31,7 @@ from .effects import (
     enter_effects,
     method_effects,
 )
+from .interp.classes import Classes, Super
 from .interp.core import Core, Loop, Scope, may_contain
 from .interp.narrowing import Narrowing
 from .syntax import children, dotted_name, tail_name
@@ -57,7 +58,7 @@ from .values import (
 )
 
 
-class Interpreter(Narrowing, Core):
+class Interpreter(Classes, Narrowing, Core):
     """Runs the two passes over one module and collects :class:`Issue` objects."""
 
     # --- statements ---------------------------------------------------------------------
@@ -544,102 +545,6 @@ class Interpreter(Narrowing, Core):
         for inner, parent_scope, inner_cls in pending:
             self._run_function(inner, parent_scope, inner_cls)
 
-    def exec_ClassDef(self, node: cst.ClassDef, state: State, scope: Scope) -> State:
-        for decorator in node.decorators:
-            self.eval(decorator.decorator, state, scope)
-        for arg in (*node.bases, *node.keywords):
-            self.eval(arg.value, state, scope)
-        info = self._classes.get(node)
-        if info is None:
-            info = self._classes[node] = ClassInfo(node.name.value)
-        if self.learning:
-            with self._silenced():
-                bases = [self.eval(arg.value, state, scope) for arg in node.bases]
-            info.bases = [b for b in bases if isinstance(b, ClassInfo) and b is not info]
-            if _is_record_class(node):
-                inherited = [f for base in info.bases for f in base.fields]
-                own = [f for f in _annotated_fields(node) if f not in inherited]
-                info.fields = [*inherited, *own]
-        inner = self._scope(node, "class", scope)
-        inner.cls = info
-        class_state = State({}, state.current)
-        outer = self._deferred
-        self._deferred = []
-        self._suite(node.body, class_state, inner)
-        outer.extend(self._deferred)  # methods run after the enclosing scope, like functions
-        self._deferred = outer
-        if info.fields and self.learning and "__init__" not in info.methods:
-            info.methods["__init__"] = self._record_init(info)
-        if info.fields and self.learning:
-            self._learn_field_defaults(node, info, class_state, inner)
-        if self.learning:
-            for name, value in class_state.env.items():
-                if "." not in name and not isinstance(value, FunctionInfo):
-                    info.attrs[name] = (
-                        join(info.attrs[name], value) if name in info.attrs else value
-                    )
-        self.bind(node.name.value, info, state, scope)
-        return state
-
-    def _record_init(self, cls: ClassInfo) -> FunctionInfo:
-        """The ``__init__`` a dataclass, ``NamedTuple`` or attrs class gets: fields in order."""
-        init = self._record_inits.get(id(cls))
-        if init is None:
-            init = self._record_inits[id(cls)] = FunctionInfo("__init__")
-            init.params = (("self", "pos"), *((name, "pos") for name in cls.fields))
-            for index, name in enumerate(cls.fields, 1):
-                init.summary.set_attr((0, (name,)), sm.symbolic(ParamRef(init, index)))
-        return init
-
-    def _learn_field_defaults(
-        self, node: cst.ClassDef, cls: ClassInfo, state: State, scope: Scope
-    ) -> None:
-        """What the generated ``__init__`` stores for a field it is not given: the default,
-        or what ``field(default_factory=f)`` / attrs' ``factory=`` / ``Factory(f)`` returns."""
-        own: dict[str, Value] = {}
-        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-        lines = [line for line in body if isinstance(line, cst.SimpleStatementLine)]
-        with self._silenced():
-            for small in (small for line in lines for small in line.body):
-                if (
-                    isinstance(small, cst.AnnAssign)
-                    and isinstance(small.target, cst.Name)
-                    and small.value is not None
-                ):
-                    own[small.target.value] = self._field_default(small.value, state, scope)
-        defaults: dict[str, Value] = {}
-        for base in reversed(cls.mro()[1:]):
-            defaults.update(self._field_defaults.get(id(base), {}))
-        defaults.update(own)
-        self._field_defaults[id(cls)] = defaults
-        init = self._record_inits.get(id(cls))
-        if init is not None:
-            init.defaults = {
-                index: defaults[name]
-                for index, name in enumerate(cls.fields, 1)
-                if defaults.get(name) is not None
-            }
-
-    def _field_default(self, value: cst.BaseExpression, state: State, scope: Scope) -> Value:
-        factory: cst.BaseExpression | None = None
-        if isinstance(value, cst.Call) and tail_name(value.func) in _FIELD_FUNCTIONS:
-            keywords = {a.keyword.value: a.value for a in value.args if a.keyword is not None}
-            factory = keywords.get("default_factory", keywords.get("factory"))
-            default = keywords.get("default")
-            if factory is None and default is None:
-                return None
-            if factory is None:
-                value = default  # type: ignore[assignment]
-        if isinstance(value, cst.Call) and tail_name(value.func) == "Factory" and value.args:
-            factory = value.args[0].value  # attrs: x = attr.ib(default=Factory(f))
-        if factory is None:
-            return self.eval(value, state, scope)
-        made = self.eval(factory, state, scope)
-        if isinstance(made, FunctionInfo):
-            self._applied.append((made.summary, made.summary.version))  # learnt later: look again
-            return sm.substitute(made.returns, sm.Binding(made, {}, None))
-        return None
-
     # --- expressions --------------------------------------------------------------------
 
     def element_of(self, value: Value) -> Value:
@@ -750,12 +655,6 @@ class Interpreter(Narrowing, Core):
         if wanted is _NO_KEY:
             return sm.contents(base)
         return sm.item(base, wanted)  # type: ignore[arg-type]
-
-    def _as_seq(self, value: Value) -> Value:
-        """A NamedTuple instance read by position or unpacked."""
-        if isinstance(value, Instance) and value.cls.fields:
-            return Seq(tuple(sm.attribute(value, name) for name in value.cls.fields))
-        return value
 
     def _eval_ifexp(self, node: cst.IfExp, state: State, scope: Scope) -> Value:
         body = self.eval(node.body, state, scope)
@@ -901,7 +800,7 @@ class Interpreter(Narrowing, Core):
                 if method == "values":
                     return Seq(receiver.items)
                 return receiver if method == "copy" else element
-            elif isinstance(receiver, _Super):
+            elif isinstance(receiver, Super):
                 callee = receiver.method(method)
                 bound = Arg(receiver.instance, "self")
             else:
@@ -1013,24 +912,6 @@ class Interpreter(Narrowing, Core):
             return value if isinstance(value, Seq) else may_contain([self.element_of(value)])
         return None
 
-    def _attribute_of(self, base: Value, name: str, text: str | None) -> Value:
-        """``base.name`` for values that are not torch modules (``getattr(obj, "x")``)."""
-        if isinstance(base, Module):
-            if name in base.exports:
-                return base.exports[name]
-            return self._project_module(f"{base.name}.{name}")  # a submodule
-        if isinstance(base, Instance):
-            method = base.cls.method(name)
-            if method is not None and not base.field(name)[0] and not base.cls.has_attr(name):
-                if method.is_property:  # the getter's value, named where it was made
-                    binding = sm.bind_arguments(method, None, Arg(base, None))
-                    return sm.substitute(method.returns, binding)
-                return Bound(method, base, text)
-            return sm.attribute(base, name)
-        if isinstance(base, ClassInfo):
-            return base.attr(name) or base.method(name)
-        return sm.attribute(base, name)
-
     # --- calls of functions defined in the project (summaries.py) -------------------------
 
     def _call_function(
@@ -1096,22 +977,6 @@ class Interpreter(Narrowing, Core):
             return ExtStream(value.must, f"returned by {info.name}()", call, value.noun)
         return value
 
-    def _super(self, scope: Scope, state: State) -> Value:
-        """``super()`` in a method: the first argument, seen from the bases of the class."""
-        inner: Scope | None = scope
-        while inner is not None and inner.kind != "function":
-            inner = inner.parent
-        if inner is None or inner.parent is None or inner.parent.cls is None:
-            return None
-        info = inner.function
-        cls = inner.parent.cls
-        if info is None or not info.params:
-            return None
-        this = self.lookup(info.params[0][0], state, scope)
-        if not isinstance(this, Instance):
-            return None
-        return _Super(cls, this)
-
     def _call_ref(
         self,
         qualname: str,
@@ -1132,56 +997,6 @@ class Interpreter(Narrowing, Core):
         if arg is not None:
             self._make_current(arg.value, arg.text or "", site.node, state)
         return outcome.value
-
-
-@dataclass(frozen=True)
-class _Super:
-    """``super()``: methods are looked up in the bases of ``cls``, bound to ``instance``."""
-
-    cls: ClassInfo
-    instance: Instance
-
-    def method(self, name: str) -> FunctionInfo | None:
-        for base in self.cls.mro()[1:]:
-            found = base.methods.get(name)
-            if found is not None:
-                return found
-        return None
-
-
-_RECORD_DECORATORS = frozenset({"dataclass", "define", "frozen", "mutable", "s", "attrs"})
-_RECORD_BASES = frozenset({"NamedTuple"})
-#: ``dataclasses.field``, ``attrs.field``, ``attr.ib`` / ``attr.attrib``.
-_FIELD_FUNCTIONS = frozenset({"field", "ib", "attrib"})
-
-
-def _is_record_class(node: cst.ClassDef) -> bool:
-    """A class whose constructor takes its annotated fields (dataclass, NamedTuple, attrs)."""
-    for decorator in node.decorators:
-        target = decorator.decorator
-        if isinstance(target, cst.Call):
-            target = target.func
-        if (dotted_name(target) or "").rsplit(".", 1)[-1] in _RECORD_DECORATORS:
-            return True
-    return any(
-        (dotted_name(arg.value) or "").rsplit(".", 1)[-1] in _RECORD_BASES for arg in node.bases
-    )
-
-
-def _annotated_fields(node: cst.ClassDef) -> list[str]:
-    """``name: T`` lines of a class body, in order, without ``ClassVar`` ones."""
-    names = []
-    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-    for line in body:
-        if not isinstance(line, cst.SimpleStatementLine):
-            continue
-        for small in line.body:
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                annotation = small.annotation.annotation
-                head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
-                if (dotted_name(head) or "").rsplit(".", 1)[-1] != "ClassVar":
-                    names.append(small.target.value)
-    return names
 
 
 def _imported_as(alias: cst.ImportAlias) -> tuple[str, str]:

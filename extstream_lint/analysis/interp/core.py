@@ -18,12 +18,7 @@ from typing import TYPE_CHECKING, Union
 import libcst as cst
 
 from .. import summaries as sm
-from ..effects import (
-    DEFAULT_CAPTURE_STREAM,
-    IMPLICIT_MODULES,
-    Issue,
-    canonical,
-)
+from ..effects import DEFAULT_CAPTURE_STREAM, IMPLICIT_MODULES, Issue, canonical
 from ..syntax import dotted_name
 from ..values import (
     ClassInfo,

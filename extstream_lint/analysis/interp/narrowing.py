@@ -15,20 +15,9 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..effects import (
-    IMPLICIT_MODULES,
-    canonical,
-    is_external_class,
-)
+from ..effects import IMPLICIT_MODULES, canonical, is_external_class
 from ..syntax import dotted_name
-from ..values import (
-    ExtStream,
-    FunctionInfo,
-    Ref,
-    State,
-    Value,
-    join_states,
-)
+from ..values import ExtStream, FunctionInfo, Ref, State, Value, join_states
 from .core import Scope
 
 
