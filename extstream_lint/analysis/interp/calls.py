@@ -1,0 +1,434 @@
+"""Functions and calls: defining a function, running its body, and applying it where called.
+
+A ``def`` (or ``lambda``) makes a :class:`~..values.FunctionInfo` whose body runs after the
+enclosing scope, from symbolic parameters, to learn its summary (:mod:`..summaries`). A call
+evaluates its arguments into a :class:`~..effects.CallSite` and goes, by what the callee is,
+to :mod:`..effects` for a torch API or a method of a stream, to the function's summary
+(argument binding, sinks reached, attributes set, the current stream it leaves, what it
+returns or yields), to a class's ``__init__``, to ``functools.partial`` and bound methods,
+or to the builtins that move values (``getattr``, ``zip``, ``map``, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from .. import summaries as sm
+from ..effects import DEFAULT_CAPTURE_STREAM, Arg, CallSite, call_effects, canonical, method_effects
+from ..syntax import dotted_name
+from ..values import (
+    Bound,
+    ClassInfo,
+    ExtStream,
+    FunctionInfo,
+    Instance,
+    Module,
+    ParamRef,
+    Partial,
+    Ref,
+    Seq,
+    State,
+    StreamCtx,
+    Value,
+)
+from .classes import Super
+from .core import Scope, may_contain
+
+
+class Calls:
+    """Function definitions and calls: binding arguments, applying summaries, torch APIs."""
+
+    def exec_FunctionDef(self, node: cst.FunctionDef, state: State, scope: Scope) -> State:
+        for decorator in node.decorators:
+            self.eval(decorator.decorator, state, scope)
+        params = node.params
+        defaults = _defaults(params, lambda default: self.eval(default, state, scope))
+        info = self._functions.get(node)
+        if info is None:
+            info = self._functions[node] = FunctionInfo(node.name.value)
+            declared = self.annotation_value(node.returns, node) if node.returns else None
+            if declared is not None:
+                info.returns = ExtStream(
+                    declared.must, f"returned by {info.name}()", node, declared.noun
+                )
+                info.returns_known = True
+        cls = scope.cls if scope.kind == "class" else None
+        names = {(dotted_name(d.decorator) or "").rsplit(".", 1)[-1] for d in node.decorators}
+        info.decorators = frozenset(names)
+        info.params = _param_kinds(params)
+        if self.learning:
+            info.defaults = defaults
+        if cls is not None:
+            info.is_property = bool(names & {"property", "cached_property"})
+        self.bind(node.name.value, info, state, scope)
+        if cls is not None and self.learning:
+            cls.methods[node.name.value] = info
+        self._deferred.append((node, scope, cls))
+        return state
+
+    def _run_function(self, node: cst.FunctionDef, parent: Scope, cls: ClassInfo | None) -> None:
+        info = self._functions[node]
+        scope = self._scope(node, "function", parent)
+        scope.function = info
+        # The body starts with whatever the caller has: symbolic values (summaries.py).
+        state = State({}, sm.caller_current(info))
+        params = node.params
+        ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
+        decorators = info.decorators
+        for index, param in enumerate(ordered):
+            value = self.annotation_value(param.annotation, node) if param.annotation else None
+            if value is None:
+                value = sm.symbolic(ParamRef(info, index))
+            if index == 0 and cls is not None and "staticmethod" not in decorators:
+                value = cls if "classmethod" in decorators else Instance(cls, (), ParamRef(info, 0))
+            self.bind(param.name.value, value, state, scope)
+        for index in range(len(ordered), len(info.params)):  # *args, **kwargs
+            self.bind(info.params[index][0], sm.symbolic(ParamRef(info, index)), state, scope)
+        body = (
+            node.body.body
+            if isinstance(node.body, (cst.IndentedBlock, cst.SimpleStatementSuite))
+            else ()
+        )
+        if self.learning and info.predicate is None:
+            self._learn_predicate(info, body, state.copy(), scope)
+        returned_before = (info.returns, info.returns_seen)
+        outer, self._function = self._function, info
+        try:
+            outer_deferred = self._deferred
+            self._deferred = []
+            end = self.exec_block(body, state, scope)
+            if end is not None and self.learning:
+                info.summary.note_exit(end.current)
+            if self.learning and (info.returns, info.returns_seen) != returned_before:
+                info.summary.version += 1  # callers that used it must look again
+            pending, self._deferred = self._deferred, outer_deferred
+        finally:
+            self._function = outer
+        for inner, parent_scope, inner_cls in pending:
+            self._run_function(inner, parent_scope, inner_cls)
+
+    def _eval_lambda(self, node: cst.Lambda, state: State, scope: Scope) -> Value:
+        params = node.params
+        defaults = _defaults(params, lambda default: self.eval(default, state, scope))
+        info = self._functions.get(node)  # type: ignore[call-overload]
+        if info is None:
+            info = self._functions[node] = FunctionInfo("<lambda>")  # type: ignore[index]
+            info.params = _param_kinds(params)
+        if self.learning:
+            info.defaults = defaults
+        # Runs later, when called: a summarised function like any other.
+        inner = State(dict(state.env), sm.caller_current(info))
+        for index, (name, _) in enumerate(info.params):
+            inner.env[name] = sm.symbolic(ParamRef(info, index))
+        outer, self._function = self._function, info
+        try:
+            value = self.eval(node.body, inner, scope)
+        finally:
+            self._function = outer
+        if self.learning:
+            returned_before = (info.returns, info.returns_seen)
+            self._learn_return(info, value)
+            if (info.returns, info.returns_seen) != returned_before:
+                info.summary.version += 1
+        return info
+
+    def _arguments(self, node: cst.Call, state: State, scope: Scope, callee_text: str) -> CallSite:
+        site = CallSite(node, callee_text)
+        for arg in node.args:
+            value = self.eval(arg.value, state, scope)
+            text = dotted_name(arg.value)
+            if arg.star == "*":
+                if site.star_at is None:
+                    site.star_at = len(site.positional)
+            elif arg.star == "**":
+                site.double_star = True
+            elif arg.keyword is not None:
+                site.keywords[arg.keyword.value] = Arg(value, text)
+            else:
+                site.positional.append(Arg(value, text))
+        return site
+
+    def _eval_call(self, node: cst.Call, state: State, scope: Scope) -> Value:
+        func = node.func
+        receiver: Value = None
+        receiver_text: str | None = None
+        method: str | None = None
+        callee: Value
+        bound: Arg | None = None
+        if isinstance(func, cst.Attribute):
+            receiver = self.eval(func.value, state, scope)
+            receiver_text = dotted_name(func.value)
+            method = func.attr.value
+            if isinstance(receiver, Ref):
+                callee = Ref(canonical(f"{receiver.qualname}.{method}", self.transfer_to_npu))
+                method = None
+            elif isinstance(receiver, Instance):
+                found, callee = receiver.field(method)
+                if not found:
+                    callee = receiver.cls.attr(method) or receiver.cls.method(method)
+                    if isinstance(callee, FunctionInfo):
+                        bound = Arg(receiver, receiver_text)
+            elif isinstance(receiver, ClassInfo):
+                callee = receiver.method(method)
+            elif isinstance(receiver, Module):  # streams.make_ext(p): a function, not a method
+                callee = self._attribute_of(receiver, method, None)
+                method = None
+            elif isinstance(receiver, Seq) and method in _CONTAINER_METHODS:
+                self._arguments(node, state, scope, method)
+                element = sm.contents(receiver)
+                if method == "items":
+                    return Seq((Seq((self.element_of(receiver), element)),))
+                if method == "values":
+                    return Seq(receiver.items)
+                return receiver if method == "copy" else element
+            elif isinstance(receiver, Super):
+                callee = receiver.method(method)
+                bound = Arg(receiver.instance, "self")
+            else:
+                callee = None
+        else:
+            callee = self.eval(func, state, scope)
+            if (
+                isinstance(func, cst.Name)
+                and func.value == "super"
+                and not node.args
+                and callee is None
+            ):
+                return self._super(scope, state)
+        callee_text = dotted_name(func) or (method or _UNNAMED_CALLEE)
+        site = self._arguments(node, state, scope, callee_text)
+        current = self._current(state)
+        if method is not None:
+            issues, yielded = method_effects(site, method, receiver, receiver_text, current)
+            for issue in issues:
+                self._report(node, issue)
+            if yielded is not None:
+                return yielded
+            if method == "__enter__" and isinstance(receiver, StreamCtx):
+                self._make_current(receiver.stream, receiver.label, node, state)
+                return None
+            if method == "enter_context" and site.positional:  # ExitStack
+                entered = site.positional[0].value
+                if isinstance(entered, StreamCtx):
+                    if not entered.keeps_current:
+                        self._make_current(entered.stream, entered.label, node, state)
+                    return entered.yielded
+                return None
+            if isinstance(callee, FunctionInfo):
+                return self._call_function(callee, node, site, bound, state, current)
+            return None
+        if isinstance(callee, Ref):
+            if callee.qualname == "functools.partial" and site.positional:
+                first, rest = site.positional[0], site.positional[1:]
+                return Partial(first.value, tuple(rest), tuple(site.keywords.items()))
+            return self._call_ref(callee.qualname, site, state, scope, current)
+        if callee is None and isinstance(func, cst.Name) and func.value in _BUILTINS:
+            return self._call_builtin(func.value, site, state, current)
+        return self._call_value(callee, node, site, state, current)
+
+    def _call_value(
+        self,
+        callee: Value,
+        node: cst.Call,
+        site: CallSite,
+        state: State,
+        current: ExtStream | None,
+    ) -> Value:
+        """Call a value that is not a torch API: a project function, method, class."""
+        if isinstance(callee, Partial):
+            site = CallSite(
+                node,
+                site.callee_text,
+                [*callee.args, *site.positional],  # type: ignore[list-item]
+                {**dict(callee.keywords), **site.keywords},  # type: ignore[arg-type]
+                None if site.star_at is None else site.star_at + len(callee.args),
+                site.double_star,
+            )
+            callee = callee.func
+        if isinstance(callee, Bound):
+            receiver = Arg(callee.receiver, callee.text)
+            return self._call_function(callee.func, node, site, receiver, state, current)
+        if isinstance(callee, FunctionInfo):
+            return self._call_function(callee, node, site, None, state, current)
+        if isinstance(callee, ClassInfo):
+            instance = Instance(callee)
+            init = callee.method("__init__")
+            if init is None:
+                return instance
+            binding = sm.bind_arguments(init, site, Arg(instance, None))
+            binding.current = current
+            self._apply(init, node, binding, state, callee.name)
+            fields = [
+                (path[0], sm.substitute(value, binding))
+                for (index, path), value in init.summary.sets_attrs.items()
+                if index == 0 and len(path) == 1
+            ]
+            return Instance(callee, tuple(fields)) if fields else instance
+        return None
+
+    def _call_builtin(
+        self, name: str, site: CallSite, state: State, current: ExtStream | None
+    ) -> Value:
+        """The builtins that move values around: containers, iteration, ``getattr``."""
+        values = [arg.value for arg in site.positional]
+        if name == "getattr" and len(values) >= 2:
+            literal = site.node.args[1].value
+            attr = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
+            if isinstance(attr, str) and attr.isidentifier():
+                return self._attribute_of(values[0], attr, site.positional[0].text)
+            return None
+        if name == "enumerate" and values:
+            return Seq((Seq((None, self.element_of(values[0]))),))
+        if name == "zip" and values and site.star_at is None:
+            return Seq((Seq(tuple(self.element_of(v) for v in values)),))
+        if name == "map" and len(values) >= 2:
+            inner = CallSite(site.node, site.positional[0].text or "map")
+            inner.positional = [Arg(self.element_of(v), None) for v in values[1:]]
+            made = self._call_value(values[0], site.node, inner, state, current)
+            return may_contain([made])
+        if name == "next" and values:
+            return self.element_of(values[0])
+        if name in ("list", "tuple", "set", "frozenset", "sorted", "reversed", "iter") and values:
+            value = values[0]
+            return value if isinstance(value, Seq) else may_contain([self.element_of(value)])
+        return None
+
+    def _call_function(
+        self,
+        info: FunctionInfo,
+        node: cst.CSTNode,
+        site: CallSite | None,
+        receiver: Arg | None,
+        state: State,
+        current: ExtStream | None,
+    ) -> Value:
+        """Apply ``info``'s summary at a call: report its sinks, return what it returns."""
+        binding = sm.bind_arguments(info, site, receiver)
+        binding.current = current
+        # ``make_syncer(s)()``, ``ops["sync"](s)``: no dotted name, so the function's own.
+        named = site is not None and site.callee_text != _UNNAMED_CALLEE
+        self._apply(info, node, binding, state, site.callee_text if named else info.name)
+        if "contextmanager" in info.decorators or "asynccontextmanager" in info.decorators:
+            summary = info.summary
+            changed, stream, label = sm.current_change(
+                summary.yield_current, summary.yield_seen, binding
+            )
+            yielded = sm.substitute(summary.yielded, binding)
+            return StreamCtx(stream, label, yielded, keeps_current=not changed)
+        if info.summary.yield_seen:  # a generator: what it yields, one at a time
+            return may_contain([sm.substitute(info.summary.yielded, binding)])
+        changed, stream, label = sm.current_change(
+            info.summary.exit_current, info.summary.exit_seen, binding
+        )
+        if changed:
+            self._make_current(stream, label, node, state)
+        return self._returned(info, node, binding)
+
+    def _apply(
+        self, info: FunctionInfo, node: cst.CSTNode, binding: sm.Binding, state: State, name: str
+    ) -> None:
+        """Report the sinks the call's values reach, and the attributes it sets on them."""
+        if self.learning:
+            self._applied.append((info.summary, info.summary.version))
+        for issue in sm.call_issues(info, binding, name):
+            self._report(node, issue)  # type: ignore[arg-type]
+        for (index, path), value in info.summary.sets_attrs.items():
+            arg = binding.args.get(index)
+            if arg is None:
+                continue
+            target = arg.value
+            actual = sm.substitute(value, binding)
+            if isinstance(target, Instance) and target.param is not None and self.learning:
+                ref = target.param
+                if ref.owner is self._function and self._function is not None:
+                    self._function.summary.set_attr((ref.index, (*ref.path, *path)), actual)
+            elif arg.text is not None and isinstance(target, Instance):
+                if len(path) == 1:  # later.attach(ext): this object now holds ext
+                    state.env[arg.text] = target = target.with_field(path[0], actual)
+                    arg = Arg(target, arg.text)
+                state.set_path(".".join((arg.text, *path)), actual)
+
+    def _returned(self, info: FunctionInfo, call: cst.CSTNode, binding: sm.Binding) -> Value:
+        value = sm.substitute(info.returns, binding)
+        if isinstance(value, ExtStream) and value.current_of is None and value.param is None:
+            if isinstance(info.returns, ExtStream) and info.returns.param is not None:
+                return value  # the caller's own value, passed through
+            return ExtStream(value.must, f"returned by {info.name}()", call, value.noun)
+        return value
+
+    def _call_ref(
+        self,
+        qualname: str,
+        site: CallSite,
+        state: State,
+        scope: Scope,
+        current: ExtStream | None,
+    ) -> Value:
+        """A call of a torch API (or any resolved name): :mod:`.effects` says what it does."""
+        if DEFAULT_CAPTURE_STREAM in state.env or scope.kind == "module":
+            capture_default = state.env.get(DEFAULT_CAPTURE_STREAM)  # in program order
+        else:  # a function may run after any module-level assignment
+            capture_default = self._default_capture
+        outcome = call_effects(site, qualname, current, capture_default)
+        for issue in outcome.issues:
+            self._report(site.node, issue)
+        arg = outcome.makes_current
+        if arg is not None:
+            self._make_current(arg.value, arg.text or "", site.node, state)
+        return outcome.value
+
+
+def _param_kinds(params: cst.Parameters) -> tuple[tuple[str, str], ...]:
+    """Parameters in order, then ``*args`` ("star") and ``**kwargs`` ("starstar")."""
+    stars = (
+        (star.name.value, kind)
+        for star, kind in ((params.star_arg, "star"), (params.star_kwarg, "starstar"))
+        if isinstance(star, cst.Param)
+    )
+    return (
+        *((p.name.value, "posonly") for p in params.posonly_params),
+        *((p.name.value, "pos") for p in params.params),
+        *((p.name.value, "kwonly") for p in params.kwonly_params),
+        *stars,
+    )
+
+
+def _defaults(params: cst.Parameters, evaluate: Callable[[cst.CSTNode], Value]) -> dict[int, Value]:
+    """Default values by parameter index (evaluated where the ``def`` runs)."""
+    ordered = (*params.posonly_params, *params.params, *params.kwonly_params)
+    found: dict[int, Value] = {}
+    for index, param in enumerate(ordered):
+        if param.default is not None:
+            value = evaluate(param.default)
+            if value is not None:
+                found[index] = value
+    return found
+
+
+#: How a call is named when its callee has no dotted name (``f()()``, ``ops["k"]()``).
+_UNNAMED_CALLEE = "call"
+
+
+#: Builtins that move values: handled unless the module rebinds the name.
+_BUILTINS = frozenset(
+    {
+        "getattr",
+        "enumerate",
+        "zip",
+        "map",
+        "next",
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "sorted",
+        "reversed",
+        "iter",
+    }
+)
+
+
+#: Methods of dicts and lists returning their contents.
+_CONTAINER_METHODS = frozenset({"values", "items", "get", "pop", "copy", "setdefault"})
