@@ -19,11 +19,11 @@ from dataclasses import replace
 import libcst as cst
 
 from ..modules import absolute_name
-from . import summaries as sm
 from .effects import STAR_EXPORTS, Arg, canonical, enables_transfer_to_npu, enter_effects
 from .interp.calls import Calls
 from .interp.classes import Classes
-from .interp.core import Core, Loop, Scope, may_contain
+from .interp.core import Core, Loop, Scope
+from .interp.expressions import Expressions
 from .interp.narrowing import Narrowing
 from .syntax import children, dotted_name, tail_name
 from .values import (
@@ -38,14 +38,12 @@ from .values import (
     State,
     StreamCtx,
     Value,
-    join,
-    join_all,
     join_current,
     join_states,
 )
 
 
-class Interpreter(Calls, Classes, Narrowing, Core):
+class Interpreter(Expressions, Calls, Classes, Narrowing, Core):
     """Runs the two passes over one module and collects :class:`Issue` objects."""
 
     # --- statements ---------------------------------------------------------------------
@@ -463,187 +461,6 @@ class Interpreter(Calls, Classes, Narrowing, Core):
             else:
                 stack.extend(child for child in children(node) if not isinstance(child, cst.Name))
 
-    # --- expressions --------------------------------------------------------------------
-
-    def element_of(self, value: Value) -> Value:
-        return sm.element(value)
-
-    def eval(self, node: cst.CSTNode | None, state: State, scope: Scope) -> Value:
-        """The abstract value of an expression; checks every call inside it on the way."""
-        if node is None:
-            return None
-        handler = _EVALUATORS.get(type(node))
-        if handler is not None:
-            return handler(self, node, state, scope)
-        for child in children(node):
-            self.eval(child, state, scope)
-        return None
-
-    def _eval_name(self, node: cst.Name, state: State, scope: Scope) -> Value:
-        name = node.value
-        if name in _CONSTANT_NAMES:
-            return _CONSTANT_NAMES[name]
-        return self.lookup(name, state, scope)
-
-    def _eval_integer(self, node: cst.Integer, state: State, scope: Scope) -> Value:
-        try:
-            return Const(int(node.value, 0))
-        except ValueError:  # "0_1", "007": not int() literals but valid Python 2 era forms
-            return None
-
-    def _eval_float(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
-        return Const(0.5)  # any non-integer number: only its type matters
-
-    def _eval_string(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
-        # "a" "b" "c" ... nests to the right; only f-string replacement fields hold code.
-        while isinstance(node, cst.ConcatenatedString):
-            self._eval_string(node.left, state, scope)
-            node = node.right
-        if isinstance(node, cst.FormattedString):
-            for child in children(node):
-                self.eval(child, state, scope)
-        return Const("")
-
-    def _eval_unary(self, node: cst.UnaryOperation, state: State, scope: Scope) -> Value:
-        value = self.eval(node.expression, state, scope)
-        if (
-            isinstance(node.operator, cst.Minus)
-            and isinstance(value, Const)
-            and type(value.value) is int
-        ):
-            return Const(-value.value)
-        return None
-
-    def _eval_named(self, node: cst.NamedExpr, state: State, scope: Scope) -> Value:
-        value = self.eval(node.value, state, scope)
-        self.bind_target(node.target, value, state, scope)
-        return value
-
-    def _eval_sequence(self, node: cst.Tuple | cst.List, state: State, scope: Scope) -> Value:
-        items = tuple(self.eval(e.value, state, scope) for e in node.elements)
-        if any(isinstance(e, cst.StarredElement) for e in node.elements):
-            # [*xs, ext]: positions are unknown, contents are not ("may contain")
-            spread = [
-                self.element_of(v) if isinstance(e, cst.StarredElement) else v
-                for e, v in zip(node.elements, items)
-            ]
-            return may_contain(spread)
-        return Seq(items)
-
-    def _eval_set(self, node: cst.Set, state: State, scope: Scope) -> Value:
-        items = [self.eval(e.value, state, scope) for e in node.elements]
-        return may_contain(items)
-
-    def _eval_dict(self, node: cst.Dict, state: State, scope: Scope) -> Value:
-        """Values "may contain"; with literal keys only, each key keeps its own value."""
-        values: list[Value] = []
-        keyed: dict[object, Value] | None = {}
-        for element in node.elements:
-            if isinstance(element, cst.DictElement):
-                key = _literal_key(element.key, self.eval(element.key, state, scope))
-                value = self.eval(element.value, state, scope)
-                values.append(value)
-                if keyed is not None and key is not _NO_KEY:
-                    keyed[key] = value  # a repeated key: the last one wins, as in Python
-                else:
-                    keyed = None
-            else:  # {**other}
-                values.append(sm.contents(self.eval(element.value, state, scope)))
-                keyed = None
-        contents = may_contain(values)
-        if keyed and isinstance(contents, Seq):
-            return Seq(contents.items, tuple(keyed.items()))
-        return contents
-
-    def _eval_subscript(self, node: cst.Subscript, state: State, scope: Scope) -> Value:
-        base = self.eval(node.value, state, scope)
-        index: Value = None
-        for element in node.slice:
-            if isinstance(element.slice, cst.Index):
-                index = self.eval(element.slice.value, state, scope)
-            else:
-                for child in children(element.slice):
-                    self.eval(child, state, scope)
-                return base if isinstance(base, Seq) else None  # a slice: same contents
-        if isinstance(base, Instance) and base.cls.fields:
-            base = self._as_seq(base)
-        wanted = _NO_KEY
-        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            wanted = _literal_key(node.slice[0].slice.value, index)
-        if wanted is _NO_KEY:
-            return sm.contents(base)
-        return sm.item(base, wanted)  # type: ignore[arg-type]
-
-    def _eval_ifexp(self, node: cst.IfExp, state: State, scope: Scope) -> Value:
-        body = self.eval(node.body, state, scope)
-        self.eval(node.test, state, scope)
-        return join(body, self.eval(node.orelse, state, scope))
-
-    def _eval_boolean(self, node: cst.BooleanOperation, state: State, scope: Scope) -> Value:
-        operands = _left_spine(node, cst.BooleanOperation)
-        return join_all([self.eval(operand, state, scope) for operand in operands])
-
-    def _eval_binary(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
-        # a + b + c + ... nests to the left: walk the spine instead of recursing, so long
-        # generated expressions do not exhaust the stack.
-        for operand in _left_spine(node, type(node)):
-            self.eval(operand, state, scope)
-        return None
-
-    def _eval_yield(self, node: cst.Yield, state: State, scope: Scope) -> Value:
-        value = node.value
-        if isinstance(value, cst.From):
-            self.eval(value.item, state, scope)
-            yielded: Value = None
-        else:
-            yielded = self.eval(value, state, scope) if value is not None else Const(None)
-        info = scope.function
-        if info is not None and self.learning:
-            info.summary.note_yield(state.current, yielded)
-        return None
-
-    def _eval_await(self, node: cst.Await, state: State, scope: Scope) -> Value:
-        return self.eval(node.expression, state, scope)
-
-    def _eval_comprehension(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
-        inner = state.copy()
-        for_in = node.for_in
-        while for_in is not None:
-            element = self.element_of(self.eval(for_in.iter, inner, scope))
-            self._bind_local(for_in.target, element, inner)
-            for cond in for_in.ifs:
-                self.eval(cond.test, inner, scope)
-            for_in = for_in.inner_for_in
-        if isinstance(node, cst.DictComp):
-            self.eval(node.key, inner, scope)
-            made = self.eval(node.value, inner, scope)
-        else:
-            made = self.eval(node.elt, inner, scope)
-        return may_contain([made])
-
-    def _bind_local(self, target: cst.CSTNode, value: Value, state: State) -> None:
-        """Bind comprehension targets: they do not leak into the enclosing scope."""
-        if isinstance(target, cst.Name):
-            state.env[target.value] = value
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            value = self._as_seq(value)
-            items = value.items if isinstance(value, Seq) else ()
-            for index, element in enumerate(target.elements):
-                item = items[index] if len(items) == len(target.elements) else None
-                self._bind_local(element.value, item, state)
-        elif isinstance(target, cst.StarredElement):
-            self._bind_local(target.value, None, state)
-
-    def _eval_attribute(self, node: cst.Attribute, state: State, scope: Scope) -> Value:
-        key = dotted_name(node)
-        if key is not None and key in state.env:
-            return state.env[key]
-        base = self.eval(node.value, state, scope)
-        name = node.attr.value
-        if isinstance(base, Ref):
-            return Ref(canonical(f"{base.qualname}.{name}", self.transfer_to_npu))
-        return self._attribute_of(base, name, dotted_name(node.value))
-
 
 def _imported_as(alias: cst.ImportAlias) -> tuple[str, str]:
     """``from m import name as local``: (name, local)."""
@@ -660,68 +477,3 @@ def _never_runs(test: cst.CSTNode) -> bool:
     if isinstance(test, cst.Integer):
         return test.value == "0"
     return isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
-
-
-#: Not a literal dict key (an expression whose value the analysis does not know).
-_NO_KEY = object()
-
-
-def _literal_key(node: cst.CSTNode, value: Value) -> object:
-    """The key a dict display or subscript spells literally: a plain string or an int."""
-    if isinstance(node, cst.SimpleString):
-        try:
-            evaluated = node.evaluated_value
-        except Exception:  # a bad escape (``"\N{NOSUCHNAME}"``): not a key we know
-            return _NO_KEY
-        return evaluated if isinstance(evaluated, str) else _NO_KEY
-    if isinstance(value, Const) and type(value.value) is int:
-        return value.value
-    return _NO_KEY
-
-
-def _left_spine(node: cst.CSTNode, kind: type) -> list[cst.CSTNode]:
-    """The operands of a left-nested chain of ``kind`` nodes, in source order."""
-    rights: list[cst.CSTNode] = [node.right]  # type: ignore[attr-defined]
-    node = node.left  # type: ignore[attr-defined]
-    while type(node) is kind and not node.lpar:  # type: ignore[attr-defined]
-        rights.append(node.right)  # type: ignore[attr-defined]
-        node = node.left  # type: ignore[attr-defined]
-    rights.append(node)
-    rights.reverse()
-    return rights
-
-
-_CONSTANT_NAMES: dict[str, Const] = {
-    "None": Const(None),
-    "True": Const(True),
-    "False": Const(False),
-}
-
-_EVALUATORS = {
-    cst.Name: Interpreter._eval_name,
-    cst.Attribute: Interpreter._eval_attribute,
-    cst.Call: Interpreter._eval_call,
-    cst.Integer: Interpreter._eval_integer,
-    cst.Float: Interpreter._eval_float,
-    cst.Imaginary: Interpreter._eval_float,
-    cst.SimpleString: Interpreter._eval_string,
-    cst.ConcatenatedString: Interpreter._eval_string,
-    cst.FormattedString: Interpreter._eval_string,
-    cst.UnaryOperation: Interpreter._eval_unary,
-    cst.NamedExpr: Interpreter._eval_named,
-    cst.Tuple: Interpreter._eval_sequence,
-    cst.Set: Interpreter._eval_set,
-    cst.Dict: Interpreter._eval_dict,
-    cst.Subscript: Interpreter._eval_subscript,
-    cst.List: Interpreter._eval_sequence,
-    cst.IfExp: Interpreter._eval_ifexp,
-    cst.BooleanOperation: Interpreter._eval_boolean,
-    cst.BinaryOperation: Interpreter._eval_binary,
-    cst.Await: Interpreter._eval_await,
-    cst.Yield: Interpreter._eval_yield,
-    cst.Lambda: Interpreter._eval_lambda,
-    cst.ListComp: Interpreter._eval_comprehension,
-    cst.SetComp: Interpreter._eval_comprehension,
-    cst.GeneratorExp: Interpreter._eval_comprehension,
-    cst.DictComp: Interpreter._eval_comprehension,
-}
