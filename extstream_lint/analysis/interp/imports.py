@@ -1,0 +1,114 @@
+"""Import statements: what each name bound by ``import`` or ``from ... import`` stands for.
+
+A module of the project, when the :class:`~..facts.ModuleFacts` provider knows it (its
+summary's exports, submodules, ``*`` by ``__all__``), else a :class:`~..values.Ref` to the
+dotted name, canonicalised (``torch_npu`` imported makes ``torch.cuda`` mean ``torch.npu``).
+Relative imports are resolved against this module's name.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...modules import absolute_name
+from ..effects import STAR_EXPORTS, canonical, enables_transfer_to_npu
+from ..syntax import dotted_name
+from ..values import Module, Ref, State, Value
+from .core import Scope
+
+
+class Imports:
+    """``import`` and ``from ... import`` statements: what each name they bind stands for."""
+
+    def _import(self, alias: cst.ImportAlias, state: State, scope: Scope) -> None:
+        full = dotted_name(alias.name)
+        if full is None:
+            return
+        if enables_transfer_to_npu(full):
+            self.transfer_to_npu = True
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            found = self._project_module(full)
+            value: Value = (
+                found if found is not None else Ref(canonical(full, self.transfer_to_npu))
+            )
+            self.bind(alias.asname.name.value, value, state, scope)
+        else:
+            head = full.split(".", 1)[0]
+            found = self._project_module(head)
+            self.bind(head, found if found is not None else Ref(head), state, scope)
+
+    def _import_from(self, stmt: cst.ImportFrom, state: State, scope: Scope) -> None:
+        module = dotted_name(stmt.module) if stmt.module is not None else None
+        relative = bool(stmt.relative)
+        source = self._project_module(
+            absolute_name(module, len(stmt.relative), self.module_name, self.is_package)
+        )
+        if source is not None:
+            self._import_project(stmt, source, state, scope)
+            return
+        if self._import_submodules(stmt, state, scope):
+            return
+        if isinstance(stmt.names, cst.ImportStar):
+            if module and not relative:
+                base = canonical(module, self.transfer_to_npu)
+                for name in STAR_EXPORTS.get(base, ()):
+                    self.bind(name, Ref(f"{base}.{name}"), state, scope)
+            return
+        for alias in stmt.names:
+            name, local = _imported_as(alias)
+            if module and not relative:
+                full = f"{module}.{name}"
+                if enables_transfer_to_npu(full):
+                    self.transfer_to_npu = True
+                self.bind(local, Ref(canonical(full, self.transfer_to_npu)), state, scope)
+            else:
+                self.bind(local, None, state, scope)
+
+    def _import_submodules(self, stmt: cst.ImportFrom, state: State, scope: Scope) -> bool:
+        """``from pkg import adapter`` where ``pkg`` itself is not followed (a plain package
+        reached through another module) but its submodule ``pkg.adapter`` matters."""
+        if isinstance(stmt.names, cst.ImportStar) or self.facts is None:
+            return False
+        base = absolute_name(
+            dotted_name(stmt.module) if stmt.module is not None else None,
+            len(stmt.relative),
+            self.module_name,
+            self.is_package,
+        )
+        if not base:
+            return False
+        found = {}
+        for alias in stmt.names:
+            name, local = _imported_as(alias)
+            module = self._project_module(f"{base}.{name}")
+            if module is not None:
+                found[local] = module
+        if not found:
+            return False
+        for alias in stmt.names:
+            local = _imported_as(alias)[1]
+            self.bind(local, found.get(local), state, scope)
+        return True
+
+    def _import_project(
+        self, stmt: cst.ImportFrom, source: Module, state: State, scope: Scope
+    ) -> None:
+        """``from pkg.streams import make_ext``: the names the module's summary holds."""
+        if isinstance(stmt.names, cst.ImportStar):
+            names = source.all_names
+            if names is None:
+                names = tuple(n for n in source.exports if not n.startswith("_"))
+            for name in names:
+                self.bind(name, self._attribute_of(source, name, None), state, scope)
+            return
+        for alias in stmt.names:
+            name, local = _imported_as(alias)
+            self.bind(local, self._attribute_of(source, name, None), state, scope)
+
+
+def _imported_as(alias: cst.ImportAlias) -> tuple[str, str]:
+    """``from m import name as local``: (name, local)."""
+    name = dotted_name(alias.name) or ""
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return name, alias.asname.name.value
+    return name, name

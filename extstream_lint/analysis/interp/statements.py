@@ -1,0 +1,375 @@
+"""Statements and control flow: each statement takes the state before it to the state after.
+
+``None`` is "does not finish here" (``return``, ``raise``, ``break``, ``continue``).
+Branches run on the states narrowing gives them and are joined; loops run their body twice
+when reporting, so values carried round the loop are seen; ``try`` handlers see the state
+after each statement of the body; ``with`` makes a stream current for its block and restores
+it however the block is left; ``match`` binds captures. Dispatch is ``exec_`` plus the node's
+class name; a statement without an executor is still walked for the calls inside it.
+Definitions and imports are executed by :mod:`.calls`, :mod:`.classes` and :mod:`.imports`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import libcst as cst
+
+from ..effects import Arg, enter_effects
+from ..syntax import children, dotted_name, tail_name
+from ..values import (
+    ClassInfo,
+    Const,
+    Current,
+    ExtStream,
+    Instance,
+    Seq,
+    State,
+    StreamCtx,
+    Value,
+    join_current,
+    join_states,
+)
+from .core import Loop, Scope
+
+
+class Statements:
+    """Statements and control flow: each one takes a state to the state after it, or None."""
+
+    def exec_block(
+        self, body: Sequence[cst.CSTNode], state: State | None, scope: Scope
+    ) -> State | None:
+        for stmt in body:
+            if state is None:
+                return None
+            state = self.exec_stmt(stmt, state, scope)
+        return state
+
+    def exec_stmt(self, stmt: cst.CSTNode, state: State, scope: Scope) -> State | None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                state = self.exec_small(small, state, scope)
+                if state is None:
+                    return None
+            return state
+        method = getattr(self, "exec_" + type(stmt).__name__, None)
+        if method is not None:
+            return method(stmt, state, scope)
+        for child in children(stmt):  # unknown statement: still look inside
+            self.eval(child, state, scope)
+        return state
+
+    def _suite(self, suite: cst.CSTNode, state: State | None, scope: Scope) -> State | None:
+        if isinstance(suite, cst.IndentedBlock):
+            return self.exec_block(suite.body, state, scope)
+        if isinstance(suite, cst.SimpleStatementSuite):
+            return self.exec_block(suite.body, state, scope)
+        return state
+
+    def exec_small(self, stmt: cst.CSTNode, state: State, scope: Scope) -> State | None:
+        if isinstance(stmt, cst.Expr):
+            self.eval(stmt.value, state, scope)
+        elif isinstance(stmt, cst.Assign):
+            value = self.eval(stmt.value, state, scope)
+            for target in stmt.targets:
+                self.bind_target(target.target, value, state, scope)
+        elif isinstance(stmt, cst.AnnAssign):
+            declared = self.annotation_value(stmt.annotation, stmt)
+            value = self.eval(stmt.value, state, scope) if stmt.value is not None else None
+            if stmt.value is not None or declared is not None:
+                if declared is not None and not isinstance(value, ExtStream):
+                    value = declared
+                self.bind_target(stmt.target, value, state, scope)
+        elif isinstance(stmt, cst.AugAssign):
+            self.eval(stmt.value, state, scope)
+            self.bind_target(stmt.target, None, state, scope)
+        elif isinstance(stmt, cst.Return):
+            value = self.eval(stmt.value, state, scope) if stmt.value is not None else Const(None)
+            info = scope.function
+            if info is not None and self.learning:
+                info.summary.note_exit(state.current)
+            if info is not None and self.learning and not info.returns_known:
+                self._learn_return(info, value)
+            return None
+        elif isinstance(stmt, cst.Raise):
+            for child in children(stmt):
+                self.eval(child, state, scope)
+            return None
+        elif isinstance(stmt, (cst.Break, cst.Continue)):
+            if self._loops:
+                loop = self._loops[-1]
+                (loop.breaks if isinstance(stmt, cst.Break) else loop.continues).append(
+                    state.copy()
+                )
+            return None
+        elif isinstance(stmt, cst.Import):
+            for alias in stmt.names:
+                self._import(alias, state, scope)
+        elif isinstance(stmt, cst.ImportFrom):
+            self._import_from(stmt, state, scope)
+        elif isinstance(stmt, cst.Del):
+            self._delete(stmt.target, state)
+        elif isinstance(stmt, (cst.Global, cst.Nonlocal)):
+            self._declare_outer(stmt, scope)
+        else:
+            for child in children(stmt):
+                self.eval(child, state, scope)
+        return state
+
+    def _declare_outer(self, stmt: cst.Global | cst.Nonlocal, scope: Scope) -> None:
+        target: Scope | None = scope.parent
+        if isinstance(stmt, cst.Global):
+            while target is not None and target.parent is not None:
+                target = target.parent
+        else:
+            while target is not None and target.kind == "class":
+                target = target.parent
+        if target is None or target is scope:
+            return
+        for item in stmt.names:
+            scope.outer_names[item.name.value] = target
+
+    def _delete(self, target: cst.CSTNode, state: State) -> None:
+        key = dotted_name(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+        if key is not None:
+            state.env[key] = None
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._delete(element.value, state)
+
+    def exec_If(self, node: cst.If, state: State, scope: Scope) -> State | None:
+        self.eval(node.test, state, scope)
+        if _never_runs(node.test):  # if False: / if TYPE_CHECKING: never run
+            if not isinstance(node.test, cst.Name) or node.test.value != "False":
+                # but type checkers' imports name annotations: only those are kept
+                with self._silenced(), self._static_only():
+                    state = self._suite(node.body, state.copy(), scope) or state
+            orelse = node.orelse
+            if orelse is None:
+                return state
+            if isinstance(orelse, cst.If):
+                return self.exec_If(orelse, state, scope)
+            return self._suite(orelse.body, state, scope)
+        true_state, false_state = self.narrow(node.test, state, scope)
+        body_end = self._suite(node.body, true_state, scope)
+        orelse = node.orelse
+        if orelse is None:
+            else_end: State | None = false_state
+        elif isinstance(orelse, cst.If):
+            else_end = self.exec_If(orelse, false_state, scope)
+        else:
+            else_end = self._suite(orelse.body, false_state, scope)
+        return join_states([body_end, else_end])
+
+    def _loop(
+        self, state: State, scope: Scope, run_body, orelse: cst.Else | None, exits: bool = True
+    ) -> State | None:
+        head = state
+        if self.reporting:  # learn what the body carries round before reporting on it
+            with self._silenced():
+                self._loops.append(Loop())
+                end = run_body(state.copy())
+                loop = self._loops.pop()
+            head = join_states([state, end, *loop.continues]) or state
+        self._loops.append(Loop())
+        end = run_body(head.copy())
+        loop = self._loops.pop()
+        after = join_states([head, end, *loop.continues]) if exits else None
+        if orelse is not None:
+            after = self._suite(orelse.body, after, scope)
+        return join_states([after, *loop.breaks])
+
+    def exec_For(self, node: cst.For, state: State, scope: Scope) -> State | None:
+        element = self.element_of(self.eval(node.iter, state, scope))
+
+        def run_body(entry: State) -> State | None:
+            self.bind_target(node.target, element, entry, scope)
+            return self._suite(node.body, entry, scope)
+
+        return self._loop(state, scope, run_body, node.orelse)
+
+    def exec_While(self, node: cst.While, state: State, scope: Scope) -> State | None:
+        self.eval(node.test, state, scope)
+        forever = isinstance(node.test, cst.Name) and node.test.value == "True"
+
+        def run_body(entry: State) -> State | None:
+            self.eval(node.test, entry, scope)
+            return self._suite(node.body, entry, scope)
+
+        return self._loop(state, scope, run_body, node.orelse, exits=not forever)
+
+    def exec_Try(self, node: cst.CSTNode, state: State, scope: Scope) -> State | None:
+        loop = self._loops[-1] if self._loops else None
+        marks = (len(loop.breaks), len(loop.continues)) if loop else (0, 0)
+        # An exception may leave the body after any statement: handlers see each state.
+        seen: list[State | None] = [state]
+        body_end: State | None = state.copy()
+        for stmt in node.body.body:
+            if body_end is None:
+                break
+            body_end = self.exec_stmt(stmt, body_end, scope)
+            seen.append(body_end.copy() if body_end is not None else None)
+        handler_entry = join_states(seen) or state
+        ends: list[State | None] = []
+        for handler in node.handlers:
+            entry = handler_entry.copy()
+            if handler.type is not None:
+                self.eval(handler.type, entry, scope)
+            if handler.name is not None:
+                self.bind_target(handler.name.name, None, entry, scope)
+            ends.append(self._suite(handler.body, entry, scope))
+        else_end = self._suite(node.orelse.body, body_end, scope) if node.orelse else body_end
+        result = join_states([else_end, *ends])
+        if node.finalbody is not None:
+            final_entry = result if result is not None else handler_entry.copy()
+            final_end = self._suite(node.finalbody.body, final_entry, scope)
+            if loop is not None:  # break and continue leave through finally too
+                with self._silenced():
+                    for jumps, mark in ((loop.breaks, marks[0]), (loop.continues, marks[1])):
+                        jumps[mark:] = [
+                            end
+                            for end in (
+                                self._suite(node.finalbody.body, jump, scope)
+                                for jump in jumps[mark:]
+                            )
+                            if end is not None
+                        ]
+            return final_end if result is not None else None
+        return result
+
+    exec_TryStar = exec_Try
+
+    def exec_With(self, node: cst.With, state: State, scope: Scope) -> State | None:
+        saved = state.current
+        changed = False
+        loop = self._loops[-1] if self._loops else None
+        marks = (len(loop.breaks), len(loop.continues)) if loop else (0, 0)
+        for item in node.items:
+            value = self.eval(item.item, state, scope)
+            entered = value
+            if isinstance(item.item, cst.Call) and tail_name(item.item.func) == "ExitStack":
+                changed = True  # its enter_context() calls are undone when the block ends
+            if isinstance(value, Instance):
+                enter = value.cls.method("__enter__")
+                if enter is not None:
+                    entered = self._call_function(
+                        enter,
+                        node,
+                        None,
+                        Arg(value, dotted_name(item.item)),
+                        state,
+                        self._current(state),
+                    )
+                    changed = changed or state.current is not saved
+            if isinstance(value, StreamCtx):
+                entered = value.yielded
+                if not value.keeps_current:
+                    changed = self._make_current(value.stream, value.label, node, state) or changed
+            elif isinstance(value, ExtStream):
+                if value.param is not None:  # a parameter: a stream, or a capturing graph
+                    for issue in enter_effects(value, self._current(state)):
+                        self._report(node, issue)
+                label = dotted_name(item.item) or ""
+                changed = self._make_current(value, label, node, state) or changed
+            elif value is not None:
+                for issue in enter_effects(value, self._current(state)):
+                    self._report(node, issue)
+            if item.asname is not None:
+                self.bind_target(
+                    item.asname.name,
+                    entered if not isinstance(entered, StreamCtx) else None,
+                    state,
+                    scope,
+                )
+        end = self._suite(node.body, state, scope)
+        if changed:  # __exit__ restores the stream, however the block is left
+            if end is not None:
+                end.current = saved
+            if loop is not None:
+                for jump in (*loop.breaks[marks[0] :], *loop.continues[marks[1] :]):
+                    jump.current = saved
+        return end
+
+    def _make_current(self, stream: Value, label: str, origin: cst.CSTNode, state: State) -> bool:
+        """Make ``stream`` current; returns whether the current stream may have changed."""
+        if isinstance(stream, Const) and stream.value is None:
+            return False  # torch.npu.stream(None) is a no-op
+        if not isinstance(stream, ExtStream):
+            state.current = None
+            return True
+        if stream.current_of is not None:  # a saved current stream, made current again
+            label, origin = stream.current_of, stream.origin  # type: ignore[assignment]
+        made = Current(replace(stream, current_of=None, nullable=False), label, origin)
+        # A stream that may be None leaves the previous current stream on that path.
+        state.current = join_current(made, state.current) if stream.nullable else made
+        return True
+
+    def exec_Match(self, node: cst.Match, state: State, scope: Scope) -> State | None:
+        subject = self.eval(node.subject, state, scope)
+        ends: list[State | None] = [state]
+        for case in node.cases:
+            entry = state.copy()
+            self._match_pattern(case.pattern, subject, entry, scope)
+            if case.guard is not None:
+                self.eval(case.guard, entry, scope)
+            ends.append(self._suite(case.body, entry, scope))
+        return join_states(ends)
+
+    def _match_pattern(
+        self, pattern: cst.CSTNode, subject: Value, state: State, scope: Scope
+    ) -> None:
+        """Bind a pattern's captures to what they take from ``subject``."""
+        if isinstance(pattern, cst.MatchAs) and pattern.name is not None:
+            if pattern.pattern is not None:
+                self._match_pattern(pattern.pattern, subject, state, scope)
+            self.bind(pattern.name.value, subject, state, scope)
+        elif isinstance(pattern, cst.MatchClass):
+            cls = self.eval(pattern.cls, state, scope)
+            instance = subject if isinstance(subject, Instance) else None
+            names = cls.fields if isinstance(cls, ClassInfo) else []
+            for index, item in enumerate(pattern.patterns):
+                name = names[index] if index < len(names) else None
+                taken = self._attribute_of(instance, name, None) if instance and name else None
+                self._match_pattern(item.value, taken, state, scope)
+            for keyword in pattern.kwds:
+                taken = self._attribute_of(subject, keyword.key.value, None)
+                self._match_pattern(keyword.pattern, taken, state, scope)
+        elif isinstance(pattern, cst.MatchSequence) and not any(
+            isinstance(e, cst.MatchStar) for e in pattern.patterns
+        ):
+            seq = self._as_seq(subject)
+            items = seq.items if isinstance(seq, Seq) else ()
+            for index, element in enumerate(pattern.patterns):
+                if len(items) == len(pattern.patterns):
+                    taken = items[index]
+                else:
+                    taken = self.element_of(seq)
+                self._match_pattern(element.value, taken, state, scope)  # type: ignore[union-attr]
+        else:
+            self._bind_pattern(pattern, state, scope)
+
+    def _bind_pattern(self, pattern: cst.CSTNode, state: State, scope: Scope) -> None:
+        stack = [pattern]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.MatchAs, cst.MatchStar)) and node.name is not None:
+                self.bind(node.name.value, None, state, scope)
+            elif isinstance(node, cst.MatchMapping) and node.rest is not None:
+                self.bind(node.rest.value, None, state, scope)
+            if isinstance(node, cst.MatchAs):
+                if node.pattern is not None:
+                    stack.append(node.pattern)
+            elif isinstance(node, cst.MatchValue):
+                self.eval(node.value, state, scope)
+            else:
+                stack.extend(child for child in children(node) if not isinstance(child, cst.Name))
+
+
+def _never_runs(test: cst.CSTNode) -> bool:
+    """``False``, ``0``, ``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``: dead at run time."""
+    if isinstance(test, cst.Name):
+        return test.value in ("False", "TYPE_CHECKING")
+    if isinstance(test, cst.Integer):
+        return test.value == "0"
+    return isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
