@@ -18,9 +18,8 @@ which ``self`` attributes it sets, and which stream is current when it returns o
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Union
 
 from .effects import Arg, CallSite, Issue, handle_matches
 from .values import (
@@ -30,108 +29,19 @@ from .values import (
     Current,
     ExtStream,
     FunctionInfo,
+    Guard,
     Instance,
+    ParamPath,
     ParamRef,
     Partial,
     Seq,
+    Sink,
+    SinkKey,
     StreamCtx,
     Value,
     join,
     join_all,
-    join_current,
 )
-
-#: A parameter path of the summarised function: index, attribute path.
-ParamPath = tuple[int, tuple[str, ...]]
-#: A handle guard: the parameter path that must be an event, graph or work (its kind).
-Guard = tuple[int, tuple[str, ...], str]
-#: A sink's key: parameter index, attribute path, rule code, and the guard if any (a guarded
-#: ``g.capture_begin()`` and an unguarded one on the same current stream are two sinks).
-SinkKey = tuple[int, tuple[str, ...], str, Union[Guard, None]]
-
-
-@dataclass(frozen=True)
-class Sink:
-    """A refused operation reached by a parameter (or by the caller's current stream)."""
-
-    code: str
-    #: The operation as the helper spells it: ``synchronize()``.
-    operation: str
-    #: Where it happens: a libcst node of the analysed module, or a :class:`.values.Remote`.
-    anchor: object
-    #: How the helper's caller should read the target: "its argument 's'".
-    target: str
-    #: The value is external on every path through the helper.
-    must: bool
-    #: The operation uses the current stream without naming it.
-    implicit: bool
-    #: Helpers between the summarised function and the operation, outermost first.
-    through: tuple[str, ...] = ()
-    #: The sink applies only if this parameter path is a handle of this kind (contract
-    #: table: event, graph, work): ``def fin(work): work.wait()`` on the caller's stream.
-    guard: Guard | None = None
-    #: The sink does not apply when this parameter path is surely external: an earlier
-    #: check raises first (``a.wait_stream(b)``: recording on ``b`` fails before ``a`` waits).
-    unless: ParamPath | None = None
-
-
-@dataclass(eq=False)
-class Summary:
-    """What one function does, in terms of its parameters; grows monotonically."""
-
-    sinks: dict[SinkKey, Sink] = field(default_factory=dict)
-    #: (parameter index, attribute path) -> value assigned (``self.x = s``).
-    sets_attrs: dict[tuple[int, tuple[str, ...]], Value] = field(default_factory=dict)
-    #: The current stream where the function returns (joined over every return).
-    exit_current: Current | None = None
-    exit_seen: bool = False
-    #: The current stream at ``yield`` and the yielded value (``@contextmanager``).
-    yield_current: Current | None = None
-    yielded: Value = None
-    yield_seen: bool = False
-    #: Bumped on every change, so the interpreter knows when a learning pass is stable.
-    version: int = 0
-
-    def add_sink(self, key: SinkKey, sink: Sink) -> None:
-        old = self.sinks.get(key)
-        if old is None:
-            self.sinks[key] = sink
-            self.version += 1
-            return
-        merged = old
-        if old.must and not sink.must:
-            merged = replace(merged, must=False)
-        if old.unless is not None and old.unless != sink.unless:
-            # Another operation reaches the same parameter with no earlier check to
-            # pre-empt it (``a.wait_event(e)`` beside ``a.wait_stream(b)``): always applies.
-            merged = replace(merged, unless=None)
-        if merged is not old:
-            self.sinks[key] = merged
-            self.version += 1
-
-    def set_attr(self, key: tuple[int, tuple[str, ...]], value: Value) -> None:
-        if key in self.sets_attrs:
-            value = join(self.sets_attrs[key], value)
-            if value == self.sets_attrs[key]:
-                return
-        self.sets_attrs[key] = value
-        self.version += 1
-
-    def note_exit(self, current: Current | None) -> None:
-        merged = join_current(self.exit_current, current) if self.exit_seen else current
-        if not self.exit_seen or merged != self.exit_current:
-            self.exit_current, self.exit_seen = merged, True
-            self.version += 1
-
-    def note_yield(self, current: Current | None, value: Value) -> None:
-        if self.yield_seen:
-            merged = join_current(self.yield_current, current)
-            value = join(self.yielded, value)
-        else:
-            merged = current
-        if not self.yield_seen or merged != self.yield_current or value != self.yielded:
-            self.yield_current, self.yielded, self.yield_seen = merged, value, True
-            self.version += 1
 
 
 def symbolic(ref: ParamRef, must: bool = True) -> ExtStream:

@@ -9,10 +9,7 @@ the environment, the bottom of the lattice).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Union
-
-if TYPE_CHECKING:
-    from .summaries import Summary
+from typing import Union
 
 
 @dataclass(frozen=True)
@@ -139,6 +136,103 @@ class Seq:
     keys: tuple[tuple[object, Value], ...] = ()
 
 
+#: A parameter path of the summarised function: index, attribute path.
+ParamPath = tuple[int, tuple[str, ...]]
+#: A handle guard: the parameter path that must be an event, graph or work (its kind).
+Guard = tuple[int, tuple[str, ...], str]
+#: A sink's key: parameter index, attribute path, rule code, and the guard if any (a guarded
+#: ``g.capture_begin()`` and an unguarded one on the same current stream are two sinks).
+SinkKey = tuple[int, tuple[str, ...], str, Union[Guard, None]]
+
+
+@dataclass(frozen=True)
+class Sink:
+    """A refused operation reached by a parameter (or by the caller's current stream)."""
+
+    code: str
+    #: The operation as the helper spells it: ``synchronize()``.
+    operation: str
+    #: Where it happens: a libcst node of the analysed module, or a :class:`Remote`.
+    anchor: object
+    #: How the helper's caller should read the target: "its argument 's'".
+    target: str
+    #: The value is external on every path through the helper.
+    must: bool
+    #: The operation uses the current stream without naming it.
+    implicit: bool
+    #: Helpers between the summarised function and the operation, outermost first.
+    through: tuple[str, ...] = ()
+    #: The sink applies only if this parameter path is a handle of this kind (contract
+    #: table: event, graph, work): ``def fin(work): work.wait()`` on the caller's stream.
+    guard: Guard | None = None
+    #: The sink does not apply when this parameter path is surely external: an earlier
+    #: check raises first (``a.wait_stream(b)``: recording on ``b`` fails before ``a`` waits).
+    unless: ParamPath | None = None
+
+
+@dataclass(eq=False)
+class Summary:
+    """What one function does, in terms of its parameters; grows monotonically.
+
+    Learnt and applied by :mod:`.summaries`; kept here, with the :class:`FunctionInfo` that
+    owns it, so that values do not import the module that interprets them.
+    """
+
+    sinks: dict[SinkKey, Sink] = field(default_factory=dict)
+    #: (parameter index, attribute path) -> value assigned (``self.x = s``).
+    sets_attrs: dict[tuple[int, tuple[str, ...]], Value] = field(default_factory=dict)
+    #: The current stream where the function returns (joined over every return).
+    exit_current: Current | None = None
+    exit_seen: bool = False
+    #: The current stream at ``yield`` and the yielded value (``@contextmanager``).
+    yield_current: Current | None = None
+    yielded: Value = None
+    yield_seen: bool = False
+    #: Bumped on every change, so the interpreter knows when a learning pass is stable.
+    version: int = 0
+
+    def add_sink(self, key: SinkKey, sink: Sink) -> None:
+        old = self.sinks.get(key)
+        if old is None:
+            self.sinks[key] = sink
+            self.version += 1
+            return
+        merged = old
+        if old.must and not sink.must:
+            merged = replace(merged, must=False)
+        if old.unless is not None and old.unless != sink.unless:
+            # Another operation reaches the same parameter with no earlier check to
+            # pre-empt it (``a.wait_event(e)`` beside ``a.wait_stream(b)``): always applies.
+            merged = replace(merged, unless=None)
+        if merged is not old:
+            self.sinks[key] = merged
+            self.version += 1
+
+    def set_attr(self, key: tuple[int, tuple[str, ...]], value: Value) -> None:
+        if key in self.sets_attrs:
+            value = join(self.sets_attrs[key], value)
+            if value == self.sets_attrs[key]:
+                return
+        self.sets_attrs[key] = value
+        self.version += 1
+
+    def note_exit(self, current: Current | None) -> None:
+        merged = join_current(self.exit_current, current) if self.exit_seen else current
+        if not self.exit_seen or merged != self.exit_current:
+            self.exit_current, self.exit_seen = merged, True
+            self.version += 1
+
+    def note_yield(self, current: Current | None, value: Value) -> None:
+        if self.yield_seen:
+            merged = join_current(self.yield_current, current)
+            value = join(self.yielded, value)
+        else:
+            merged = current
+        if not self.yield_seen or merged != self.yield_current or value != self.yielded:
+            self.yield_current, self.yielded, self.yield_seen = merged, value, True
+            self.version += 1
+
+
 @dataclass(eq=False)
 class FunctionInfo:
     """A function defined in the analysed file; ``returns`` is filled by the first pass."""
@@ -163,7 +257,7 @@ class FunctionInfo:
     #: stream (``False``: exactly when it is not); its calls narrow like ``isinstance``.
     predicate: tuple[int, bool] | None = None
     #: What calling it does, learnt while its body is analysed (:mod:`.summaries`).
-    summary: Summary = field(default_factory=lambda: _new_summary())
+    summary: Summary = field(default_factory=Summary)
 
 
 @dataclass(eq=False)
@@ -321,12 +415,6 @@ def join(a: Value, b: Value) -> Value:
         fields = tuple((k, join(mine.get(k), theirs.get(k))) for k in {**mine, **theirs})
         return Instance(a.cls, fields, a.param if a.param == b.param else None)
     return None
-
-
-def _new_summary() -> Summary:
-    from .summaries import Summary
-
-    return Summary()
 
 
 def _is_none(value: Value) -> bool:
