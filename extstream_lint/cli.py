@@ -5,8 +5,10 @@ that cannot hold an external stream are never parsed), hands the rest to
 :func:`extstream_lint.analysis.analyze_source`, applies select/ignore, per-file ignores and
 flake8's ``# noqa`` rules, and prints one of the formats of :mod:`extstream_lint.formats`.
 
-Exit status: 0 nothing found, 1 findings (including files that could not be read, reported
-as XST000 like flake8's E902), 2 a usage, configuration or internal error.
+Exit status: 0 nothing found, 1 findings (including files found by walking that could not be
+read, reported as XST000 like flake8's E902), 2 a usage, configuration or internal error. A
+user's error (a path that does not exist, an output file that cannot be written, a bad
+configuration) is one line on stderr; only extstream's own failures print a traceback.
 
 Speed: reading, decoding and the pre-filter run in this process (they are I/O and a few
 substring tests, cheaper than shipping files to workers); a process pool is started only when
@@ -17,6 +19,7 @@ files while this process goes on reading.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import sys
@@ -26,6 +29,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing.context import BaseContext
+from typing import IO
 
 from .bugreport import HOW_TO_REPORT, versions
 from .config import (
@@ -154,6 +158,8 @@ class Options:
     #: Configured import roots, and whether summaries are kept in .extstream_cache/.
     src: tuple[str, ...] = ()
     cache: bool = True
+    #: Skip what git ignores while walking directories.
+    respect_gitignore: bool = True
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -182,6 +188,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--extend-exclude", metavar="GLOBS", help="globs to skip in addition to the configured ones"
+    )
+    parser.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="skip files that .gitignore or .git/info/exclude ignore while walking directories "
+        "(default: yes; named files are always linted)",
     )
     parser.add_argument(
         "--disable-noqa", action="store_true", help="report findings even on '# noqa' lines"
@@ -247,8 +260,10 @@ def _config(args: argparse.Namespace) -> Config:
     path = args.config if args.config else find_pyproject(os.getcwd())
     if path is None:
         return Config()
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise UsageError(f"--config: no such file: {path}")
+    if not os.path.isfile(path):
+        raise UsageError(f"--config: not a file: {path}")
     return load_config(path)
 
 
@@ -265,6 +280,15 @@ def make_options(args: argparse.Namespace) -> Options:
         raise UsageError("'-' (stdin) cannot be combined with other paths")
     if args.stdin_filename and "-" not in paths:
         raise UsageError("--stdin-filename needs '-' (stdin) as the path")
+    if args.stdin_filename and os.path.isdir(args.stdin_filename):
+        raise UsageError(
+            f"--stdin-filename: {args.stdin_filename!r} is a directory; "
+            "give the name of the file being linted"
+        )
+    # A typo is not a file that cannot be read: no finding, whatever `ignore` says.
+    missing = [path for path in paths if path != "-" and not os.path.exists(path)]
+    if missing:
+        raise UsageError(f"no such file or directory: {', '.join(map(repr, missing))}")
     return Options(
         paths=paths,
         selection=Selection(
@@ -285,6 +309,9 @@ def make_options(args: argparse.Namespace) -> Options:
         output_file=args.output_file,
         src=config.src,
         cache=config.cache and not args.no_cache,
+        respect_gitignore=(
+            config.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore
+        ),
     )
 
 
@@ -322,7 +349,8 @@ def _sources(options: Options, prefilter: ExternalImports) -> Iterator[tuple[str
             if isinstance(content, Finding) or should_analyse(content, shown, options.src):
                 yield shown, content
         return
-    for path in iter_files(options.paths, options.exclude, options.root):
+    files = iter_files(options.paths, options.exclude, options.root, options.respect_gitignore)
+    for path in files:
         python = path.endswith(".py")
         known = prefilter.known_verdict(path) if python else None
         if known is False:
@@ -426,13 +454,30 @@ def _explain(code: str) -> int:
     return EXIT_CLEAN
 
 
-def _emit(options: Options, results: list[Located]) -> None:
+def _open_output(path: str) -> IO[str]:
+    """``--output-file``, opened before the run so that a wrong path costs no lint run."""
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(_cannot_write(path, exc)) from exc
+
+
+def _cannot_write(path: str, exc: OSError) -> str:
+    return f"--output-file: cannot write {path!r}: {exc.strerror or exc}"
+
+
+def _emit(options: Options, results: list[Located], output: IO[str] | None) -> None:
     report = FORMATTERS[options.output_format](results)
     stats = format_statistics(results) if options.statistics else ""
     machine = options.output_format in ("json", "sarif")
-    if options.output_file:
-        with open(options.output_file, "w", encoding="utf-8") as handle:
-            handle.write(report)
+    if output is not None:
+        try:
+            output.write(report)
+            output.flush()
+        except OSError as exc:  # a full disk, a file that refuses writes
+            with contextlib.suppress(OSError):  # closing flushes, and fails, again
+                output.close()
+            raise UsageError(_cannot_write(output.name, exc)) from exc
         sys.stdout.write(stats)
         return
     sys.stdout.write(report)
@@ -451,9 +496,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.explain is not None:
         return _explain(args.explain)
     try:
-        options = make_options(args)
-        results = run(options)
-        _emit(options, results)
+        with contextlib.ExitStack() as closing:
+            options = make_options(args)
+            output = None
+            if options.output_file:
+                output = closing.enter_context(_open_output(options.output_file))
+            results = run(options)
+            _emit(options, results, output)
     except (UsageError, ConfigError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

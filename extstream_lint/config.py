@@ -39,6 +39,7 @@ CONFIG_KEYS: Mapping[str, str] = {
     "jobs": "number of processes (default: all cores)",
     "src": "list of extra import roots, relative to this file (like mypy's mypy_path)",
     "cache": "keep module summaries in .extstream_cache/ (default: true)",
+    "respect-gitignore": "skip files git ignores while walking directories (default: true)",
 }
 
 # flake8's rule for a code prefix (``flake8.defaults.VALID_CODE_PREFIX``), re-stated so the
@@ -65,6 +66,8 @@ class Config:
     #: Extra import roots (absolute paths).
     src: tuple[str, ...] = ()
     cache: bool = True
+    #: Skip what ``.gitignore`` (and ``.git/info/exclude``) ignore while walking.
+    respect_gitignore: bool = True
     #: The file the settings came from, or None.
     path: str | None = None
     #: Directory relative globs are matched from (the config file's, else the cwd).
@@ -85,12 +88,18 @@ def find_pyproject(start: str) -> str | None:
 
 
 def _has_section(path: str) -> bool:
-    """Cheap text test before paying for a TOML parse of every pyproject on the way up."""
+    """Cheap text test before paying for a TOML parse of every pyproject on the way up.
+
+    A ``pyproject.toml`` that cannot be read is an error, not a file without settings:
+    skipping it would run with defaults the user did not choose.
+    """
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
-    except OSError:
-        return False
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read TOML: it is not UTF-8 ({exc.reason})") from exc
     return "extstream-lint" in text and "extstream-lint" in _read_toml(path).get("tool", {})
 
 
@@ -151,16 +160,22 @@ def load_config(path: str) -> Config:
             for item in _str_list(table, "src", where)
         )
     if "cache" in table:
-        if not isinstance(table["cache"], bool):
-            raise ConfigError(f"{where}: cache must be true or false, not {table['cache']!r}")
-        config.cache = table["cache"]
+        config.cache = _bool(table, "cache", where)
+    if "respect-gitignore" in table:
+        config.respect_gitignore = _bool(table, "respect-gitignore", where)
     return config
+
+
+def _bool(table: Mapping[str, Any], key: str, where: str) -> bool:
+    value = table[key]
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: {key} must be true or false, not {value!r}")
+    return value
 
 
 def _str_list(table: Mapping[str, Any], key: str, where: str) -> list[str]:
     value = table[key]
-    if isinstance(value, str):  # be kind to `ignore = "XST101"`
-        value = [value]
+    # ``ignore = "XST101"`` is an error too, as the README says, not a guessed one-item list.
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{where}: {key} must be a list of strings, not {value!r}")
     return value

@@ -1,10 +1,12 @@
-"""Which files to lint: walking directories, built-in and configured excludes.
+"""Which files to lint: walking directories, built-in and configured excludes, .gitignore.
 
 Directories are searched for ``*.py`` and ``*.pyi``; version-control metadata, caches,
-``__pycache__`` and virtual environments (any directory holding a ``pyvenv.cfg``, plus the
-usual names) are never entered. Configured ``exclude`` globs apply to files named on the
+build output, ``__pycache__`` and virtual environments (any directory holding a
+``pyvenv.cfg``, plus the usual names) are never entered, and by default neither is anything
+git ignores (:mod:`.gitignore`). Configured ``exclude`` globs apply to files named on the
 command line too, as in flake8, so pre-commit (which passes every file by name) honours
-them.
+them; the built-in list and ``.gitignore`` apply only while walking: a file or directory
+named on the command line is linted (as in ruff).
 
 Glob rules (documented in the README): a glob without ``/`` matches a file or directory
 *name* at any depth (``build``, ``*_pb2.py``); a glob with ``/`` matches the path relative
@@ -18,31 +20,49 @@ import fnmatch
 import os
 from collections.abc import Iterator, Sequence
 
+from .gitignore import IgnoreRules, rules_above
+
 __all__ = ["DEFAULT_EXCLUDES", "SUFFIXES", "iter_files", "matches_any"]
 
 SUFFIXES = (".py", ".pyi")
 
-#: Directory names never entered while walking (they may still be linted when named).
+#: Directory names never entered while walking (they may still be linted when named):
+#: ruff's default ``exclude`` list, plus other tools' caches and our own.
 DEFAULT_EXCLUDES: frozenset[str] = frozenset(
     {
+        # version control
         ".git",
+        ".git-rewrite",
         ".hg",
         ".svn",
         ".bzr",
         "CVS",
+        # caches
         "__pycache__",
         ".mypy_cache",
         ".pytest_cache",
         ".ruff_cache",
+        ".pytype",
         ".hypothesis",
+        ".ipynb_checkpoints",
+        ".extstream_cache",
+        # environments and installed code
         ".tox",
         ".nox",
         ".eggs",
         ".venv",
         "venv",
         ".direnv",
+        ".pyenv",
         "__pypackages__",
+        "site-packages",
         "node_modules",
+        # build output and editor settings
+        "dist",
+        "_build",
+        "buck-out",
+        ".pants.d",
+        ".vscode",
     }
 )
 
@@ -75,16 +95,15 @@ def _is_venv(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
 
 
-def iter_files(paths: Sequence[str], exclude: Sequence[str], root: str) -> Iterator[str]:
-    """Every file to lint under ``paths``, each once, directories walked in sorted order.
-
-    A path that does not exist is yielded as is: reading it fails and that is reported as
-    a finding for that path, so a typo is never silently a clean run.
-    """
+def iter_files(
+    paths: Sequence[str], exclude: Sequence[str], root: str, respect_gitignore: bool = True
+) -> Iterator[str]:
+    """Every file to lint under ``paths`` (which exist), each once, directories walked in
+    sorted order. ``respect_gitignore``: skip what git ignores while walking."""
     seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
-            found: Iterator[str] = _walk(path, exclude, root)
+            found: Iterator[str] = _walk(path, exclude, root, respect_gitignore)
         elif matches_any(path, exclude, root):
             continue
         else:
@@ -96,17 +115,34 @@ def iter_files(paths: Sequence[str], exclude: Sequence[str], root: str) -> Itera
                 yield file
 
 
-def _walk(top: str, exclude: Sequence[str], root: str) -> Iterator[str]:
+def _walk(top: str, exclude: Sequence[str], root: str, respect_gitignore: bool) -> Iterator[str]:
+    absolute_top = os.path.abspath(top)
+    # The rules in force in each directory still to visit (os.walk goes top-down).
+    rules: dict[str, IgnoreRules] = {
+        absolute_top: rules_above(absolute_top) if respect_gitignore else IgnoreRules()
+    }
     for directory, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(
-            name
-            for name in dirnames
-            if name not in DEFAULT_EXCLUDES
-            and not _is_venv(os.path.join(directory, name))
-            and not matches_any(os.path.join(directory, name), exclude, root)
-        )
+        absolute = os.path.abspath(directory)
+        here = rules.pop(absolute, IgnoreRules())
+        if respect_gitignore:
+            here = here.entering(absolute)
+        kept = []
+        for name in sorted(dirnames):
+            path = os.path.join(directory, name)
+            if (
+                name in DEFAULT_EXCLUDES
+                or _is_venv(path)
+                or here.ignores(os.path.join(absolute, name), is_dir=True)
+                or matches_any(path, exclude, root)
+            ):
+                continue
+            kept.append(name)
+            rules[os.path.join(absolute, name)] = here
+        dirnames[:] = kept
         for name in sorted(filenames):
             if name.endswith(SUFFIXES):
                 file = os.path.join(directory, name)
-                if not matches_any(file, exclude, root):
+                if not here.ignores(os.path.join(absolute, name), is_dir=False) and not matches_any(
+                    file, exclude, root
+                ):
                     yield file

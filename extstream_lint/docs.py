@@ -4,8 +4,10 @@ Each page follows ruff's shape (What it does / Why is this bad? / Example / Use 
 plus the list of fixes, best first. The pages live in ``docs/rules.md`` (each behind a
 stable ``<a id="xst101">`` anchor, which SARIF's ``helpUri`` points at); the README carries
 only the index, linking there. ``extstream-lint --explain XST101`` prints exactly the page
-of ``docs/rules.md``, and a test fails if either file drifts from the table. Regenerate
-both with::
+of ``docs/rules.md``, and a test fails if either file drifts from the table. The README's
+sample outputs are generated too: a ```` ```text ```` block whose first line is
+``$ extstream-lint ARGS`` holds that command's output, run in the checkout. Regenerate all
+of it with::
 
     python -m extstream_lint.docs --write
 """
@@ -14,6 +16,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import shlex
+import subprocess
 import sys
 from collections.abc import Sequence
 
@@ -29,6 +34,7 @@ __all__ = [
     "render_readme_index",
     "render_rule",
     "render_rules_section",
+    "render_samples",
     "replace_section",
     "section_text",
     "write",
@@ -159,6 +165,29 @@ def _targets(readme: str, rules: str) -> list[tuple[str, str, str]]:
     ]
 
 
+#: A README sample: a ```text block whose first line is a command, the rest its output.
+_SAMPLE = re.compile(r"^```text\n\$ (extstream-lint [^\n]*)\n.*?^```$", re.M | re.S)
+
+
+def render_samples(text: str, cwd: str = _CHECKOUT) -> str:
+    """``text`` with each sample's output replaced by what its command prints in ``cwd``.
+
+    The command runs as a user runs it (a new process, ``python -m extstream_lint``), so a
+    changed message, format or example file changes the README with it instead of leaving
+    a stale sample behind.
+    """
+
+    def rerun(match: re.Match[str]) -> str:
+        command = match.group(1)
+        argv = [sys.executable, "-m", "extstream_lint", *shlex.split(command)[1:]]
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
+        if done.returncode not in (0, 1) or done.stderr:
+            raise RuntimeError(f"README sample `{command}` failed: {done.stderr.strip()}")
+        return f"```text\n$ {command}\n{done.stdout}```"
+
+    return _SAMPLE.sub(rerun, text)
+
+
 def _has_section(text: str, name: str) -> bool:
     return _markers(name)[0] in text
 
@@ -179,6 +208,8 @@ def _regenerated(readme: str, rules: str) -> dict[str, tuple[str, str]]:
         old, new = files[path]
         if not (_optional(name) and not _has_section(new, name)):
             files[path] = (old, replace_section(new, name, body))
+    old, new = files[readme]
+    files[readme] = (old, render_samples(new, os.path.dirname(os.path.abspath(readme))))
     return files
 
 
@@ -205,7 +236,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
-        "--write", action="store_true", help="rewrite docs/rules.md and the README's index"
+        "--write",
+        action="store_true",
+        help="rewrite docs/rules.md, the README's index and its sample outputs",
     )
     mode.add_argument(
         "--check", action="store_true", help="exit 1 if either generated section is stale"

@@ -20,12 +20,13 @@ def cannot_analyse(reason: str, *, unreadable: bool = False) -> Finding:
     """The single XST000 finding of a file that could not be read or analysed, saying why.
 
     Every adapter builds these here. A file that cannot be read or decoded (``unreadable``)
-    is the user's to fix, like flake8's E902; any other failure is extstream's, so its
-    message carries the rule's advice (report it, or silence it on line 1).
+    is the user's to fix, like flake8's E902. Otherwise the message is one sentence: what
+    failed (``reason``, which says when it is extstream's bug) and the rule's advice (fix the
+    file, or silence it on line 1); the rule's "why" would only repeat that it failed.
     """
     from .contract import RULES
 
     if unreadable:
         return Finding(1, 0, "XST000", f"XST000 {reason}")
-    message = RULES["XST000"].message(f"could not analyse this file ({reason})", "")
+    message = f"XST000 cannot analyse this file ({reason}); {RULES['XST000'].fix_short}"
     return Finding(1, 0, "XST000", message)

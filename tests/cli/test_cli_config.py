@@ -106,7 +106,22 @@ def test_exclude_from_config_applies_to_walked_and_named_files(
             "unknown key 'selct' in [tool.extstream-lint] of {path}; valid keys: "
             + ", ".join(CONFIG_KEYS),
         ),
-        ('select = "XST"\nignore = [1]\n', "ignore must be a list of strings"),
+        ('select = ["XST"]\nignore = [1]\n', "ignore must be a list of strings"),
+        # every key's type, as the README's table says: a string is not a one-item list
+        ('select = "XST"\n', "select must be a list of strings, not 'XST'"),
+        ('extend-select = "XST1"\n', "extend-select must be a list of strings, not 'XST1'"),
+        ('ignore = "XST102"\n', "ignore must be a list of strings, not 'XST102'"),
+        ('extend-ignore = "XST1"\n', "extend-ignore must be a list of strings, not 'XST1'"),
+        ('exclude = "build"\n', "exclude must be a list of strings, not 'build'"),
+        ('src = "src"\n', "src must be a list of strings, not 'src'"),
+        (
+            '[tool.extstream-lint.per-file-ignores]\n"tests/*" = "XST1"\n',
+            "per-file-ignores: tests/* must be a list of strings, not 'XST1'",
+        ),
+        ('jobs = "4"\n', "jobs must be a positive integer, not '4'"),
+        ("jobs = true\n", "jobs must be a positive integer, not True"),
+        ('cache = "no"\n', "cache must be true or false, not 'no'"),
+        ("respect-gitignore = 0\n", "respect-gitignore must be true or false, not 0"),
         ('ignore = ["XST999"]\n', "'XST999' matches no extstream code; valid codes: XST000"),
         ('ignore = ["xst-1"]\n', "'xst-1' is not a code prefix"),
         ("jobs = 0\n", "jobs must be a positive integer"),

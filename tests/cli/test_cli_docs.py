@@ -17,6 +17,7 @@ from extstream_lint.docs import (
     render_readme_index,
     render_rule,
     render_rules_section,
+    render_samples,
     replace_section,
     section_text,
 )
@@ -39,6 +40,40 @@ def test_rule_pages_and_readme_index_are_the_rendered_contract() -> None:
         "the README's rule index is stale: run python -m extstream_lint.docs --write"
     )
     assert check() == []
+
+
+def test_readme_sample_outputs_are_what_the_commands_print() -> None:
+    """Each ```text block starting with ``$ extstream-lint ...`` is that command's output, run
+    in the checkout; ``python -m extstream_lint.docs --write`` regenerates them."""
+    text = readme()
+    samples = re.findall(r"^```text\n\$ (extstream-lint [^\n]*)\n", text, re.M)
+    # the quick start's command on the bundled example, and the JSON format
+    assert "extstream-lint examples/" in samples, samples
+    assert any("--format json" in command for command in samples), samples
+    assert render_samples(text) == text, (
+        "a README sample output is stale: run python -m extstream_lint.docs --write"
+    )
+
+
+def test_a_stale_sample_is_regenerated_and_reported(tmp_path: Path) -> None:
+    stale = (
+        "# T\n\n```text\n$ extstream-lint --select XST001 examples/\nold output\n```\n"
+        f"<!-- SECTION:rule-index -->\n{render_readme_index()}\n<!-- /SECTION:rule-index -->\n"
+    )
+    fresh = render_samples(stale, str(Path(README_PATH).parent))
+    assert "old output" not in fresh and fresh.endswith("<!-- /SECTION:rule-index -->\n")
+    (line,) = fresh.split("examples/\n", 1)[1].split("```", 1)[0].splitlines()
+    assert line.startswith("examples/interop.py:27:9: XST001 "), line
+    readme_path, rules_path = tmp_path / "README.md", tmp_path / "rules.md"
+    readme_path.write_text(stale)
+    rules_path.write_text(
+        f"<!-- SECTION:rules -->\n{render_rules_section()}\n<!-- /SECTION:rules -->\n"
+    )
+    (tmp_path / "examples").symlink_to(Path(README_PATH).parent / "examples")
+    paths = ["--readme", str(readme_path), "--rules", str(rules_path)]
+    assert docs_main(["--check", *paths]) == 1
+    assert docs_main(["--write", *paths]) == 0
+    assert readme_path.read_text() == fresh
 
 
 def test_every_index_link_reaches_a_stable_anchor_in_the_pages() -> None:

@@ -64,10 +64,11 @@ def test_syntax_error_in_a_candidate_file_is_xst000_and_the_run_goes_on(
     assert [line.split(": ")[1].split()[0] for line in out] == ["XST000", "XST001"]
     # once, as Python would report it (line 2, the caret under "("), not as libcst's parser text
     assert out[0].startswith(
-        "broken.py:1:1: XST000 could not analyse this file "
+        "broken.py:1:1: XST000 cannot analyse this file "
         "(syntax error at line 2, column 5: invalid syntax)"
     ), out[0]
     assert "libcst" not in out[0] and "bug" not in out[0], out[0]
+    assert out[0].count("analys") == 1, "one sentence, not 'could not be analysed' twice"
     assert "report" not in out[0], "a syntax error is the user's to fix, not a bug to report"
 
 
@@ -84,7 +85,7 @@ def test_valid_python_libcst_cannot_parse_says_so_without_libcsts_internal_error
     (line,) = out
     libcst_version = _version("libcst")
     assert line.startswith(
-        f"snippet.py:1:1: XST000 could not analyse this file (libcst {libcst_version} cannot "
+        f"snippet.py:1:1: XST000 cannot analyse this file (libcst {libcst_version} cannot "
         "parse a construct that Python accepts)"
     ), line
     assert "TypeError" not in line and "super(" not in line, line

@@ -91,6 +91,8 @@ def test_sdist_carries_what_a_release_review_needs(artifacts: tuple[Path, Path])
         "LICENSE",
         "CHANGELOG.md",
         "docs/rules.md",
+        "docs/architecture.md",
+        "CONTRIBUTING.md",
         ".pre-commit-hooks.yaml",
         "examples/interop.py",
         "tests/cli/test_cli_main.py",

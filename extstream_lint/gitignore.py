@@ -1,0 +1,117 @@
+"""What git would ignore while the CLI walks a directory (ruff's ``respect-gitignore``).
+
+A directory walk would otherwise lint what the project itself calls generated or foreign:
+an unpacked wheel in ``.cache/``, a build tree, a vendored copy. The rules read are the
+``.gitignore`` of every directory from the repository's root (the nearest directory holding
+``.git``) down to the walked one and below it, and the repository's ``.git/info/exclude``;
+a deeper file's rule wins over a shallower one's, as in git. ``.gitignore`` files are read
+inside a walked tree even where there is no ``.git`` (an unpacked source archive). Not read:
+git's global ``core.excludesFile``. Matching is ``pathspec``'s ``GitIgnoreSpec``, git's own
+semantics (the matcher black uses).
+
+Files named on the command line are never checked here: naming a file lints it, as in ruff.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pathspec
+
+__all__ = ["IgnoreRules", "rules_above"]
+
+Layer = tuple[str, pathspec.PathSpec]
+
+
+class IgnoreRules:
+    """The ignore files in force in one directory: (directory, patterns), outermost first."""
+
+    __slots__ = ("layers",)
+
+    def __init__(self, layers: tuple[Layer, ...] = ()) -> None:
+        self.layers = layers
+
+    def entering(self, directory: str) -> IgnoreRules:
+        """The rules inside ``directory`` (absolute): these plus its own ``.gitignore``."""
+        spec = _read(os.path.join(directory, ".gitignore"))
+        return self if spec is None else IgnoreRules((*self.layers, (directory, spec)))
+
+    def ignores(self, path: str, is_dir: bool) -> bool:
+        """Whether git would ignore ``path`` (absolute); the deepest file that decides wins."""
+        for base, spec in reversed(self.layers):
+            if path == base or not path.startswith(base.rstrip(os.sep) + os.sep):
+                continue
+            relative = path[len(base.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+            decision: bool | None = spec.check_file(relative + "/" if is_dir else relative).include
+            if decision is not None:
+                return decision
+        return False
+
+
+def rules_above(top: str) -> IgnoreRules:
+    """The rules in force in ``top`` (absolute) before its own ``.gitignore`` is read.
+
+    Those of the repository holding ``top``: its ``info/exclude`` and the ``.gitignore`` of
+    every directory from its root down to ``top``'s parent. A directory named on the command
+    line is walked even when these ignore it (naming it asks for it); then only the
+    ``.gitignore`` files inside it apply.
+    """
+    root = _repository_root(top)
+    if root is None or root == top:
+        return _with_exclude(IgnoreRules(), root)
+    rules = _with_exclude(IgnoreRules(), root)
+    directory = root
+    for part in os.path.relpath(os.path.dirname(top), root).split(os.sep):
+        if part != os.curdir:
+            directory = os.path.join(directory, part)
+        rules = rules.entering(directory)
+    return IgnoreRules() if rules.ignores(top, is_dir=True) else rules
+
+
+def _with_exclude(rules: IgnoreRules, root: str | None) -> IgnoreRules:
+    if root is None:
+        return rules
+    git_dir = _git_dir(root)
+    spec = None if git_dir is None else _read(os.path.join(git_dir, "info", "exclude"))
+    return rules if spec is None else IgnoreRules(((root, spec),))
+
+
+def _repository_root(directory: str) -> str | None:
+    current = directory
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _git_dir(root: str) -> str | None:
+    """``root/.git``, or for a worktree (``.git`` is a file) the common git directory."""
+    dot_git = os.path.join(root, ".git")
+    if os.path.isdir(dot_git):
+        return dot_git
+    try:
+        with open(dot_git, encoding="utf-8") as handle:
+            line = handle.readline().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    git_dir = os.path.join(root, line[len("gitdir:") :].strip())
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
+            return os.path.normpath(os.path.join(git_dir, handle.read().strip()))
+    except (OSError, UnicodeDecodeError):
+        return git_dir
+
+
+def _read(path: str) -> pathspec.PathSpec | None:
+    """The patterns of one ignore file; ``None`` when it is absent or unreadable (git too
+    skips an ignore file it cannot read)."""
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            return pathspec.GitIgnoreSpec.from_lines(handle.read().splitlines())
+    except OSError:
+        return None
