@@ -252,6 +252,25 @@ def _generate_dense(
     return hits
 
 
+def process_memos() -> list[dict]:
+    """The process-wide memos, keyed by (configured roots, disk cache), that a new process
+    starts without: the analysis' indexes and the pre-filter's facts (``modules._SHARED``
+    before issue 15's project model, ``sources._SHARED`` since), whichever this build has."""
+    import importlib
+
+    memos = []
+    for name in ("analysis.engine", "modules", "sources"):
+        try:
+            module = importlib.import_module(f"extstream_lint.{name}")
+        except ImportError:
+            continue
+        for attribute in ("_INDEXES", "_SHARED"):
+            memo = getattr(module, attribute, None)
+            if isinstance(memo, dict):
+                memos.append(memo)
+    return memos
+
+
 def _timed(action) -> float:
     gc.collect()
     start = time.perf_counter()
@@ -318,7 +337,6 @@ def run_shape(args: argparse.Namespace, shape: str) -> int:
             for path in hits:
                 analyze_source(texts[path], str(path), project=index)
 
-        from extstream_lint import modules
         from extstream_lint.analysis import engine
         from extstream_lint.cli import Options, Selection, run
 
@@ -332,12 +350,13 @@ def run_shape(args: argparse.Namespace, shape: str) -> int:
         memory = engine.index_for((), False)  # the in-memory index, no disk cache
         cli(hits, False)  # warm the in-memory baseline once
         assert memory.analysed, "the baseline must hold the adapter's summary"
-        prefilter_memo = modules.external_imports((), False)
+        in_memory = [(memo, memo[(), False]) for memo in process_memos() if ((), False) in memo]
 
         def alone_in_memory() -> None:
             # The CLI's per-file work on the 100 files alone; every summary, and the
             # pre-filter's memo, in memory.
-            modules._SHARED[((), False)] = prefilter_memo
+            for memo, value in in_memory:
+                memo[(), False] = value
             assert len(cli(hits, False)) == 3 * len(hits)
 
         cli(every, True)  # warm .extstream_cache/ (summaries and the pre-filter's verdicts)
@@ -347,8 +366,8 @@ def run_shape(args: argparse.Namespace, shape: str) -> int:
         def warm_run() -> None:
             # A new process: a fresh in-memory index and pre-filter memo over the warm
             # disk cache; the CLI decides which files to read.
-            engine._INDEXES.pop(((), True), None)
-            modules._SHARED.pop(((), True), None)
+            for memo in process_memos():
+                memo.pop(((), True), None)
             found[0] = len(cli(every, True))
 
         sides = {"parse": parse_only, "hit": hit_path, "memory": alone_in_memory, "warm": warm_run}

@@ -1062,7 +1062,7 @@ def print_table(ratios: Sequence[Ratio]) -> None:
             print("  ".join("-" * width for width in widths))
 
 
-def code_under_test(commands: Commands, cwd: Path) -> str:
+def code_under_test(cwd: Path) -> str:
     """Which extstream_lint the children import, and its commit."""
     probe = subprocess.run(
         [
@@ -1075,16 +1075,16 @@ def code_under_test(commands: Commands, cwd: Path) -> str:
         text=True,
         check=True,
     ).stdout.strip()
-    git = subprocess.run(
-        ["git", "-C", probe, "log", "-1", "--format=%h %s"], capture_output=True, text=True
-    )
-    dirty = subprocess.run(
-        ["git", "-C", probe, "status", "--porcelain", "--untracked-files=no"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    commit = git.stdout.strip()[:72] if git.returncode == 0 else "no git commit"
-    return f"{probe} at {commit}{' (uncommitted changes)' if dirty else ''}"
+
+    def git(*words: str) -> str:
+        done = subprocess.run(["git", "-C", probe, *words], capture_output=True, text=True)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    head = git("log", "-1", "--format=%h")
+    code = git("log", "-1", "--format=%h %s", "--", ".")[:72]
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".")
+    commit = f"HEAD {head}, code last changed in {code}" if head else "no git commit"
+    return f"{probe}: {commit}{' (uncommitted changes)' if dirty else ''}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1131,7 +1131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = Commands(args.jobs)
     cache.mkdir(parents=True, exist_ok=True)
     runner = Runner(timeout, max(timeout, args.baseline_timeout))
-    print(f"extstream_lint: {code_under_test(commands, cache)}")
+    print(f"extstream_lint: {code_under_test(cache)}")
     print(
         f"python {sys.version.split()[0]}, cache {cache}, {repeats} repeat(s), "
         f"timeout {timeout:g}s per command ({runner.baseline_timeout:g}s for a baseline), "
