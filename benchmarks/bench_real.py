@@ -698,7 +698,11 @@ class Results:
 
 class Runner:
     """Runs keyed commands; once a key times out, its later repeats (and the runs that
-    depend on it) are not run, so a hang costs one timeout, not one per repeat."""
+    depend on it) are not run, so a hang costs one timeout, not one per repeat.
+
+    A measured command may take ``timeout`` seconds plus what its target allows next to
+    its baseline's wall time so far (``budget``: baseline key -> target), so that a busy
+    machine slowing a long run within its target is not taken for a hang."""
 
     def __init__(self, timeout: float, baseline_timeout: float) -> None:
         self.timeout = timeout
@@ -714,18 +718,25 @@ class Runner:
         after: Sequence[str] = (),
         stdin: Path | None = None,
         baseline: bool = False,
+        budget: Mapping[str, float] | None = None,
     ) -> Run | None:
         blocked = [k for k in (key, *after) if k in self.dead]
         if blocked:
             self.dead.setdefault(key, f"not run: {blocked[0]} {self.dead[blocked[0]]}")
             return None
-        run = measure(command, cwd, self.baseline_timeout if baseline else self.timeout, stdin)
+        limit = self.baseline_timeout if baseline else self.timeout
+        limit += sum(target * self.wall(other) for other, target in (budget or {}).items())
+        run = measure(command, cwd, limit, stdin)
         self.runs.setdefault(key, []).append(run)
-        note = "" if run.status == OK else f"  <- {run.status}"
+        note = "" if run.status == OK else f"  <- {run.status} after {limit:.0f}s"
         print(f"    {key:<28} {run.wall:8.2f}s wall {run.cpu:8.2f}s cpu{note}", flush=True)
         if run.status != OK:
             self.dead[key] = run.status
         return run
+
+    def wall(self, key: str) -> float:
+        """The longest wall time of ``key``'s finished runs so far (0 if none)."""
+        return max((r.wall for r in self.runs.get(key, []) if r.status == OK), default=0.0)
 
     def figure(self, key: str, name: str) -> Figure:
         runs = self.runs.get(key, [])
@@ -820,15 +831,19 @@ def bench_corpus(
     for repeat in range(repeats):
         pair = [("flake8 E,F,W", efw), ("CLI --no-cache", cli_pub)]
         for k, command in pair if repeat % 2 == 0 else reversed(pair):
-            run = runner(key(f"pub {k}"), command, published, baseline=k.startswith("flake8"))
+            baseline = k.startswith("flake8")
+            budget = None if baseline else {key("pub flake8 E,F,W"): 0.10}
+            run = runner(key(f"pub {k}"), command, published, baseline=baseline, budget=budget)
             if run and k.startswith("CLI") and repeat == 0:
                 results.checks.append(Check(name, "published: CLI", _no_findings(run)))
         runner(key("pub flake8 file without"), fl_without, published, baseline=True)
         remove_cache(published)
-        run = runner(key("pub flake8 file cold"), fl_with, published)
+        alone = {key("pub flake8 file without"): 1.10}
+        run = runner(key("pub flake8 file cold"), fl_with, published, budget=alone)
         if run and repeat == 0:
             results.checks.append(Check(name, "published: flake8 one file", _no_findings(run)))
-        runner(key("pub flake8 file warm"), fl_with, published, after=[key("pub flake8 file cold")])
+        after = [key("pub flake8 file cold")]
+        runner(key("pub flake8 file warm"), fl_with, published, after=after, budget=alone)
     figure_of = runner.figure
     efw_figure = figure_of(key("pub flake8 E,F,W"), f"flake8 E,F,W -j{commands.jobs}")
     results.ratios += [
@@ -873,7 +888,10 @@ def bench_corpus(
             if setup is not None:
                 edits += 1
                 edit_body(setup, edits)
-            run = runner(k, cli, overlay_tree, after=[] if k == cold else [cold])
+            if k == cold:
+                run = runner(k, cli, overlay_tree, budget={key("libcst parse"): 3.0})
+            else:
+                run = runner(k, cli, overlay_tree, after=[cold], budget={cold: 0.25})
             if run and repeat == 0:
                 results.checks.append(Check(name, mode, check_findings(run, overlay.expected)))
         if repeat % 2 == 1:
@@ -881,8 +899,9 @@ def bench_corpus(
         runner(key("flake8 file without"), fl_without, overlay_tree, baseline=True)
         remove_cache(overlay_tree)
         fl_cold = key("flake8 file cold")
-        runner(fl_cold, fl_with, overlay_tree)
-        runner(key("flake8 file warm"), fl_with, overlay_tree, after=[fl_cold])
+        runner(fl_cold, fl_with, overlay_tree, budget={key("libcst parse"): 1.5})
+        warm_budget = {key("flake8 file without"): 1.5}
+        runner(key("flake8 file warm"), fl_with, overlay_tree, after=[fl_cold], budget=warm_budget)
         if repeat == 0:
             pair_files = [
                 p.relative_to(overlay_tree).as_posix() for p in (overlay.helper, overlay.caller)
@@ -892,6 +911,7 @@ def bench_corpus(
                 commands.flake8(True, "XST", pair_files),
                 overlay_tree,
                 after=[fl_cold],
+                budget={key("libcst parse"): 1.5},
             )
             if run:
                 results.checks.append(
@@ -900,7 +920,11 @@ def bench_corpus(
             remove_cache(overlay_tree)
             caller = overlay.caller.relative_to(overlay_tree).as_posix()
             run = runner(
-                key("stdin B cold"), commands.stdin(caller), overlay_tree, stdin=overlay.caller
+                key("stdin B cold"),
+                commands.stdin(caller),
+                overlay_tree,
+                stdin=overlay.caller,
+                budget={key("libcst parse"): 1.5},
             )
             if run:
                 only_b = [e for e in overlay.expected if e.path == caller]
@@ -989,15 +1013,24 @@ def bench_stdlib_flake8(
     )
     with_plugin = commands.flake8(True, "E,F,W,XST", [target])
     without = commands.flake8(False, "E,F,W,XST", [target])
+    parse_key = f"{STDLIB}:libcst parse"  # of the overlay's tree, measured before
     for repeat in range(repeats):
         for label, tree in trees.items():
+            parse = f"{STDLIB}:prefixed libcst parse" if label == "prefixed" else parse_key
+            if label == "prefixed" and repeat % 2 == 0:
+                runner(parse, commands.parse(target), tree, baseline=True)
             sides = [("without", without), ("with", with_plugin)]
             if repeat % 2:
                 sides.reverse()
             for side, command in sides:
                 remove_cache(tree)
+                plain = f"{STDLIB}:{label} flake8 -j1 without"
                 run = runner(
-                    f"{STDLIB}:{label} flake8 -j1 {side}", command, tree, baseline=side == "without"
+                    f"{STDLIB}:{label} flake8 -j1 {side}",
+                    command,
+                    tree,
+                    baseline=side == "without",
+                    budget={plain: 1.0, parse: 2.5} if side == "with" else None,
                 )
                 if run and side == "with" and repeat == 0:
                     verdict = (
@@ -1008,11 +1041,9 @@ def bench_stdlib_flake8(
                         else _no_xst000(run)
                     )
                     results.checks.append(Check(STDLIB, f"{label}: flake8 -j1 tree", verdict))
-            if label == "prefixed":
-                runner(
-                    f"{STDLIB}:prefixed libcst parse", commands.parse(target), tree, baseline=True
-                )
-    published_parse = runner.figure(f"{STDLIB}:libcst parse", "libcst parse")
+            if label == "prefixed" and repeat % 2 == 1:
+                runner(parse, commands.parse(target), tree, baseline=True)
+    published_parse = runner.figure(parse_key, "libcst parse")
     for label in trees:
         added = minus(
             "added by plugin",
