@@ -2,8 +2,9 @@
 
 Its import counter and hub choice, its overlay writer and its edits run on toy trees (a
 package, and a plain directory like the copied standard library), and the linter, run as
-the benchmark runs it, must report exactly the overlay's two misuses: if the overlay or
-the findings parser drifted, the benchmark would report MISSED on every real corpus.
+the benchmark runs it (the CLI on the tree, flake8 on the two files, stdin), must report
+exactly the overlay's two misuses: if the overlay or the findings parser drifted, the
+benchmark would report MISSED on every real corpus.
 """
 
 from __future__ import annotations
@@ -99,6 +100,12 @@ def test_the_linter_reports_exactly_the_overlays_misuses(
     commands = bench.Commands(jobs=1)
     run = bench.measure(commands.cli(target, cache=False), tree, timeout=600)
     assert bench.check_findings(run, overlay.expected) == "ok: 2/2 found", run.output
+    # Every mode the benchmark checks: flake8 file by file, and an editor's buffer on stdin.
+    run = bench.measure(commands.flake8(True, "XST", [helper, caller]), tree, timeout=600)
+    assert bench.check_findings(run, overlay.expected) == "ok: 2/2 found", run.output
+    only_b = [e for e in overlay.expected if e.path == caller]
+    run = bench.measure(commands.stdin(caller), tree, timeout=600, stdin=overlay.caller)
+    assert bench.check_findings(run, only_b) == "ok: 1/1 found", run.output
 
 
 def test_an_edit_changes_one_number_in_a_function_body(bench: ModuleType, tmp_path: Path) -> None:
