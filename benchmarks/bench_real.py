@@ -641,6 +641,10 @@ class Ratio:
         if both and self.baseline.cpu > 0 and self.baseline.wall > 0:
             cpu = self.measured.cpu / self.baseline.cpu
             ratio = f"{cpu:.3f}x ({self.measured.wall / self.baseline.wall:.3f}x)"
+        elif self.measured.status == TIMEOUT and self.baseline.status == OK:
+            # What the killed run had used by then: a lower bound of the ratio.
+            cpu = self.measured.cpu / self.baseline.cpu if self.baseline.cpu > 0 else 0.0
+            ratio = f">={cpu:.3f}x"
         return [
             self.corpus,
             self.what,
