@@ -605,12 +605,13 @@ def figure(name: str, runs: Sequence[Run], reason: str = "") -> Figure:
 
 
 def minus(name: str, a: Figure, b: Figure) -> Figure:
-    """``a - b``; when either side did not finish, that side (its bounds and status)."""
-    if a.status != OK:
-        return a
+    """``a - b``. When ``a`` timed out, a lower bound of it (``a`` is one); when ``b`` did
+    not finish, or ``a`` failed otherwise, that side (its bounds and status)."""
     if b.status != OK:
         return b
-    return Figure(name, a.wall - b.wall, a.cpu - b.cpu, OK)
+    if a.status not in (OK, TIMEOUT):
+        return a
+    return Figure(name, a.wall - b.wall, a.cpu - b.cpu, a.status)
 
 
 @dataclass(frozen=True)
