@@ -206,11 +206,11 @@ def test_cross_device_copy_records_and_blocks_both_current_streams(sim: Any) -> 
     ext0 = npu.ExternalStream(HANDLE)
     on0, on1 = npusim.npu_tensor(device=0), npusim.npu_tensor(device=1)
     assert on0.to("npu:1").device == torch.device("npu", 1)  # managed on both: fine
-    with npu.stream(ext0), pytest.raises(RuntimeError, match="NPUEvent::block"):
-        on0.to("npu:1")  # the source's current stream waits
-    with npu.stream(ext1), pytest.raises(RuntimeError, match="NPUEvent::record"):
-        on0.to("npu:1")  # the destination's current stream records
-    with npu.stream(ext1), pytest.raises(RuntimeError, match="NPUEvent::record"):
+    with npu.stream(ext0), pytest.raises(RuntimeError, match="NPUEvent::record"):
+        on0.to("npu:1")  # the source's current stream records
+    with npu.stream(ext1), pytest.raises(RuntimeError, match="NPUEvent::block"):
+        on0.to("npu:1")  # the destination's current stream waits
+    with npu.stream(ext1), pytest.raises(RuntimeError, match="NPUEvent::block"):
         on1.copy_(on0)
     with npu.stream(ext0):
         on0.to("npu:0", copy=True)  # one device: no events

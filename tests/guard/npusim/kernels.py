@@ -18,8 +18,9 @@ What each copy does (spec 2.6 and hazards.md, hazard 1):
   (``ToKernelNpu.cpp:85-119``), and the copy records the source device's current stream in it;
   ``cpu_dst.copy_(npu)`` records in ``cpu_dst``'s block when that is pinned.
 * NPU -> other NPU: events recorded and blocked on both devices' current streams
-  (``CopyKernel.cpp:323-328, 350-354``): X03 when the destination's is external, X04 when the
-  source's is (the order of CUDA's peer copy; which of the two comes first on an NPU is [inf]).
+  (``CopyKernel.cpp:323-328, 350-354``): X03 when the source's is external (the event is
+  recorded there), X04 when the destination's is (it waits), as the XST112 row says; which of
+  the two a real device reaches first when both are external is [inf].
 
 Storage copies (``UntypedStorage.copy_``) take the same host<->device path; a simulated NPU
 storage is :class:`SimNPUStorage`, a CPU storage that reports an NPU device.
@@ -88,10 +89,10 @@ def _current_device() -> int:
 
 
 def _cross_device(src: int, dst: int) -> None:
-    """Peer copy: record on the destination's current stream, then block the source's."""
-    if fake_c._is_ext(fake_c.STATE.current(dst)):
-        raise RuntimeError(native_not_supported("NPUEvent::record") + fake_c._suffix(7))
+    """Peer copy: record an event on the source's current stream, the destination's waits."""
     if fake_c._is_ext(fake_c.STATE.current(src)):
+        raise RuntimeError(native_not_supported("NPUEvent::record") + fake_c._suffix(7))
+    if fake_c._is_ext(fake_c.STATE.current(dst)):
         raise RuntimeError(native_not_supported("NPUEvent::block") + fake_c._suffix(7))
     fake_c.STATE.log.append(("peer_copy", src, dst))
 
