@@ -41,14 +41,25 @@ __all__ = ["allocate_pinned", "is_pinned", "pinned_block", "record_on_block", "s
 _blocks: weakref.WeakValueDictionary[int, _PinnedBuffer] = weakref.WeakValueDictionary()
 
 
+def abort(message: str) -> None:
+    """What ``std::terminate`` does: the line on stderr, then SIGABRT."""
+    sys.stderr.write(message)
+    sys.stderr.flush()
+    os.abort()
+
+
+#: Called with the terminate message. In-process tests swap in a recorder (the ``sim`` fixture),
+#: so a guard that fails to stop a hazard fails that test instead of killing the test worker;
+#: the subprocess tests keep the abort.
+terminate = abort
+
+
 def _terminate(api_name: str) -> None:
     """``std::terminate`` after a ``c10::Error`` escaped a noexcept destructor."""
-    sys.stderr.write(
+    terminate(
         "terminate called after throwing an instance of 'c10::Error'\n"
         f"  what():  {native_not_supported(api_name)}{fake_c._suffix(7)}\n"
     )
-    sys.stderr.flush()
-    os.abort()
 
 
 class _PinnedBuffer(bytearray):
@@ -64,6 +75,7 @@ class _PinnedBuffer(bytearray):
         for device, stream_id in sorted(streams):
             if fake_c._is_ext(stream_id):
                 _terminate("NPUEvent::record")
+                return
             fake_c.STATE.log.append(("host_block_event", device, stream_id))
 
 
@@ -108,6 +120,7 @@ def _free_device_block(device: int, stream_id: int) -> None:
         return
     if fake_c._is_ext(stream_id):
         _terminate("NPUEvent::record")
+        return
     fake_c.STATE.log.append(("device_block_event", device, stream_id))
 
 
