@@ -298,7 +298,8 @@ def _copy_(point: Point, orig: Callable[..., Any], session: Session) -> Callable
         else:
             non_blocking = kwargs.get("non_blocking", False) if kwargs else False
         if non_blocking or gate[0]:
-            src = args[0] if args else kwargs.get("src", kwargs.get("source"))
+            # ``Tensor.copy_(other, ...)``, ``UntypedStorage.copy_(src, ...)``
+            src = args[0] if args else kwargs.get("other", kwargs.get("src"))
             src_device = getattr(src, "device", None)
             if src_device is not None:
                 dst_device = self.device

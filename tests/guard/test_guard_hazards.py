@@ -159,6 +159,10 @@ def _copy_into_pinned(c: Ctx) -> Any:
     return c.pinned().copy_(c.on_npu(), non_blocking=True)
 
 
+def _copy_keywords(c: Ctx) -> Any:
+    return c.on_npu().copy_(other=c.pinned(), non_blocking=True)
+
+
 def _storage_copy(c: Ctx) -> Any:
     return c.sim.npu_storage(16).copy_(c.pinned().untyped_storage(), non_blocking=True)
 
@@ -173,6 +177,7 @@ PINNED_COPIES = {
     "npu-to-cpu-result-is-pinned": _d2h_to_cpu,
     "copy_-into-npu": _copy_into_npu,
     "copy_-into-pinned": _copy_into_pinned,
+    "copy_-keywords": _copy_keywords,
     "storage-copy_": _storage_copy,
 }
 

@@ -147,8 +147,10 @@ def to(self: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     return result
 
 
-def copy_(self: torch.Tensor, src: torch.Tensor, non_blocking: bool = False) -> torch.Tensor:
-    """``Tensor.copy_``: torch_npu's copy kernel when either side is on the NPU."""
+def copy_(self: torch.Tensor, other: torch.Tensor, non_blocking: bool = False) -> torch.Tensor:
+    """``Tensor.copy_`` (torch names the source ``other``): torch_npu's copy kernel when
+    either side is on the NPU."""
+    src = other
     dst_index, src_index = npu_index(self), npu_index(src)
     if dst_index is None and src_index is None:
         return _COPY(self, src, non_blocking)
