@@ -1,12 +1,13 @@
 """Small programs that hit a deferred hazard; run each in its own process.
 
-    python -m tests.guard.hazard_programs PROGRAM MODE
+    python -m tests.guard.hazard_programs PROGRAM MODE [--hardware]
 
 ``MODE`` is ``none`` (no guard), or a guard mode (``raise``, ``warn``). Over the simulated
-torch_npu, unguarded, each program ends the way it ends on an NPU: torch_npu accepts the call and
-the process dies later with SIGABRT (``std::terminate``) when the memory the call touched is
-freed. Under the guard in ``raise`` mode the program catches the ``ExternalStreamError`` the
-guard raises at the call and prints ``CAUGHT <code>``. Every program prints ``LIVED`` as its last
+torch_npu (or the real one with ``--hardware``), unguarded, each program ends the way the
+contract says it ends on an NPU: torch_npu accepts the call and the process dies later with
+SIGABRT (``std::terminate``) when the memory the call touched is freed. Under the guard in
+``raise`` mode the program catches the ``ExternalStreamError`` the guard raises at the call and
+prints ``CAUGHT <code>``. Every program prints ``LIVED`` as its last
 line if the process survives; markers before it say how far it got.
 """
 
@@ -20,10 +21,27 @@ from typing import Any
 HANDLE = 0x7A00_0000
 
 
+class Hardware:
+    """The helpers the programs take from the simulation, on a real NPU: tensors on the
+    device, and an external stream wrapping the handle of a managed stream kept alive."""
+
+    def __init__(self, torch: Any, npu: Any) -> None:
+        self.torch, self.npu = torch, npu
+        self._owner = npu.Stream()
+
+    def external(self) -> Any:
+        return self.npu.ExternalStream(int(self._owner.npu_stream))
+
+    def npu_tensor(
+        self, values: Any = (1.0, 2.0, 3.0, 4.0), device: int = 0, requires_grad: bool = False
+    ) -> Any:
+        return self.torch.tensor(values, device=f"npu:{device}", requires_grad=requires_grad)
+
+
 def pinned_to_npu(torch: Any, npu: Any, sim: Any) -> None:
     """``pinned.to("npu", non_blocking=True)`` under ``torch.npu.stream(ext)``; then the
     pinned tensor is freed."""
-    ext = npu.ExternalStream(HANDLE)
+    ext = sim.external()
     host = torch.ones(4).pin_memory()
     with npu.stream(ext):
         device = host.to("npu", non_blocking=True)
@@ -34,7 +52,7 @@ def pinned_to_npu(torch: Any, npu: Any, sim: Any) -> None:
 
 def npu_to_cpu(torch: Any, npu: Any, sim: Any) -> None:
     """``npu_t.to("cpu", non_blocking=True)`` under ``with ext:``: the result is pinned."""
-    ext = npu.ExternalStream(HANDLE)
+    ext = sim.external()
     tensor = sim.npu_tensor()
     with ext:
         result = tensor.to("cpu", non_blocking=True)
@@ -45,7 +63,7 @@ def npu_to_cpu(torch: Any, npu: Any, sim: Any) -> None:
 
 def pinned_copy_into_npu(torch: Any, npu: Any, sim: Any) -> None:
     """``npu_t.copy_(pinned, non_blocking=True)`` after ``torch.npu.set_stream(ext)``."""
-    ext = npu.ExternalStream(HANDLE)
+    ext = sim.external()
     host = torch.ones(4).pin_memory()
     tensor = sim.npu_tensor()
     previous = npu.current_stream()
@@ -61,7 +79,7 @@ def pinned_copy_into_npu(torch: Any, npu: Any, sim: Any) -> None:
 
 def pageable_to_npu(torch: Any, npu: Any, sim: Any) -> None:
     """The safe shape: pageable memory is synchronised instead of recorded."""
-    ext = npu.ExternalStream(HANDLE)
+    ext = sim.external()
     host = torch.ones(4)
     with npu.stream(ext):
         host.to("npu", non_blocking=True)
@@ -75,7 +93,7 @@ _KEPT: list[Any] = []
 def pinned_kept_until_exit(torch: Any, npu: Any, sim: Any) -> None:
     """The same copy, but the pinned tensor lives until exit: torch_npu's atexit
     ``_npu_shutdown`` runs first and its allocator then records nothing (no abort)."""
-    ext = npu.ExternalStream(HANDLE)
+    ext = sim.external()
     _KEPT.append(torch.ones(4).pin_memory())
     with npu.stream(ext):
         _KEPT[0].to("npu", non_blocking=True)
@@ -84,7 +102,7 @@ def pinned_kept_until_exit(torch: Any, npu: Any, sim: Any) -> None:
 
 def backward_outside(torch: Any, npu: Any, sim: Any) -> None:
     """Forward under ``ext``, backward outside it: X07, then the root gradient's free aborts."""
-    ext = npu.ExternalStream(HANDLE)
+    ext = sim.external()
     weight = sim.npu_tensor(requires_grad=True)
     with npu.stream(ext):
         loss = (weight * 2).sum()
@@ -99,7 +117,7 @@ def backward_outside(torch: Any, npu: Any, sim: Any) -> None:
 
 def backward_inside(torch: Any, npu: Any, sim: Any) -> None:
     """Forward outside ``ext``, backward under it: X06 at once, and no abort."""
-    ext = npu.ExternalStream(HANDLE)
+    ext = sim.external()
     weight = sim.npu_tensor(requires_grad=True)
     loss = (weight * 2).sum()
     with npu.stream(ext):
@@ -123,22 +141,43 @@ PROGRAMS: dict[str, Callable[[Any, Any, Any], None]] = {
 }
 
 
+class Simulated:
+    """The simulation's helpers (``npu_tensor``) and a pointer for its registry."""
+
+    def __init__(self, npu: Any) -> None:
+        from tests.guard import npusim
+
+        self.npu, self.npu_tensor = npu, npusim.npu_tensor
+
+    def external(self) -> Any:
+        return self.npu.ExternalStream(HANDLE)
+
+
 def main(argv: list[str]) -> int:
-    name, mode = argv
+    name, mode, *flags = argv
     import torch
 
-    from tests import _npu_wheel
-    from tests.guard import npusim
+    helpers: Any
+    if "--hardware" in flags:
+        import torch_npu
 
-    version = _npu_wheel.sim_version()
-    sim = npusim.build(_npu_wheel.python_tree(version), version)
-    npusim.activate(sim)
+        npu = torch_npu.npu
+        helpers = Hardware(torch, npu)
+    else:
+        from tests import _npu_wheel
+        from tests.guard import npusim
+
+        version = _npu_wheel.sim_version()
+        sim = npusim.build(_npu_wheel.python_tree(version), version)
+        npusim.activate(sim)
+        npu = sim.torch_npu.npu
+        helpers = Simulated(npu)
     import extstream_guard
 
     if mode != "none":
         extstream_guard.install(mode)
     try:
-        PROGRAMS[name](torch, sim.torch_npu.npu, npusim)
+        PROGRAMS[name](torch, npu, helpers)
     except extstream_guard.ExternalStreamError as exc:
         print("CAUGHT", exc.code)
     print("LIVED", flush=True)

@@ -25,11 +25,11 @@ RECORD = native_not_supported("NPUEvent::record")
 HANDLE = 0x7A00_0000
 
 
-def run_program(name: str, mode: str) -> subprocess.CompletedProcess[str]:
+def run_program(name: str, mode: str, *flags: str) -> subprocess.CompletedProcess[str]:
     """Run one program of :mod:`tests.guard.hazard_programs` in a fresh interpreter."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TORCH_NPU_COMPACT_ERROR_OUTPUT": "1"}
     return subprocess.run(
-        [sys.executable, "-m", "tests.guard.hazard_programs", name, mode],
+        [sys.executable, "-m", "tests.guard.hazard_programs", name, mode, *flags],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
 
