@@ -22,7 +22,10 @@ no traceback (contract 2.6, hazards.md):
 
 Nothing here runs before the first external stream exists: :func:`arm` patches the points of
 :data:`~extstream_guard.patches.HAZARD_POINTS` when the guard's constructor wrappers see one made
-(or at install when one is current), so programs that never make one pay nothing more.
+(or at install when one is current), so programs that never make one pay nothing more. The copy
+wrappers go further: they are in place only while the switch wrappers have seen an external
+stream made current in some thread (a Python frame in front of torch's C ``Tensor.to`` costs
+more than a ``torch.add``'s tenth), so ordinary copies outside external regions pay nothing.
 Checks are ordered cheapest first; the current stream is read with torch_npu's raw
 ``_npu_getCurrentStream`` (no Python stream object), pinnedness (a driver query) last.
 """
@@ -94,7 +97,10 @@ _generation = 0
 #: (thread, device) pairs the switch wrappers saw an external stream made current on, and not
 #: left: the copy wrappers test it before looking for a cross-device copy (G112).
 _ext_current = [0]
-_counter_lock = threading.Lock()
+#: Where the copy wrappers go while an external stream is current: resolved at arming,
+#: ``(owner, point)``, patched when the count above leaves 0 and restored when it returns to 0.
+_copy_targets: list[tuple[Any, Point]] = []
+_COPY_KINDS = frozenset({"copy_to", "copy_"})
 
 
 def _thread_regions() -> _Regions:
@@ -123,18 +129,35 @@ def _switched(device: int, stream_id: int) -> None:
         if spans and spans[-1][1] is None:
             spans[-1][1] = sequence_nr
         del regions.ext[device]
-        with _counter_lock:
-            _ext_current[0] = max(_ext_current[0] - 1, 0)
+        _count_external(-1)
     if new is not None:
         spans.append([sequence_nr, None, new])
         starts.append(sequence_nr)
         regions.ext[device] = new
-        with _counter_lock:
-            _ext_current[0] += 1
+        _count_external(+1)
         if len(spans) > _MAX_REGIONS:
             dropped = spans.pop(0)
             starts.pop(0)
             regions.floor[device] = dropped[1] if dropped[1] is not None else sequence_nr
+
+
+def _count_external(step: int) -> None:
+    """Track how many (thread, device) pairs have an external stream current; the copy
+    wrappers are in place exactly while that is not zero. A Python frame in front of
+    ``Tensor.to`` costs more than the check in it, so ordinary copies outside external
+    regions must not pay it."""
+    with _state.LOCK:
+        before = _ext_current[0]
+        _ext_current[0] = max(before + step, 0)
+        session = _state.session
+        if session is None or not _state.hazards_armed:
+            return
+        if before == 0 and _ext_current[0] > 0:
+            for owner, point in _copy_targets:
+                _patching.patch(owner, point, make_hazard_wrapper, session)
+        elif before > 0 and _ext_current[0] == 0:
+            for owner, point in _copy_targets:
+                _patching.unpatch(owner, point.attr)
 
 
 def _stream_switched(stream: Any) -> None:
@@ -193,11 +216,20 @@ def _device_of(value: Any) -> Any:
     if isinstance(value, torch.device):  # type: ignore[union-attr]
         return value
     if isinstance(value, str):
-        try:
-            return torch.device(value)  # type: ignore[union-attr]
-        except RuntimeError:
-            return None
+        device = _parsed_devices.get(value)
+        if device is None:
+            try:
+                device = torch.device(value)  # type: ignore[union-attr]
+            except RuntimeError:
+                return None
+            if len(_parsed_devices) < 64:
+                _parsed_devices[value] = device
+        return device
     return None
+
+
+#: ``"cpu"``, ``"npu:0"`` ... parsed once (``torch.device`` of a string is the slow part).
+_parsed_devices: dict[str, Any] = {}
 
 
 def _check_copy(
@@ -357,22 +389,20 @@ def _switch_exit(point: Point, orig: Callable[..., Any], session: Session) -> Ca
     return wrapper
 
 
-def _root_node(root: Any) -> tuple[Any, Any]:
-    """``(grad_fn, device)`` of a root (a tensor or a ``GradientEdge``), device None if unknown."""
-    node = getattr(root, "grad_fn", None)
-    if node is not None:
-        return node, root.device
-    return getattr(root, "node", None), None
-
-
 def _check_backward(session: Session, point: Point, roots: Any) -> None:
     regions = _regions
     npu = _state.npu_device_type
     if isinstance(roots, _state.torch.Tensor):  # type: ignore[union-attr]
         roots = (roots,)
     for root in roots:
-        node, device = _root_node(root)
-        if node is None or device is None or device.type != npu:
+        try:
+            device = root.device  # a GradientEdge has none: its device is not known here
+        except AttributeError:
+            continue
+        if device.type != npu:
+            continue
+        node = root.grad_fn
+        if node is None:
             continue
         index = device.index if device.index is not None else 0
         try:
@@ -510,11 +540,17 @@ def arm(resolve: Callable[[str], Any], *, at_install: bool = False) -> list[str]
             return []
         missing = []
         selected = selected_opt_in()
+        _copy_targets.clear()
         for point in HAZARD_POINTS:
             if RULES[point.code].opt_in and point.code not in selected:
                 continue  # low precision: off unless selected, as in the linter
             for path in point.owners:
                 owner = resolve(path)
+                if point.kind in _COPY_KINDS and owner is not None:
+                    if callable(getattr(owner, point.attr, None)):
+                        _copy_targets.append((owner, point))  # patched in external regions
+                        continue
+                    owner = None
                 if owner is None or not _patching.patch(owner, point, make_hazard_wrapper, session):
                     note = " (optional: absent from some releases)" if point.optional else ""
                     missing.append(f"{path}.{point.attr}{note}")
@@ -534,4 +570,5 @@ def disarm() -> None:
     global _generation
     _generation += 1
     _ext_current[0] = 0
+    _copy_targets.clear()
     _state.hazards_armed = False

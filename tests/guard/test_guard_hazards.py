@@ -82,9 +82,21 @@ def test_nothing_is_patched_before_the_first_external_stream(sim: Any) -> None:
         torch.ones(4).pin_memory().to("npu", non_blocking=True)
     assert not _hazard_attrs()
     assert vars(torch.Tensor)["to"] is before[0]["to"]
-    npu.ExternalStream(HANDLE)
-    assert {attr for _, attr in patched()} >= _ATTRS - {"replay"}  # opt-in: not selected
-    assert vars(torch.Tensor)["to"] is not before[0]["to"]
+    ext = npu.ExternalStream(HANDLE)
+    copies = {"to", "copy_"}
+    # opt-in XST202 is not selected; the copy wrappers wait for an external region
+    assert {attr for _, attr in patched()} >= _ATTRS - {"replay"} - copies
+    assert vars(torch.Tensor)["to"] is before[0]["to"]
+    with npu.stream(ext):
+        assert vars(torch.Tensor)["to"] is not before[0]["to"]
+        assert {attr for owner, attr in patched() if owner is torch.UntypedStorage} == {"copy_"}
+        with ext:  # nested: still in place
+            pass
+        assert vars(torch.Tensor)["to"] is not before[0]["to"]
+    assert vars(torch.Tensor)["to"] is before[0]["to"]  # ordinary copies pay nothing again
+    assert vars(torch.Tensor)["copy_"] is before[0]["copy_"]
+    with npu.stream(ext):
+        pass
     extstream_guard.uninstall()
     after = [dict(vars(owner)) for owner in owners]
     assert all(a.keys() == b.keys() and all(a[k] is b[k] for k in a) for a, b in zip(before, after))
@@ -305,8 +317,9 @@ def test_off_block_checks_nothing(ctx: Ctx) -> None:
 
 
 def test_checks_cheapest_first(ctx: Ctx, monkeypatch: Any) -> None:
-    """No current-stream read without ``non_blocking`` (or a tracked external stream), and the
-    pinnedness query only after the current stream was found external."""
+    """Outside external regions the copy methods are torch's own; inside, no current-stream
+    read without ``non_blocking``, and the pinnedness query only after the current stream was
+    found external (never for ``.to("cpu")``, whose result is pinned by construction)."""
     from tests.guard.npusim import fake_c
 
     counts = {"stream": 0, "pinned": 0}
@@ -323,19 +336,22 @@ def test_checks_cheapest_first(ctx: Ctx, monkeypatch: Any) -> None:
     host = ctx.pinned()
     monkeypatch.setattr(fake_c, "_npu_getCurrentStream", stream)
     monkeypatch.setattr(ctx.torch.Tensor, "is_pinned", pinned)
-    host.to("npu")
-    host.to(ctx.torch.float64)
-    ctx.on_npu().copy_(host)
+    host.to("npu", non_blocking=True)  # no external region anywhere: no wrapper at all
     assert counts == {"stream": 0, "pinned": 0}
-    host.to("npu", non_blocking=True)  # default stream: one read, no pinnedness query
-    assert counts == {"stream": 1, "pinned": 0}
     with ctx.npu.stream(ctx.ext):
+        counts["stream"] = 0  # torch_npu's StreamContext read the current stream itself
+        host.to("npu")
+        host.to(ctx.torch.float64)
+        ctx.on_npu().copy_(host)
+        assert counts == {"stream": 0, "pinned": 0}
         with pytest.raises(ExternalStreamError):
-            ctx.on_npu().to("cpu", non_blocking=True)  # pinned by construction: no query
-        assert counts["pinned"] == 0
+            ctx.on_npu().to("cpu", non_blocking=True)
+        assert counts == {"stream": 1, "pinned": 0}
         with pytest.raises(ExternalStreamError):
             host.to("npu", non_blocking=True)
-    assert counts["pinned"] == 1
+        assert counts == {"stream": 2, "pinned": 1}
+        ctx.torch.ones(4).to("npu", non_blocking=True)  # pageable: the query says no
+        assert counts == {"stream": 3, "pinned": 2}
 
 
 # --- G112: copies between NPUs --------------------------------------------------------------
