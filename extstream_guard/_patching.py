@@ -24,7 +24,7 @@ from typing import Any
 from . import _state
 from .patches import Point
 
-__all__ = ["patch", "patched", "register_wrapper", "restore_all", "unwrap"]
+__all__ = ["patch", "patched", "register_wrapper", "restore_all", "unpatch", "unwrap"]
 
 _MISSING: Any = object()
 Factory = Callable[[Point, Callable[..., Any], _state.Session], Callable[..., Any]]
@@ -82,6 +82,20 @@ def patch(owner: Any, point: Point, factory: Factory, session: _state.Session) -
     setattr(owner, point.attr, kind(wrapper) if kind is not None else wrapper)
     _records.append(_Record(owner, point.attr, raw))
     return True
+
+
+def unpatch(owner: Any, attr: str) -> None:
+    """Put one patched attribute back exactly as it was (no-op when it is not patched)."""
+    for index in range(len(_records) - 1, -1, -1):
+        record = _records[index]
+        if record.owner is owner and record.attr == attr:
+            del _records[index]
+            if record.raw is _MISSING:
+                if attr in vars(owner):
+                    delattr(owner, attr)
+            else:
+                setattr(owner, attr, record.raw)
+            return
 
 
 def is_patched(owner: Any) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -55,6 +56,14 @@ class ClassSession(Session):
 #: guarded ``ProcessGroup.allreduce`` on the same tensors; the outer wrapper has checked them,
 #: so the inner one only calls through (one warning per call in warn mode, not two).
 collective_calls = threading.local()
+
+#: The hazard checks (issue 17) are patched: armed by the first external stream the live
+#: installation saw made (or found current at install), disarmed by uninstall.
+hazards_armed: bool = False
+#: Set by the live installation: what the constructor wrappers call when they see the first
+#: external stream made (``install`` arms the hazard checks; a hook, so that the wrappers
+#: import neither ``install`` nor ``hazards``).
+on_first_external: Callable[[], None] | None = None
 
 #: The live installation's session (None while the guard is not installed).
 session: Session | None = None

@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
-from . import _patching, _state, _torch_npu
+from . import _patching, _state, _torch_npu, hazards
 from ._frames import user_stacklevel
 from .errors import GuardCoverageWarning
 from .patches import GROUP_METHOD_POINTS, POINTS, Point
@@ -44,7 +44,7 @@ def _check_mode(mode: str) -> str:
     return mode
 
 
-def _resolve(path: str) -> Any:
+def resolve(path: str) -> Any:
     """The object at dotted ``path`` (attribute access first, then ``sys.modules``)."""
     root, *rest = path.split(".")
     obj: Any = sys.modules.get(root)
@@ -66,14 +66,14 @@ def _patch_all(session: _state.Session) -> list[str]:
         if point.subclass_only:
             continue
         for path in point.owners:
-            owner = _resolve(path)
+            owner = resolve(path)
             if owner is None or not _patching.patch(owner, point, make_wrapper, session):
                 note = " (optional: absent from some releases)" if point.optional else ""
                 missing.append(f"{path}.{point.attr}{note}")
     return missing
 
 
-def _warn_missing(missing: list[str]) -> None:
+def warn_missing(missing: list[str]) -> None:
     torch_npu = _state.torch_npu
     torch = _state.torch
     versions = (
@@ -97,17 +97,29 @@ def _start() -> None:
     _state.external_class = getattr(torch_npu.npu, "ExternalStream", None)
     session = _state.Session()
     _state.session = session
+    _state.on_first_external = _arm_hazards
     try:
         missing = _patch_all(session)
+        # An external stream already current: the hazard checks cannot wait for a new one.
+        missing += hazards.arm(resolve, at_install=True)
     except BaseException:
         _stop()
         raise
     if missing:
-        _warn_missing(missing)
+        warn_missing(missing)
+
+
+def _arm_hazards() -> None:
+    """The first external stream was made: patch the hazard checks (issue 17)."""
+    missing = hazards.arm(resolve)
+    if missing:
+        warn_missing(missing)
 
 
 def _stop() -> None:
+    _state.on_first_external = None
     _patching.restore_all()
+    hazards.disarm()
     if _state.session is not None:
         _state.session.live = False  # wrappers left behind anywhere are inert from now on
     _state.session = None

@@ -47,7 +47,7 @@ from extstream_lint.contract import (
     native_not_supported,
 )
 
-__all__ = ["GROUP_METHOD_POINTS", "POINTS", "WORK_POINTS", "Point", "points_of"]
+__all__ = ["GROUP_METHOD_POINTS", "HAZARD_POINTS", "POINTS", "WORK_POINTS", "Point", "points_of"]
 
 
 @dataclass(frozen=True)
@@ -169,4 +169,40 @@ GROUP_METHOD_POINTS: tuple[Point, ...] = tuple(
     Point(("torch.distributed.ProcessGroup",), name, "XST111", f"ProcessGroup.{name}",
           _RECORD if name in _GROUP_EVENT_RECORD else _HCCL, "group_method", optional=True)
     for name in _GROUP_METHODS
+)  # fmt: skip
+
+
+# --- issue 17: the deferred hazards, armed at the first external stream ------------------------
+# Not installed by ``install()`` itself: :func:`extstream_guard.hazards.arm` patches them when
+# the guard first sees an external stream made (or one current at install), so programs that
+# never make one pay nothing. Kinds (wrappers in :mod:`extstream_guard.hazards`):
+#
+# ``copy_to``       ``Tensor.to``: G201 pinned non_blocking copies, G112 NPU-to-NPU copies.
+#                   ``Tensor.npu`` / ``.cuda`` (remapped by ``transfer_to_npu``) are torch's
+#                   generated ``wrap_tensor_to``, which calls ``self.to(device=...,
+#                   non_blocking=...)``: they reach this wrapper, so they get no second frame.
+# ``copy_``         ``Tensor.copy_`` / ``UntypedStorage.copy_``: the same checks.
+# ``switch_*``      where a thread's current stream changes (G203 records the autograd sequence
+#                   number there): ``set_stream`` (``torch.npu.stream(...)``'s ``StreamContext``
+#                   calls it), ``torch.accelerator.set_stream``, ``with stream:``.
+# ``backward``      ``_engine_run_backward``, the module global ``backward`` and ``grad`` call.
+# ``replay``        ``NPUGraph.replay`` (G202: warns once).
+_COPY = "torch.Tensor"
+HAZARD_POINTS: tuple[Point, ...] = (
+    Point((_COPY,), "to", "XST201", "Tensor.to", "", "copy_to"),
+    Point((_COPY,), "copy_", "XST201", "Tensor.copy_", "", "copy_"),
+    Point(("torch.UntypedStorage",), "copy_", "XST201", "UntypedStorage.copy_", "", "copy_"),
+    Point(("torch_npu.npu", "torch_npu.npu.utils"), "set_stream", "XST203",
+          "torch.npu.set_stream", "", "switch_set", defined_in="torch_npu.npu.utils:set_stream",
+          params=("stream",)),
+    Point(("torch.accelerator",), "set_stream", "XST203", "torch.accelerator.set_stream", "",
+          "switch_set"),
+    Point(("torch_npu.npu.Stream",), "__enter__", "XST203", "Stream.__enter__", "",
+          "switch_enter"),
+    Point(("torch_npu.npu.Stream",), "__exit__", "XST203", "Stream.__exit__", "",
+          "switch_exit"),
+    Point(("torch.autograd", "torch.autograd.graph"), "_engine_run_backward", "XST203",
+          "backward", "", "backward"),
+    Point(("torch_npu.npu.NPUGraph",), "replay", "XST202", "NPUGraph.replay", "", "replay",
+          defined_in="torch_npu.npu.graphs:NPUGraph.replay", params=("self",)),
 )  # fmt: skip

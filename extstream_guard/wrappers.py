@@ -186,12 +186,21 @@ def _attr(point: Point, orig: Callable[..., Any], session: Session) -> Callable[
     return wrapper
 
 
+def _arm_at_first_external(stream: Any) -> None:
+    """The first external stream made under a live installation arms the hazard checks
+    (issue 17); before it, and for programs that never make one, they cost nothing."""
+    if not _state.hazards_armed and _state.on_first_external is not None and is_external(stream):
+        _state.on_first_external()
+
+
 def _ctor_external(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     def wrapper(cls: Any, *args: Any, **kwargs: Any) -> Any:
         problem = check_external(args, kwargs)
         if problem is not None:
             report_problem(point, problem, session)  # warn mode / inert: go on unchanged
-        return orig(cls, *args, **kwargs)
+        stream = orig(cls, *args, **kwargs)
+        _arm_at_first_external(stream)
+        return stream
 
     return wrapper
 
@@ -206,7 +215,10 @@ def _ctor_stream(
             problem = check_stream_ptr_kwargs(args, kwargs, sync_launch=sync_launch)
             if problem is not None:
                 report_problem(point, problem, session)
-        return orig(cls, *args, **kwargs)
+        stream = orig(cls, *args, **kwargs)
+        if "stream_ptr" in kwargs:
+            _arm_at_first_external(stream)
+        return stream
 
     return wrapper
 

@@ -38,16 +38,24 @@ def sim_build() -> Any:
 @pytest.fixture
 def sim(sim_build: Any) -> Iterator[Any]:
     """The simulated torch_npu, importable for this test only, with fresh C-layer state."""
+    import gc
+
     import extstream_guard
     from tests.guard import npusim
+    from tests.guard.npusim import memory
 
     sim_build.state.reset()
     npusim.activate(sim_build)
+    terminated: list[str] = []
+    memory.terminate = terminated.append  # an abort fails this test, not the whole worker
     try:
         yield sim_build
     finally:
         extstream_guard.uninstall()
         npusim.deactivate()
+        gc.collect()
+        memory.terminate = memory.abort
+    assert not terminated, f"the simulated torch_npu would have aborted: {terminated[0]}"
 
 
 @pytest.fixture

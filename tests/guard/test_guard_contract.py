@@ -13,6 +13,7 @@ into ``.cache/`` (see ``tests/_npu_wheel.py``); a failed download fails these te
 from __future__ import annotations
 
 import ast
+import importlib.util
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -20,8 +21,13 @@ from typing import Any
 
 import pytest
 
-from extstream_guard.patches import POINTS, Point
-from extstream_lint.contract import NATIVE_PRIORITY, NATIVE_SYNC_LAUNCH, RULES
+from extstream_guard.patches import HAZARD_POINTS, POINTS, Point
+from extstream_lint.contract import (
+    NATIVE_PRIORITY,
+    NATIVE_SYNC_LAUNCH,
+    RULES,
+    native_not_supported,
+)
 from tests import _npu_wheel
 from tests._skips import NO_TORCH
 from tests.guard._wheels import wheel_tree
@@ -246,3 +252,127 @@ def test_contract_notices_a_missing_method(tmp_path: Path, monkeypatch: Any) -> 
     finally:
         _tree.cache_clear()
         _parse.cache_clear()
+
+
+# --- issue 17: every name the hazard wrappers rely on -------------------------------------------
+
+HAZARD_NPU_POINTS = [p for p in HAZARD_POINTS if p.defined_in.startswith("torch_npu")]
+
+
+@pytest.mark.parametrize("point", HAZARD_NPU_POINTS, ids=[p.defined_in for p in HAZARD_NPU_POINTS])
+def test_hazard_points_are_defined_and_exported(version: str, point: Point) -> None:
+    node = _definition(version, point)
+    params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    assert tuple(params[: len(point.params)]) == point.params, (version, point.defined_in, params)
+    npu = _parse(version, "torch_npu.npu")
+    name = point.defined_in.split(":")[1].split(".")[0]
+    assert name in _exports(npu) and name in _dunder_all(npu), f"{version}: torch_npu.npu.{name}"
+
+
+def test_stream_switches_the_hazard_wrappers_see(version: str) -> None:
+    utils = _parse(version, "torch_npu.npu.utils")
+    # set_stream hands the whole stream to _npu_setStream: when it returns, it is current.
+    set_stream = _top(utils, "set_stream")
+    assert set_stream is not None and "_npu_setStream" in _calls(set_stream)
+    # torch.npu.stream(s) is StreamContext, which switches through torch.npu.set_stream (looked
+    # up at call time, so the guard's wrapper on the torch_npu.npu namespace sees both ways).
+    context = _top(utils, "StreamContext")
+    assert isinstance(context, ast.ClassDef)
+    for method in ("__enter__", "__exit__"):
+        body = _member(context, method)
+        assert body is not None and "torch.npu.set_stream" in ast.unparse(body), method
+    # ``with stream:`` is torch.Stream's own __enter__/__exit__: torch_npu's Python Stream class
+    # inherits them (the guard shadows them on that class and deletes its wrappers at uninstall).
+    stream = _top(_parse(version, "torch_npu.npu.streams"), "Stream")
+    assert isinstance(stream, ast.ClassDef)
+    assert _member(stream, "__enter__") is None and _member(stream, "__exit__") is None
+    # The raw reads the copy checks use: current_stream()/current_device() are built on them.
+    current = _top(utils, "current_stream")
+    device = _top(utils, "current_device")
+    assert current is not None and "_npu_getCurrentStream" in _calls(current)
+    assert device is not None and "_npu_getDevice" in _calls(device)
+    assert "device_count" in _exports(_parse(version, "torch_npu.npu"))
+
+
+def test_npu_and_cuda_tensor_methods_reach_tensor_to(version: str) -> None:
+    # torch_npu asks torch to generate Tensor.npu (backend.py), and transfer_to_npu rebinds
+    # Tensor.cuda to it: both end in self.to(...), the guard's wrapper.
+    backend = ast.unparse(_parse(version, "torch_npu._init.registry.backend"))
+    assert "generate_methods_for_privateuse1_backend" in backend and "for_tensor=True" in backend
+    transfer = ast.unparse(_parse(version, "torch_npu.contrib.transfer_to_npu"))
+    assert "torch.Tensor.cuda = torch.Tensor.npu" in transfer
+
+
+def test_replay_calls_the_c_graph(version: str) -> None:
+    graph = _top(_parse(version, "torch_npu.npu.graphs"), "NPUGraph")
+    assert isinstance(graph, ast.ClassDef)
+    replay = _member(graph, "replay")
+    assert replay is not None and "replay" in _calls(replay)
+
+
+def _hazard_natives() -> list[str]:
+    apis = ("NPUEvent::record", "NPUEvent::block", "LaunchRecordEventTask", "LaunchWaitEventTask")
+    return [native_not_supported(api) for api in apis]
+
+
+@pytest.mark.parametrize("text", _hazard_natives())
+def test_hazard_native_strings_are_in_the_library(library: bytes, text: str) -> None:
+    for fragment in _fragments(text):
+        assert fragment.encode() in library, f"{fragment!r} not in libtorch_npu.so"
+
+
+# The torch side: the installed torch's Python sources and stubs, read, not imported.
+
+
+@cache
+def _torch_source(relative: str) -> str:
+    spec = importlib.util.find_spec("torch")
+    assert spec is not None and spec.submodule_search_locations, "torch is not installed"
+    path = Path(next(iter(spec.submodule_search_locations))) / relative
+    assert path.exists(), f"torch: {relative} is missing"
+    return path.read_text(encoding="utf-8")
+
+
+def _torch_tree(relative: str) -> ast.Module:
+    return ast.parse(_torch_source(relative))
+
+
+def test_backward_and_grad_share_engine_run_backward() -> None:
+    autograd = _torch_tree("autograd/__init__.py")
+    imported = {
+        alias.name
+        for node in autograd.body
+        if isinstance(node, ast.ImportFrom) and node.module == "graph"
+        for alias in node.names
+    }
+    assert "_engine_run_backward" in imported  # a module global the guard can replace
+    for name in ("backward", "grad"):  # the implementation: the last def (after @overloads)
+        defs = [n for n in autograd.body if isinstance(n, ast.FunctionDef) and n.name == name]
+        assert defs and "_engine_run_backward" in _calls(defs[-1]), name
+    engine = _top(_torch_tree("autograd/graph.py"), "_engine_run_backward")
+    assert isinstance(engine, ast.FunctionDef) and engine.args.args[0].arg == "t_outputs"
+    assert "_execution_engine.run_backward" in ast.unparse(engine)
+
+
+def test_torch_names_the_switch_and_copy_wrappers_use() -> None:
+    accelerator = _top(_torch_tree("accelerator/__init__.py"), "set_stream")
+    assert isinstance(accelerator, ast.FunctionDef)
+    assert [a.arg for a in accelerator.args.args] == ["stream"]
+    generated = ast.unparse(_torch_tree("utils/backend_registration.py"))
+    assert "non_blocking=non_blocking" in generated and "return self.to(" in generated
+    stubs = _torch_source("_C/__init__.pyi")
+    for text in (
+        "def copy_(self, other: Tensor, non_blocking: _bool = False)",
+        "def is_pinned(self",
+        "def _sequence_nr(self)",
+        "def __enter__(self) -> Self",
+    ):
+        assert text in stubs, text
+    assert "def _get_sequence_nr() -> int" in _torch_source("_C/_autograd.pyi")
+    storage = ast.unparse(_torch_tree("storage.py"))
+    assert "class UntypedStorage(torch._C.StorageBase" in storage
+
+
+def test_hazard_codes_are_rows_of_the_table() -> None:
+    assert {p.code for p in HAZARD_POINTS} <= set(RULES)
+    assert RULES["XST202"].opt_in  # the guard checks it only when selected, like the linter

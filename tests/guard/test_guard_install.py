@@ -10,7 +10,7 @@ import pytest
 
 import extstream_guard
 from extstream_guard import ExternalStreamError, ExternalStreamWarning
-from extstream_guard.install import _resolve, patched
+from extstream_guard.install import patched, resolve
 from extstream_guard.patches import POINTS
 
 
@@ -18,7 +18,7 @@ def _owners() -> list[Any]:
     owners: list[Any] = []
     for point in POINTS:
         for path in point.owners:
-            owner = _resolve(path)
+            owner = resolve(path)
             if owner is not None and all(owner is not seen for seen in owners):
                 owners.append(owner)
     return owners

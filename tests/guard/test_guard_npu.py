@@ -6,7 +6,8 @@ device. On an Ascend machine with CANN and torch_npu installed, run from the rep
     python -m pytest -m npu -p no:xdist tests/guard/test_guard_npu.py
 
 (``-m npu`` replaces the default ``-m 'not slow'``; one process, since the HCCL group binds a
-port and the device.)
+port and the device.) The hazard checks of issue 17 come last: only raise mode runs in this
+process; their unguarded programs run in subprocesses, where they must abort.
 
 External streams wrap the raw handle of a torch_npu-managed stream (torch_npu accepts
 that and registers an external alias, contract section 4.2), so no other runtime library is
@@ -216,3 +217,127 @@ def test_hw_xst111_text_when_the_guard_raised_first(hardware: Env) -> None:
     finally:
         extstream_guard.uninstall()
     assert "have not advanced" in str(info.value)
+
+
+# --- issue 17: the deferred hazards on the real torch_npu --------------------------------------
+# Only raise mode runs in this process: a hazard the guard lets through aborts the process when
+# the memory it touched is freed. The unguarded programs (which must abort, confirming the
+# contract's reading of torch_npu) run in subprocesses.
+
+
+@pytest.fixture
+def guarded(hardware: Env) -> Iterator[Env]:
+    import extstream_guard
+
+    extstream_guard.install()
+    try:
+        yield hardware
+    finally:
+        extstream_guard.uninstall()
+
+
+def _pinned_copies(env: Env) -> dict[str, Any]:
+    torch = env.torch
+
+    def pinned() -> Any:
+        return torch.ones(4).pin_memory()
+
+    return {
+        "to-npu": lambda: pinned().to("npu", non_blocking=True),
+        "npu()": lambda: pinned().npu(non_blocking=True),
+        "npu-to-cpu": lambda: env.tensor().to("cpu", non_blocking=True),
+        "copy_-into-npu": lambda: env.tensor().copy_(pinned(), non_blocking=True),
+        "copy_-into-pinned": lambda: pinned().copy_(env.tensor(), non_blocking=True),
+        "storage-copy_": lambda: (
+            env.tensor().untyped_storage().copy_(pinned().untyped_storage(), non_blocking=True)
+        ),
+    }
+
+
+def test_hw_pinned_non_blocking_copies_raise_xst201(guarded: Env) -> None:
+    import extstream_guard
+
+    ext = guarded.ext()
+    for name, copy in _pinned_copies(guarded).items():
+        with guarded.current(ext), pytest.raises(extstream_guard.ExternalStreamError) as info:
+            copy()
+        assert info.value.code == "XST201", name
+
+
+def test_hw_safe_copies_pass(guarded: Env) -> None:
+    torch = guarded.torch
+    ext = guarded.ext()
+    with guarded.current(ext):
+        torch.ones(4).to("npu", non_blocking=True)  # pageable: synchronised
+        torch.ones(4).pin_memory().to("npu", non_blocking=False)
+        guarded.tensor().cpu()
+        guarded.tensor().to("cpu")
+        guarded.tensor().to("npu", copy=True, non_blocking=True)
+    with guarded.current(guarded.managed()):
+        for copy in _pinned_copies(guarded).values():
+            copy()
+    guarded.npu.synchronize()
+
+
+def test_hw_backward_across_the_boundary_raises_xst203(guarded: Env) -> None:
+    import extstream_guard
+
+    torch = guarded.torch
+    ext = guarded.ext()
+    weight = torch.ones(4, device="npu", requires_grad=True)
+    with guarded.current(ext):
+        loss = (weight * 2).sum()
+    with pytest.raises(extstream_guard.ExternalStreamError, match=r"\[XST203\]"):
+        loss.backward()
+    other = (weight * 2).sum()
+    with guarded.current(ext), pytest.raises(extstream_guard.ExternalStreamError) as info:
+        torch.autograd.grad(other, weight)
+    assert info.value.code == "XST203"
+
+
+def test_hw_forward_and_backward_under_one_external_stream_pass(guarded: Env) -> None:
+    torch = guarded.torch
+    ext = guarded.ext()
+    with guarded.current(ext):
+        weight = torch.ones(4, device="npu", requires_grad=True)
+        (weight * 2).sum().backward()
+    guarded.npu.synchronize()
+    assert float(weight.grad[0]) == 2.0
+
+
+def test_hw_cross_device_copy_raises_xst112(guarded: Env) -> None:
+    import extstream_guard
+
+    if guarded.npu.device_count() < 2:
+        pytest.skip("needs two NPUs")
+    ext = guarded.ext()
+    with guarded.current(ext), pytest.raises(extstream_guard.ExternalStreamError) as info:
+        guarded.tensor().to("npu:1")
+    assert info.value.code == "XST112"
+
+
+@pytest.mark.parametrize(
+    ("name", "aborts"),
+    [("pinned-to-npu", True), ("npu-to-cpu", True), ("backward-outside", True),
+     ("pageable-to-npu", False), ("backward-inside", False)],
+)  # fmt: skip
+def test_hw_unguarded_program_ends_as_the_simulation_says(
+    hardware: Env, name: str, aborts: bool
+) -> None:
+    import signal
+
+    from tests.guard.test_sim_hazards import run_program
+
+    result = run_program(name, "none", "--hardware")
+    if aborts:
+        assert result.returncode == -signal.SIGABRT, (result.returncode, result.stderr[-2000:])
+    else:
+        assert result.returncode == 0 and result.stdout.rstrip().endswith("LIVED")
+
+
+@pytest.mark.parametrize("name", ["pinned-to-npu", "npu-to-cpu", "backward-outside"])
+def test_hw_guarded_program_lives(hardware: Env, name: str) -> None:
+    from tests.guard.test_sim_hazards import run_program
+
+    result = run_program(name, "raise", "--hardware")
+    assert result.returncode == 0 and "CAUGHT XST2" in result.stdout, result.stderr[-2000:]

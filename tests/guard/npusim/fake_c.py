@@ -81,6 +81,8 @@ class SimState:
         self.report_threads = 0
         self.log: list[tuple[Any, ...]] = []
         self.lock = threading.Lock()
+        #: torch_npu's atexit ``_npu_shutdown`` ran: allocators record no more events.
+        self.shut_down = False
 
     # thread-local current device and streams
     def device(self) -> int:
@@ -98,7 +100,22 @@ class SimState:
     def set_current(self, device: int, stream_id: int) -> None:
         if not hasattr(self.tls, "streams"):
             self.tls.streams = {}
+            self.tls.history = []
         self.tls.streams[device] = stream_id
+        # What autograd's InputMetadata would see: every node created from here on (this
+        # thread's sequence numbers) gets this stream on ``device``.
+        self.tls.history.append((torch._C._autograd._get_sequence_nr(), device, stream_id))
+
+    def stream_at(self, device: int, sequence_nr: int) -> int:
+        """The current stream on ``device`` when this thread created autograd node
+        ``sequence_nr`` (``node.h``: a node keeps the stream current at its creation)."""
+        stream_id = 0
+        for seq, dev, sid in getattr(self.tls, "history", ()):
+            if seq > sequence_nr:
+                break
+            if dev == device:
+                stream_id = sid
+        return stream_id
 
 
 STATE = SimState()

@@ -1,0 +1,232 @@
+"""torch_npu's copy kernels and pinned-memory hooks, standing in for torch's C++ dispatch.
+
+A CPU-only torch has no NPU device and no pinned memory, so while the simulation is active
+:func:`activate` puts Python functions (frames of module ``torch_npu._C``, like every simulated
+kernel) in place of ``Tensor.to``, ``Tensor.copy_``, ``Tensor.pin_memory``, ``Tensor.is_pinned``,
+``UntypedStorage.copy_`` and ``UntypedStorage.is_pinned``; :func:`deactivate` puts torch's back.
+Copies that involve no simulated NPU tensor go to torch's own method unchanged. The guard wraps
+whatever the class holds, so it sits above these "kernels" exactly as it sits above torch's C
+methods on a real installation.
+
+What each copy does (spec 2.6 and hazards.md, hazard 1):
+
+* host -> NPU (``cpu.to("npu", non_blocking=True)``, ``npu.copy_(cpu, non_blocking=True)``): a
+  pinned source records the destination device's current stream in its block
+  (``CopyKernel.cpp:132-140``); a pageable one synchronises that stream instead (safe). Copies
+  that stage through a pageable temporary (dtype change, non-contiguous) record nothing.
+* NPU -> host with ``non_blocking=True``: ``.to("cpu")`` allocates a **pinned** result
+  (``ToKernelNpu.cpp:85-119``), and the copy records the source device's current stream in it;
+  ``cpu_dst.copy_(npu)`` records in ``cpu_dst``'s block when that is pinned.
+* NPU -> other NPU: events recorded and blocked on both devices' current streams
+  (``CopyKernel.cpp:323-328, 350-354``): X03 when the source's is external (the event is
+  recorded there), X04 when the destination's is (it waits), as the XST112 row says; which of
+  the two a real device reaches first when both are external is [inf].
+
+Storage copies (``UntypedStorage.copy_``) take the same host<->device path; a simulated NPU
+storage is :class:`SimNPUStorage`, a CPU storage that reports an NPU device.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import torch
+
+from extstream_lint.contract import native_not_supported
+
+from . import fake_c, memory
+
+__all__ = ["SimNPUStorage", "activate", "deactivate", "npu_index", "wrap_npu"]
+
+NPU = "npu"
+_MISSING = object()
+_saved: dict[tuple[Any, str], Any] = {}
+#: torch's own methods, called for everything that is not the simulation's business.
+_TO = torch._C.TensorBase.to
+_COPY = torch._C.TensorBase.copy_
+_STORAGE_COPY = torch._C.StorageBase.copy_
+
+
+class SimNPUStorage(torch.UntypedStorage):
+    """An untyped storage on simulated ``npu:<index>`` (CPU bytes underneath)."""
+
+    _sim_index: int = 0
+
+    @property
+    def device(self) -> torch.device:  # type: ignore[override]
+        return torch.device(NPU, self._sim_index)
+
+
+def npu_storage(nbytes: int, device: int = 0) -> SimNPUStorage:
+    storage = SimNPUStorage(nbytes)
+    storage._sim_index = device
+    return storage
+
+
+def npu_index(obj: Any) -> int | None:
+    """The simulated NPU index of a tensor or storage, or None for host memory."""
+    index = getattr(obj, "_sim_index", None)
+    return index if isinstance(index, int) else None
+
+
+def wrap_npu(tensor: torch.Tensor, device: int) -> torch.Tensor:
+    """``tensor``'s data as a tensor on simulated ``npu:<device>`` (shares the storage)."""
+    from . import SimNPUTensor
+
+    result = tensor.as_subclass(SimNPUTensor)
+    result._sim_index = device
+    return result
+
+
+def _plain(tensor: torch.Tensor) -> torch.Tensor:
+    with torch._C.DisableTorchFunctionSubclass():
+        return tensor.as_subclass(torch.Tensor)
+
+
+def _current_device() -> int:
+    return fake_c.STATE.device()
+
+
+def _cross_device(src: int, dst: int) -> None:
+    """Peer copy: record an event on the source's current stream, the destination's waits."""
+    if fake_c._is_ext(fake_c.STATE.current(src)):
+        raise RuntimeError(native_not_supported("NPUEvent::record") + fake_c._suffix(7))
+    if fake_c._is_ext(fake_c.STATE.current(dst)):
+        raise RuntimeError(native_not_supported("NPUEvent::block") + fake_c._suffix(7))
+    fake_c.STATE.log.append(("peer_copy", src, dst))
+
+
+def _parse_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, bool, bool]:
+    """``(device, dtype, non_blocking, copy)`` as ``Tensor.to``'s parser reads them."""
+    kwargs = dict(kwargs)
+    copy = bool(kwargs.pop("copy", False))
+    positional = list(args)
+    if len(positional) == 4 or (len(positional) == 3 and isinstance(positional[1], torch.dtype)):
+        copy = copy or bool(positional.pop())  # to(device, dtype, non_blocking, copy)
+    device, dtype, non_blocking, _ = torch._C._nn._parse_to(*positional, **kwargs)
+    return device, dtype, bool(non_blocking), copy
+
+
+def to(self: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
+    """``Tensor.to``: torch's own for host copies, torch_npu's ``_to_copy`` for NPU ones."""
+    src = npu_index(self)
+    try:
+        device, dtype, non_blocking, copy = _parse_to(args, kwargs)
+    except TypeError:
+        device = None
+    if device is None and src is None:
+        return _TO(self, *args, **kwargs)
+    if device is None:
+        device = torch.device(NPU, src)
+    if device.type != NPU and src is None:
+        return _TO(self, *args, **kwargs)
+    dst = None
+    if device.type == NPU:
+        dst = _current_device() if device.index is None else device.index
+    plain = _plain(self)
+    dtype = dtype or plain.dtype
+    if src is not None and dst is not None:  # device to device
+        if src == dst and dtype == plain.dtype and not copy:
+            return self
+        if src != dst:
+            _cross_device(src, dst)
+        return wrap_npu(_TO(plain, dtype=dtype, copy=True), dst)
+    staged = dtype != plain.dtype or not plain.is_contiguous()
+    if dst is not None:  # host to device
+        result = wrap_npu(_TO(plain, dtype=dtype, copy=True), dst)
+        if non_blocking and not staged:
+            memory.record_on_block(self, dst)
+        return result
+    assert src is not None  # device to host
+    if not non_blocking:
+        return _TO(plain, dtype=dtype, copy=True)
+    result = memory.allocate_pinned(plain.shape, dtype)
+    _COPY(result, plain)
+    memory.record_on_block(result, src)
+    return result
+
+
+def copy_(self: torch.Tensor, other: torch.Tensor, non_blocking: bool = False) -> torch.Tensor:
+    """``Tensor.copy_`` (torch names the source ``other``): torch_npu's copy kernel when
+    either side is on the NPU."""
+    src = other
+    dst_index, src_index = npu_index(self), npu_index(src)
+    if dst_index is None and src_index is None:
+        return _COPY(self, src, non_blocking)
+    if dst_index is not None and src_index is not None and dst_index != src_index:
+        _cross_device(src_index, dst_index)
+    with torch._C.DisableTorchFunctionSubclass():
+        _COPY(self, src)
+    if non_blocking and (dst_index is None) != (src_index is None):
+        host, device = (self, src_index) if dst_index is None else (src, dst_index)
+        memory.record_on_block(host, device)
+    return self
+
+
+def storage_copy_(self: Any, src: Any, non_blocking: Any = None) -> Any:
+    """``UntypedStorage.copy_``: the same host<->device kernel for storages."""
+    dst_index, src_index = npu_index(self), npu_index(src)
+    if dst_index is None and src_index is None:
+        return _STORAGE_COPY(self, src, bool(non_blocking))
+    if dst_index is not None and src_index is not None and dst_index != src_index:
+        _cross_device(src_index, dst_index)
+    _STORAGE_COPY(self, src)
+    if non_blocking and (dst_index is None) != (src_index is None):
+        host, device = (self, src_index) if dst_index is None else (src, dst_index)
+        memory.record_on_block(host, device)
+    return self
+
+
+def pin_memory(self: torch.Tensor, device: Any = None) -> torch.Tensor:
+    """``Tensor.pin_memory``: a copy in a fresh pinned block (or ``self`` if already pinned)."""
+    if npu_index(self) is not None:
+        raise RuntimeError("cannot pin 'npu' memory: only dense CPU tensors can be pinned")
+    if memory.is_pinned(self):
+        return self
+    result = memory.allocate_pinned(self.shape, self.dtype)
+    _COPY(result, self)
+    return result
+
+
+def is_pinned(self: Any, device: Any = None) -> bool:
+    """The driver query: is this host memory in a live pinned block?"""
+    return npu_index(self) is None and memory.is_pinned(self)
+
+
+def _kernel(function: Any) -> Any:
+    """``function`` with its frames in module ``torch_npu._C`` (a real kernel has none)."""
+    kernel = types.FunctionType(
+        function.__code__, dict(globals(), __name__="torch_npu._C"), function.__name__,
+        function.__defaults__,
+    )  # fmt: skip
+    kernel.__qualname__ = function.__qualname__
+    return kernel
+
+
+_REPLACED = (
+    (torch.Tensor, "to", to),
+    (torch.Tensor, "copy_", copy_),
+    (torch.Tensor, "pin_memory", pin_memory),
+    (torch.Tensor, "is_pinned", is_pinned),
+    (torch.UntypedStorage, "copy_", storage_copy_),
+    (torch.UntypedStorage, "is_pinned", is_pinned),
+)
+
+
+def activate() -> None:
+    if _saved:
+        return
+    for owner, name, function in _REPLACED:
+        _saved[(owner, name)] = vars(owner).get(name, _MISSING)
+        setattr(owner, name, _kernel(function))
+
+
+def deactivate() -> None:
+    for (owner, name), value in _saved.items():
+        if value is _MISSING:
+            if name in vars(owner):
+                delattr(owner, name)
+        else:
+            setattr(owner, name, value)
+    _saved.clear()
