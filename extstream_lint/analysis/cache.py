@@ -4,7 +4,7 @@
 a ``pyproject.toml``, ``setup.cfg`` or ``.git``), holds its own ``.gitignore`` and one
 file per module under a directory named after the tool version. An entry records the
 module's size and mtime and those of every module its summary used; the index checks
-them on load (:meth:`.index.ProjectIndex._fresh`), so a stale entry is never used.
+them on load (:meth:`.index.ProjectIndex._reusable`), so a stale entry is never used.
 
 The cache is an optimisation, never needed for correctness: a missing, corrupt, foreign
 or unwritable cache is ignored (rebuilt or bypassed) without a word. Writes go to a
@@ -18,12 +18,13 @@ import hashlib
 import os
 
 from ..diskio import CACHE_DIR, entry_directory, load, project_root, store
+from .entries import Entry
 
 __all__ = ["CACHE_DIR", "DiskCache", "project_root"]
 
 
 class DiskCache:
-    """Entries of :class:`.index.ProjectIndex`, one file per module path."""
+    """Entries of :class:`.index.ProjectIndex` (:class:`.entries.Entry`), one file per module."""
 
     def __init__(self) -> None:
         self.hits = 0
@@ -41,8 +42,6 @@ class DiskCache:
             entry = load(self._location(path))
         except Exception:  # missing, truncated, corrupt, from another layout: rebuild
             return None
-        from .index import Entry
-
         if not isinstance(entry, Entry):
             return None
         self.hits += 1

@@ -14,6 +14,7 @@ from ..contract import RULES
 from ..findings import Finding, cannot_analyse
 from ..modules import module_name, one_run
 from .effects import Issue
+from .budget import BudgetedInterpreter, BudgetExceeded
 from .index import Importer, ProjectIndex
 from .interpreter import Interpreter
 from .positions import Position, locate
@@ -49,8 +50,10 @@ def analyze_source(
                 python_rejects = _syntax_error(error)
             except ValueError as error:  # a null byte (a SyntaxError from Python 3.12 on)
                 python_rejects = f"syntax error: {_one_line(error)}"
+        index, path = _placed(filename, project)
         try:
-            module = cst.parse_module(text)
+            with one_run():  # the summaries and this file may share its parse
+                module = index.parse(path, text) if index is not None else cst.parse_module(text)
         except (RecursionError, MemoryError):
             raise
         except Exception as error:  # ParserSyntaxError, and libcst's own bugs (TypeError...)
@@ -61,7 +64,16 @@ def analyze_source(
         # few frames per level: leave room, as black and pylint do.
         sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
         with one_run():  # the files do not change while one file is analysed: stat once
-            raw = _interpreter(module, filename, project).run()
+            try:
+                raw = _interpreter(module, filename, index, path).run()
+            except BudgetExceeded as exceeded:
+                shown = os.path.basename(filename) if path else "this file"
+                return [
+                    cannot_analyse(
+                        f"the analysis of {shown} went over its budget of {exceeded.budget:,} "
+                        "statement executions"
+                    )
+                ]
         if not raw:
             return []
         return _render(module, raw, text, tree, filename)
@@ -94,15 +106,25 @@ def default_index() -> ProjectIndex:
     return index_for()
 
 
-def _interpreter(module: cst.Module, filename: str, project: ProjectIndex | None) -> Interpreter:
-    """The interpreter for one file, placed in its project when it has a real path."""
+def _placed(filename: str, project: ProjectIndex | None) -> tuple[ProjectIndex | None, str | None]:
+    """The index and absolute path of a file with a real path; (None, None) for a buffer
+    without one (``<stdin>``), which is analysed alone."""
     if not filename or filename.startswith("<") or filename in ("-", "stdin"):
-        return Interpreter(module)
+        return None, None
     index = project if project is not None else default_index()
+    return index, os.path.abspath(filename)
+
+
+def _interpreter(
+    module: cst.Module, filename: str, index: ProjectIndex | None, path: str | None
+) -> Interpreter:
+    """The interpreter for one file, placed in its project when it has a real path."""
+    if index is None or path is None:
+        return BudgetedInterpreter(module)
     roots = index.roots(filename)
     name = module_name(filename, roots)
     is_package = os.path.basename(filename) == "__init__.py"
-    return Interpreter(module, Importer(index, roots), name, is_package)
+    return BudgetedInterpreter(module, Importer(index, roots), name, is_package)
 
 
 def decode(source: str | bytes) -> str:
