@@ -39,44 +39,13 @@ def analyze_source(
     limit = sys.getrecursionlimit()
     try:
         text = _decode(source)
-        python_rejects: str | None = None  # why CPython rejects the file, if it does
-        if tree is None:
-            try:
-                tree = _python_parse(text)
-            except (RecursionError, MemoryError):
-                # CPython itself gives up; libcst would take minutes on such input.
-                return [cannot_analyse("it is nested too deeply for CPython's parser")]
-            except SyntaxError as error:  # maybe syntax newer than this Python: libcst decides
-                python_rejects = _syntax_error(error)
-            except ValueError as error:  # a null byte (a SyntaxError from Python 3.12 on)
-                python_rejects = f"syntax error: {_one_line(error)}"
         index, path = _placed(filename, project)
-        try:
-            with one_run():  # the summaries and this file may share its parse
-                module = index.parse(path, text) if index is not None else cst.parse_module(text)
-        except (RecursionError, MemoryError):
-            raise
-        except Exception as error:  # ParserSyntaxError, and libcst's own bugs (TypeError...)
-            if python_rejects is not None:
-                return [cannot_analyse(python_rejects)]
-            return [cannot_analyse(_libcst_cannot_parse(error))]
-        # Statements and expressions nest within CPython's own limits, but our walk takes a
-        # few frames per level: leave room, as black and pylint do.
-        sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
         with one_run():  # the files do not change while one file is analysed: stat once
-            try:
-                raw = _interpreter(module, filename, index, path).run()
-            except BudgetExceeded as exceeded:
-                shown = os.path.basename(filename) if path else "this file"
-                return [
-                    cannot_analyse(
-                        f"the analysis of {shown} went over its budget of {exceeded.budget:,} "
-                        "statement executions"
-                    )
-                ]
-        if not raw:
-            return []
-        return _render(module, raw, text, tree, filename)
+            if index is not None and path is not None:
+                known = index.known_findings(path, text)
+                if known is not None:  # nothing it rests on changed: not even parsed
+                    return known
+            return _analyse(text, filename, tree, index, path)
     except RecursionError:
         return [cannot_analyse("it is nested too deeply")]
     except Exception as error:  # a bug of ours must not end the user's lint run
@@ -84,6 +53,53 @@ def analyze_source(
         return [cannot_analyse(reason)]
     finally:
         sys.setrecursionlimit(limit)
+
+
+def _analyse(
+    text: str,
+    filename: str,
+    tree: ast.Module | None,
+    index: ProjectIndex | None,
+    path: str | None,
+) -> list[Finding]:
+    """:func:`analyze_source` on the decoded text (raises; the caller turns it into XST000)."""
+    python_rejects: str | None = None  # why CPython rejects the file, if it does
+    if tree is None:
+        try:
+            tree = _python_parse(text)
+        except (RecursionError, MemoryError):
+            # CPython itself gives up; libcst would take minutes on such input.
+            return [cannot_analyse("it is nested too deeply for CPython's parser")]
+        except SyntaxError as error:  # maybe syntax newer than this Python: libcst decides
+            python_rejects = _syntax_error(error)
+        except ValueError as error:  # a null byte (a SyntaxError from Python 3.12 on)
+            python_rejects = f"syntax error: {_one_line(error)}"
+    try:
+        module = index.parse(path, text) if index is not None else cst.parse_module(text)
+    except (RecursionError, MemoryError):
+        raise
+    except Exception as error:  # ParserSyntaxError, and libcst's own bugs (TypeError...)
+        if python_rejects is not None:
+            return [cannot_analyse(python_rejects)]
+        return [cannot_analyse(_libcst_cannot_parse(error))]
+    # Statements and expressions nest within CPython's own limits, but our walk takes a
+    # few frames per level: leave room, as black and pylint do.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), _RECURSION_LIMIT))
+    interpreter = _interpreter(module, filename, index, path)
+    try:
+        raw = interpreter.run()
+    except BudgetExceeded as exceeded:
+        shown = os.path.basename(filename) if path else "this file"
+        return [
+            cannot_analyse(
+                f"the analysis of {shown} went over its budget of {exceeded.budget:,} "
+                "statement executions"
+            )
+        ]
+    findings = _render(module, raw, text, tree, filename) if raw else []
+    if index is not None and path is not None and isinstance(interpreter.facts, Importer):
+        index.keep_findings(path, text, interpreter.facts, findings)
+    return findings
 
 
 _RECURSION_LIMIT = 8000

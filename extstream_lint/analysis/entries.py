@@ -30,3 +30,16 @@ class Entry:
     digest: str = ""
     #: The members of its import component, computed together to a fixpoint.
     group: tuple[str, ...] = ()
+
+
+@dataclass
+class FindingsEntry:
+    """The findings of one linted file, and what they rest on: the digest of the text they
+    were computed from, the paths looked at (with stamps) and, for every project module the
+    file asked for, the digest of the summary it used."""
+
+    text: str
+    deps: dict[str, Stamp | None]
+    links: dict[str, str]
+    #: (line, column, code, message) of each finding.
+    findings: list[tuple[int, int, str, str]]

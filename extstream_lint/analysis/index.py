@@ -36,7 +36,8 @@ from ..modules import NEVER_PROJECT as _NEVER_PROJECT
 from ..modules import Stamp, run_memo, stamp_of
 from ..sources import read_text
 from .budget import BudgetedInterpreter, BudgetExceeded
-from .entries import Entry
+from ..findings import Finding
+from .entries import Entry, FindingsEntry
 from .positions import locate
 from .values import ExtStream, Module, Remote, Value
 
@@ -117,7 +118,8 @@ class ProjectIndex:
         self.analysed: list[str] = []
         #: Modules whose analysis went over the budget (:mod:`.budget`), with the budget.
         self.over_budget: dict[str, int] = {}
-        self._transient: _RunState | None = None
+        #: Digest of every final summary, by module name (see :func:`_digest`).
+        self._by_name: dict[str, str] = {}
 
     # --- the run ------------------------------------------------------------------------
 
@@ -189,6 +191,45 @@ class ProjectIndex:
             if link not in state.final:
                 self._settle_from(link, state)
 
+    # --- findings of the files linted, kept like summaries ----------------------------------
+
+    def known_findings(self, path: str, text: str) -> list[Finding] | None:
+        """The findings of the file ``path`` read as ``text``, kept from an earlier lint, if
+        the text and everything they rest on (stamps looked at, digests of the summaries
+        used) are unchanged; ``None`` otherwise. Only with a cache."""
+        if self.cache is None:
+            return None
+        kept = self.cache.load(path, _FINDINGS)  # type: ignore[attr-defined]
+        if not isinstance(kept, FindingsEntry):
+            return None
+        try:
+            if kept.text != _text_digest(text):
+                return None
+            if any(stamp_of(dep) != stamp for dep, stamp in kept.deps.items()):
+                return None
+            state = self._run()
+            for link, digest in kept.links.items():
+                if link not in state.final:
+                    self._settle_from(link, state)
+                entry = self._entries.get(link)
+                if (entry.digest if entry is not None else "") != digest:
+                    return None
+            return [Finding(*finding) for finding in kept.findings]
+        except Exception:  # a damaged entry: analysed again
+            return None
+
+    def keep_findings(
+        self, path: str, text: str, importer: Importer, findings: list[Finding]
+    ) -> None:
+        """Keep the findings of a file linted, with what they rest on (with a cache)."""
+        if self.cache is None:
+            return
+        links = {link: digest or "" for link, digest in importer.links.items()}
+        kept = FindingsEntry(
+            _text_digest(text), dict(importer.used), links, [(f.line, f.col, f.code, f.message) for f in findings]
+        )
+        self.cache.store(path, kept, _FINDINGS)  # type: ignore[attr-defined]
+
     # --- components, bottom-up --------------------------------------------------------------
 
     def _settle_from(self, path: str, state: _RunState) -> None:
@@ -253,6 +294,11 @@ class ProjectIndex:
         finally:
             self._working.pop()
         self.analysed.extend(texts)
+        # One digest for the component: a dependent may reach any member through another
+        # (``a.b.f``), so a change of any member's facts is a change of all of theirs.
+        group = hashlib.sha1(
+            "".join(current[m][1] for m in members).encode("ascii")
+        ).hexdigest()
         for member in members:
             entry = results.get(member)
             state.final.add(member)
@@ -260,10 +306,12 @@ class ProjectIndex:
                 self._entries.pop(member, None)
                 continue
             entry.group = members
+            entry.digest = group
             for link in entry.links:  # what the last round used, now final
                 if link in current:
-                    entry.links[link] = current[link][1] or None
+                    entry.links[link] = group if results.get(link) is not None else None
             self._entries[member] = entry
+            self._by_name[entry.module.name] = group
             if self.cache is not None:
                 self.cache.store(member, entry)  # type: ignore[attr-defined]
 
@@ -294,6 +342,8 @@ class ProjectIndex:
         except Exception:  # a damaged entry: recomputed
             return False
         self._entries.update(found)
+        for entry in found.values():
+            self._by_name[entry.module.name] = entry.digest
         return True
 
     def _digest_now(self, link: str, importer: str, state: _RunState) -> str | None:
@@ -347,17 +397,38 @@ class ProjectIndex:
             return None
         external = any(_carries_external(v) for v in module.exports.values())
         entry = Entry(module, stamp, importer.used, external, importer.links)
-        entry.digest = _digest(module)
+        entry.digest = _digest(module, self._by_name)
         return entry
 
 
-def _digest(module: Module) -> str:
-    """The interface digest of a summary: what its dependents saw of it."""
+_FINDINGS = "findings:"
+
+
+def _text_digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _digest(module: Module, outside: dict[str, str]) -> str:
+    """The interface digest of a summary: what its dependents saw of it. Another module it
+    holds (``import pkg.x``) counts by name, and by its own digest when that module is
+    final already (outside the component being computed), so the digest is linear in the
+    summary, not in everything it reaches."""
+    import io
+
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def persistent_id(value: object) -> object:
+        if isinstance(value, Module) and value is not module:
+            return ("module", value.name, outside.get(value.name, ""))
+        return None
+
+    pickler.persistent_id = persistent_id  # type: ignore[method-assign]
     try:
-        data = pickle.dumps((module.exports, module.all_names), protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.dump((module.exports, module.all_names))
     except Exception:  # unpicklable: never equal to anything, dependents recompute
         return f"unique:{id(module)}"
-    return hashlib.sha1(data).hexdigest()
+    return hashlib.sha1(buffer.getvalue()).hexdigest()
 
 
 def _package_of(path: str, roots: tuple[str, ...]) -> str | None:
@@ -422,7 +493,7 @@ def _walk(value: object, nodes: dict[int, cst.CSTNode], seen: set[int]) -> None:
     stack = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, _SKIP) or id(item) in seen:
+        if isinstance(item, (*_SKIP, Module)) or id(item) in seen:
             continue
         seen.add(id(item))
         if isinstance(item, cst.CSTNode):
@@ -445,8 +516,8 @@ def _locatable(node: cst.CSTNode) -> bool:
 def _copy(
     value: object, remotes: dict[int, Remote], memo: dict[int, object], unknown: Remote
 ) -> object:
-    if isinstance(value, _SKIP):
-        return value
+    if isinstance(value, _SKIP) or isinstance(value, Module):
+        return value  # an imported module is already exported: shared, never copied
     key = id(value)
     if key in memo:
         return memo[key]
