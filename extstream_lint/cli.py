@@ -301,10 +301,7 @@ def _read(path: str) -> str | Finding:
     """The decoded text of ``path``, or the XST000 finding that says why it cannot be read.
     Files are read through :func:`.sources.read_project_file`: once per run, whoever asks."""
     try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            data = read_project_file(os.path.abspath(path))
+        data = sys.stdin.buffer.read() if path == "-" else read_project_file(os.path.abspath(path))
     except OSError as exc:
         return cannot_analyse(f"cannot read file: {exc.strerror or exc}", unreadable=True)
     try:

@@ -83,7 +83,12 @@ class FileFacts(tuple):
     __slots__ = ()
 
     def __new__(
-        cls, stamp: Stamp | None, external: bool, refers: bool, links: tuple[str, ...], probes: Probes
+        cls,
+        stamp: Stamp | None,
+        external: bool,
+        refers: bool,
+        links: tuple[str, ...],
+        probes: Probes,
     ) -> FileFacts:
         return tuple.__new__(cls, (stamp, external, refers, links, probes))
 

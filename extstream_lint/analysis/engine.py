@@ -13,8 +13,8 @@ from ..bugreport import HOW_TO_REPORT
 from ..contract import RULES
 from ..findings import Finding, cannot_analyse
 from ..modules import module_name, one_run
-from .effects import Issue
 from .budget import BudgetedInterpreter, BudgetExceeded
+from .effects import Issue
 from .index import Importer, ProjectIndex
 from .interpreter import Interpreter
 from .positions import Position, locate

@@ -31,12 +31,12 @@ from collections import Counter
 import libcst as cst
 
 from .. import modules as mods
+from ..findings import Finding
 from ..graph import components, graph_for
 from ..modules import NEVER_PROJECT as _NEVER_PROJECT
 from ..modules import Stamp, run_memo, stamp_of
 from ..sources import read_text
 from .budget import BudgetedInterpreter, BudgetExceeded
-from ..findings import Finding
 from .entries import Entry, FindingsEntry
 from .positions import locate
 from .values import ExtStream, Module, Remote, Value
@@ -132,7 +132,7 @@ class ProjectIndex:
     def roots(self, path: str) -> tuple[str, ...]:
         return mods.roots_for(path, self.src)
 
-    def graph(self):  # noqa: ANN201 - the run's ImportGraph
+    def graph(self):
         return graph_for(self.src, self.cache is not None)
 
     def follows(self, path: str) -> bool:
@@ -226,7 +226,10 @@ class ProjectIndex:
             return
         links = {link: digest or "" for link, digest in importer.links.items()}
         kept = FindingsEntry(
-            _text_digest(text), dict(importer.used), links, [(f.line, f.col, f.code, f.message) for f in findings]
+            _text_digest(text),
+            dict(importer.used),
+            links,
+            [(f.line, f.col, f.code, f.message) for f in findings],
         )
         self.cache.store(path, kept, _FINDINGS)  # type: ignore[attr-defined]
 
@@ -258,9 +261,7 @@ class ProjectIndex:
         package = _package_of(path, roots)
         out = []
         for link in facts.links:
-            if package is not None and _head(link, roots) == package:
-                out.append(link)
-            elif self.follows(link):
+            if (package is not None and _head(link, roots) == package) or self.follows(link):
                 out.append(link)
         return out
 
@@ -296,9 +297,7 @@ class ProjectIndex:
         self.analysed.extend(texts)
         # One digest for the component: a dependent may reach any member through another
         # (``a.b.f``), so a change of any member's facts is a change of all of theirs.
-        group = hashlib.sha1(
-            "".join(current[m][1] for m in members).encode("ascii")
-        ).hexdigest()
+        group = hashlib.sha1("".join(current[m][1] for m in members).encode("ascii")).hexdigest()
         for member in members:
             entry = results.get(member)
             state.final.add(member)
@@ -516,7 +515,7 @@ def _locatable(node: cst.CSTNode) -> bool:
 def _copy(
     value: object, remotes: dict[int, Remote], memo: dict[int, object], unknown: Remote
 ) -> object:
-    if isinstance(value, _SKIP) or isinstance(value, Module):
+    if isinstance(value, (_SKIP, Module)):
         return value  # an imported module is already exported: shared, never copied
     key = id(value)
     if key in memo:

@@ -73,7 +73,7 @@ def _forget() -> None:
     sources._SHARED.clear()
 
 
-def _counted(action):  # noqa: ANN001, ANN202
+def _counted(action):
     opens, parses = sources.OPENS.copy(), index.PARSES.copy()
     result = action()
     return result, sources.OPENS - opens, index.PARSES - parses
@@ -129,7 +129,7 @@ def test_parallel_cli_finds_the_same(dense: Path) -> None:
     assert _cli(dense, cache=False, jobs=2) == serial
 
 
-def test_stdin_reads_and_parses_each_file_once(dense: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_stdin_reads_and_parses_each_file_once(dense: Path, monkeypatch) -> None:
     import io
 
     leaf = dense / "gen" / "leaf.py"
@@ -198,7 +198,7 @@ def test_warm_runs_do_only_what_changed(tmp_path: Path) -> None:
     cold = _cli(root, cache=True)
     assert _leaf_found(cold)
     _forget()
-    warm, opens, parses = _counted(lambda: _cli(root, cache=True))
+    warm, _opens, parses = _counted(lambda: _cli(root, cache=True))
     assert warm == cold
     assert not parses  # nothing changed: nothing parsed
 
@@ -207,7 +207,7 @@ def test_warm_runs_do_only_what_changed(tmp_path: Path) -> None:
     edited = root / "gen" / "adapter.py"
     edited.write_text(edited.read_text(encoding="utf-8") + "# a comment\n", encoding="utf-8")
     _forget()
-    again, opens, parses = _counted(lambda: _cli(root, cache=True))
+    again, _opens, parses = _counted(lambda: _cli(root, cache=True))
     assert again == cold
     assert set(parses) == {str(edited)}
 
@@ -216,7 +216,7 @@ def test_warm_runs_do_only_what_changed(tmp_path: Path) -> None:
     adapter.write_text("import torch\n\n\ndef make_ext(ptr):\n    return torch.npu.Stream()\n")
     os.utime(adapter, ns=(os.stat(adapter).st_mtime_ns + 10**9,) * 2)
     _forget()
-    changed, opens, parses = _counted(lambda: _cli(root, cache=True))
+    changed, _opens, parses = _counted(lambda: _cli(root, cache=True))
     assert not _leaf_found(changed)
     _forget()
     assert _cli(root, cache=False) == changed
@@ -227,13 +227,15 @@ def test_a_file_over_its_budget_gets_one_xst000_and_the_run_goes_on(
 ) -> None:
     monkeypatch.setattr(BudgetedInterpreter, "__init__", _tiny_budget(BudgetedInterpreter.__init__))
     _forget()
-    found = engine.analyze_source((dense / "gen" / "leaf.py").read_text(), str(dense / "gen" / "leaf.py"))
+    found = engine.analyze_source(
+        (dense / "gen" / "leaf.py").read_text(), str(dense / "gen" / "leaf.py")
+    )
     assert [f.code for f in found] == ["XST000"]
     assert "leaf.py" in found[0].message and "budget of 3 statement" in found[0].message
 
 
-def _tiny_budget(init):  # noqa: ANN001, ANN202
-    def patched(self, *args, budget=None, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+def _tiny_budget(init):
+    def patched(self, *args, budget=None, **kwargs):
         init(self, *args, budget=3, **kwargs)
 
     return patched
