@@ -129,7 +129,7 @@ class SourceFacts:
     def facts(self, path: str) -> FileFacts | None:
         """The facts of the project file ``path`` (absolute) as it is on disk; ``None`` if
         it cannot be read."""
-        checked = run_memo("checked-facts", set)
+        checked = run_memo(f"checked-facts:{id(self)}", set)
         if checked is not None and path in checked:
             return self._facts.get(path)
         self._load(path)
