@@ -164,7 +164,11 @@ class SourceFacts:
         try:
             if stamp_of(path) != facts.stamp:
                 return False
-            return all(stamp_of(probe) == stamp for probe, stamp in facts.probes)
+            # Resolution depends on which paths exist, not on what they hold: an edit of an
+            # imported module leaves its importers' facts as they were.
+            return all(
+                (stamp_of(probe) is None) == (stamp is None) for probe, stamp in facts.probes
+            )
         except Exception:  # a damaged entry from the disk table: recomputed
             return False
 

@@ -205,7 +205,7 @@ class ProjectIndex:
         try:
             if kept.text != _text_digest(text):
                 return None
-            if any(stamp_of(dep) != stamp for dep, stamp in kept.deps.items()):
+            if not _same_presence(kept.deps):
                 return None
             state = self._run()
             for link, digest in kept.links.items():
@@ -330,7 +330,7 @@ class ProjectIndex:
             for member, entry in found.items():
                 if entry.group != members or stamp_of(member) != entry.stamp:
                     return False
-                if any(stamp_of(dep) != stamp for dep, stamp in entry.deps.items()):
+                if not _same_presence(entry.deps):
                     return False
                 for link, digest in entry.links.items():
                     if link in found:
@@ -428,6 +428,13 @@ def _digest(module: Module, outside: dict[str, str]) -> str:
     except Exception:  # unpicklable: never equal to anything, dependents recompute
         return f"unique:{id(module)}"
     return hashlib.sha1(buffer.getvalue()).hexdigest()
+
+
+def _same_presence(probes: dict[str, Stamp | None]) -> bool:
+    """Whether every path looked at to resolve an import is still there, or still absent:
+    all a resolution depends on. (What a module found says is its digest's business: an
+    edit of an imported module must not invalidate its importers by itself.)"""
+    return all((stamp_of(path) is None) == (stamp is None) for path, stamp in probes.items())
 
 
 def _package_of(path: str, roots: tuple[str, ...]) -> str | None:
