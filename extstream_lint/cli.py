@@ -25,7 +25,7 @@ import os
 import sys
 import tokenize
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing.context import BaseContext
@@ -44,9 +44,11 @@ from .contract import RULES
 from .discovery import iter_files, matches_any
 from .findings import Finding, cannot_analyse
 from .formats import FORMATTERS, Located, format_statistics
-from .modules import ExternalImports, external_imports, one_run
+from .graph import ImportGraph, graph_for
+from .modules import installed, one_run
 from .noqa import filter_noqa
 from .prefilter import might_use_external_streams, should_analyse
+from .sources import read_project_file
 
 __all__ = ["Options", "decode_source", "lint_text", "main", "run"]
 
@@ -323,13 +325,10 @@ def _display(path: str) -> str:
 
 
 def _read(path: str) -> str | Finding:
-    """The decoded text of ``path``, or the XST000 finding that says why it cannot be read."""
+    """The decoded text of ``path``, or the XST000 finding that says why it cannot be read.
+    Files are read through :func:`.sources.read_project_file`: once per run, whoever asks."""
     try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as handle:
-                data = handle.read()
+        data = sys.stdin.buffer.read() if path == "-" else read_project_file(os.path.abspath(path))
     except OSError as exc:
         return cannot_analyse(f"cannot read file: {exc.strerror or exc}", unreadable=True)
     try:
@@ -338,10 +337,11 @@ def _read(path: str) -> str | Finding:
         return cannot_analyse(f"cannot decode file: {exc}", unreadable=True)
 
 
-def _sources(options: Options, prefilter: ExternalImports) -> Iterator[tuple[str, str | Finding]]:
+def _sources(options: Options, graph: ImportGraph) -> Iterator[tuple[str, str | Finding]]:
     """(shown path, decoded text that passed the pre-filter, or the XST000 finding of a
-    file that cannot be read). A file whose stored verdict is still valid and says "no"
-    is not even read: on a warm run, most of a project costs a few ``stat`` calls."""
+    file that cannot be read). The pre-filter asks the run's import graph: a file whose
+    component can hand out no external stream is not read again (and on a warm run, with
+    its facts still valid in the cache, not read at all)."""
     if options.paths == ("-",):
         shown = options.stdin_filename
         if shown == "stdin" or not matches_any(shown, options.exclude, options.root):
@@ -351,35 +351,34 @@ def _sources(options: Options, prefilter: ExternalImports) -> Iterator[tuple[str
         return
     files = iter_files(options.paths, options.exclude, options.root, options.respect_gitignore)
     for path in files:
-        python = path.endswith(".py")
-        known = prefilter.known_verdict(path) if python else None
-        if known is False:
+        if path.endswith(".py"):
+            absolute = os.path.abspath(path)
+            if installed(os.path.dirname(absolute)) or graph.facts(absolute) is None:
+                content = _read(path)  # the markers decide, or the reason it cannot be read
+                if isinstance(content, Finding) or might_use_external_streams(content):
+                    yield _display(path), content
+            elif graph.may_export(absolute):
+                yield _display(path), _read(path)
             continue
         content = _read(path)
-        if isinstance(content, Finding) or known:
-            yield _display(path), content
-        elif python:
-            markers = might_use_external_streams(content)
-            if prefilter.file_verdict(path, content, markers):
-                yield _display(path), content
-        elif might_use_external_streams(content):  # not Python: the markers only
-            yield _display(path), content
+        if isinstance(content, Finding) or might_use_external_streams(content):
+            yield _display(path), content  # not Python: the markers only
 
 
 def run(options: Options) -> list[Located]:
     """Lint every file; the kept findings in stable order (path, line, column, code)."""
     texts: dict[str, str] = {}
     raw: list[tuple[str, list[Finding]]] = []
-    prefilter = external_imports(options.src, options.cache)
     with one_run(), _Analyser(options.jobs, options.src, options.cache) as analyser:
-        for shown, content in _sources(options, prefilter):
+        graph = graph_for(options.src, options.cache)
+        for shown, content in _sources(options, graph):
             if isinstance(content, Finding):
                 raw.append((shown, [content]))
             else:
                 texts[shown] = content
                 analyser.submit(shown, content)
         raw.extend(analyser.results())
-        prefilter.save()
+        graph.sources.save()
 
     results: list[Located] = []
     for shown, findings in raw:
@@ -397,47 +396,57 @@ MP_CONTEXT: BaseContext | None = None
 
 
 class _Analyser:
-    """Runs the analysis on the files that passed the pre-filter, while reading goes on.
+    """Runs the analysis on the files that passed the pre-filter.
 
     With one job, or when only one file needs analysing (the usual case: the pre-filter
     rejects almost everything), it runs in this process and no worker is ever started.
-    From the second file on, files go to a process pool as soon as they are found, so
-    the workers parse while this process is still reading and pre-filtering.
+    Otherwise this process first makes the summaries of every module the files import,
+    bottom-up (each module read and parsed once, in one place), and only then starts the
+    workers: forked, they inherit those summaries and the run's parsed trees, so no file
+    is read or parsed twice, and the per-file analyses run in parallel.
     """
 
     def __init__(self, processes: int, src: tuple[str, ...] = (), cache: bool = False) -> None:
         self.processes = processes
         self.settings = (src, cache)
         self.pending: list[Job] = []
-        self.futures: list[tuple[str, Future[list[Finding]]]] = []
-        self.pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> _Analyser:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+        return None
 
     def submit(self, shown: str, text: str) -> None:
         self.pending.append((shown, text, *self.settings))
-        if self.processes <= 1 or len(self.pending) + len(self.futures) < 2:
-            return
-        if self.pool is None:
-            self.pool = ProcessPoolExecutor(max_workers=self.processes, mp_context=MP_CONTEXT)
-        for job in self.pending:
-            self.futures.append((job[0], self.pool.submit(_lint_job, job)))
-        self.pending.clear()
 
     def results(self) -> list[tuple[str, list[Finding]]]:
-        done = [(job[0], _lint_job(job)) for job in self.pending]
-        for shown, future in self.futures:
-            try:
-                done.append((shown, future.result()))
-            except BrokenProcessPool as exc:  # a worker died (e.g. killed): report the file
-                reason = f"the analysis process died: {exc}; {HOW_TO_REPORT}"
-                done.append((shown, [cannot_analyse(reason)]))
+        if self.processes <= 1 or len(self.pending) < 2:
+            return [(job[0], _lint_job(job)) for job in self.pending]
+        _prepare(self.pending)
+        done: list[tuple[str, list[Finding]]] = []
+        workers = min(self.processes, len(self.pending))
+        with ProcessPoolExecutor(max_workers=workers, mp_context=MP_CONTEXT) as pool:
+            futures = [(job[0], pool.submit(_lint_job, job)) for job in self.pending]
+            for shown, future in futures:
+                try:
+                    done.append((shown, future.result()))
+                except BrokenProcessPool as exc:  # a worker died (e.g. killed): report the file
+                    reason = f"the analysis process died: {exc}; {HOW_TO_REPORT}"
+                    done.append((shown, [cannot_analyse(reason)]))
         return done
+
+
+def _prepare(jobs: list[Job]) -> None:
+    """Make the summaries the files need, here, before the workers fork (never raises:
+    a failure here only means the workers compute what they need themselves)."""
+    try:
+        from .analysis.engine import index_for
+
+        for shown, _text, src, cache in jobs:
+            index_for(src, cache).prepare(os.path.abspath(shown))
+    except Exception:
+        return
 
 
 def _explain(code: str) -> int:

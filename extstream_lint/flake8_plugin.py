@@ -30,7 +30,23 @@ class ExtStreamChecker:
         self.lines = lines
         self.filename = filename
 
+    @classmethod
+    def parse_options(cls, options: object) -> None:
+        """flake8 calls this once per run (and once per worker process), before any file:
+        the start of a run, whose import graph and summaries serve every file of it. flake8
+        has no end-of-run hook; the next run (a new flake8 process, or an editor starting
+        flake8 again in-process) starts afresh here, so edits are always seen."""
+        from .modules import begin_run
+
+        begin_run()
+
     def run(self) -> Iterator[tuple[int, int, str, type]]:
+        from .modules import one_run
+
+        with one_run():  # inside flake8's run, or one of its own when built directly
+            yield from self._run()
+
+    def _run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)
         src, cache = _settings(self.filename)
         if not should_analyse(source, self.filename, src):

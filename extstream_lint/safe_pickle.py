@@ -33,6 +33,7 @@ _DATA_MODULES = (
     "extstream_lint.analysis.summaries",
     "extstream_lint.analysis.effects",
     "extstream_lint.analysis.index",
+    "extstream_lint.analysis.entries",
     "extstream_lint.modules",
     "extstream_lint.diskio",
 )

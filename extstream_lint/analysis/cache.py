@@ -4,7 +4,7 @@
 a ``pyproject.toml``, ``setup.cfg`` or ``.git``), holds its own ``.gitignore`` and one
 file per module under a directory named after the tool version. An entry records the
 module's size and mtime and those of every module its summary used; the index checks
-them on load (:meth:`.index.ProjectIndex._fresh`), so a stale entry is never used.
+them on load (:meth:`.index.ProjectIndex._reusable`), so a stale entry is never used.
 
 The cache is an optimisation, never needed for correctness: a missing, corrupt, foreign
 or unwritable cache is ignored (rebuilt or bypassed) without a word. Writes go to a
@@ -18,39 +18,41 @@ import hashlib
 import os
 
 from ..diskio import CACHE_DIR, entry_directory, load, project_root, store
+from .entries import Entry, FindingsEntry
 
 __all__ = ["CACHE_DIR", "DiskCache", "project_root"]
 
 
 class DiskCache:
-    """Entries of :class:`.index.ProjectIndex`, one file per module path."""
+    """Entries of :class:`.index.ProjectIndex` (:class:`.entries.Entry`), one file per module."""
 
     def __init__(self) -> None:
         self.hits = 0
         self.writes = 0
 
-    def _location(self, path: str) -> str:
+    def _location(self, path: str, kind: str = "") -> str:
         root = project_root(os.path.dirname(path))
         if root is None:
             raise OSError("no project root")
-        digest = hashlib.sha1(os.path.abspath(path).encode("utf-8", "surrogatepass")).hexdigest()
+        key = kind + os.path.abspath(path)
+        digest = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
         return os.path.join(entry_directory(root), digest + ".pickle")
 
-    def load(self, path: str) -> object | None:
+    def load(self, path: str, kind: str = "") -> object | None:
+        """The entry of ``kind`` ("": a module's summary, "findings:": a linted file's
+        findings) for the file ``path``, or ``None``."""
         try:
-            entry = load(self._location(path))
+            entry = load(self._location(path, kind))
         except Exception:  # missing, truncated, corrupt, from another layout: rebuild
             return None
-        from .index import Entry
-
-        if not isinstance(entry, Entry):
+        if not isinstance(entry, (Entry, FindingsEntry)):
             return None
         self.hits += 1
         return entry
 
-    def store(self, path: str, entry: object) -> None:
+    def store(self, path: str, entry: object, kind: str = "") -> None:
         try:
-            store(self._location(path), entry)
+            store(self._location(path, kind), entry)
             self.writes += 1
         except Exception:  # read-only tree, full disk, unpicklable value: just no cache
             return

@@ -13,6 +13,7 @@ from ..bugreport import HOW_TO_REPORT
 from ..contract import RULES
 from ..findings import Finding, cannot_analyse
 from ..modules import module_name, one_run
+from .budget import BudgetedInterpreter, BudgetExceeded
 from .effects import Issue
 from .index import Importer, ProjectIndex
 from .interpreter import Interpreter
@@ -38,33 +39,13 @@ def analyze_source(
     limit = sys.getrecursionlimit()
     try:
         text = _decode(source)
-        python_rejects: str | None = None  # why CPython rejects the file, if it does
-        if tree is None:
-            try:
-                tree = _python_parse(text)
-            except (RecursionError, MemoryError):
-                # CPython itself gives up; libcst would take minutes on such input.
-                return [cannot_analyse("it is nested too deeply for CPython's parser")]
-            except SyntaxError as error:  # maybe syntax newer than this Python: libcst decides
-                python_rejects = _syntax_error(error)
-            except ValueError as error:  # a null byte (a SyntaxError from Python 3.12 on)
-                python_rejects = f"syntax error: {_one_line(error)}"
-        try:
-            module = cst.parse_module(text)
-        except (RecursionError, MemoryError):
-            raise
-        except Exception as error:  # ParserSyntaxError, and libcst's own bugs (TypeError...)
-            if python_rejects is not None:
-                return [cannot_analyse(python_rejects)]
-            return [cannot_analyse(_libcst_cannot_parse(error))]
-        # Statements and expressions nest within CPython's own limits, but our walk takes a
-        # few frames per level: leave room, as black and pylint do.
-        sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+        index, path = _placed(filename, project)
         with one_run():  # the files do not change while one file is analysed: stat once
-            raw = _interpreter(module, filename, project).run()
-        if not raw:
-            return []
-        return _render(module, raw, text, tree, filename)
+            if index is not None and path is not None:
+                known = index.known_findings(path, text)
+                if known is not None:  # nothing it rests on changed: not even parsed
+                    return known
+            return _analyse(text, filename, tree, index, path)
     except RecursionError:
         return [cannot_analyse("it is nested too deeply")]
     except Exception as error:  # a bug of ours must not end the user's lint run
@@ -72,6 +53,53 @@ def analyze_source(
         return [cannot_analyse(reason)]
     finally:
         sys.setrecursionlimit(limit)
+
+
+def _analyse(
+    text: str,
+    filename: str,
+    tree: ast.Module | None,
+    index: ProjectIndex | None,
+    path: str | None,
+) -> list[Finding]:
+    """:func:`analyze_source` on the decoded text (raises; the caller turns it into XST000)."""
+    python_rejects: str | None = None  # why CPython rejects the file, if it does
+    if tree is None:
+        try:
+            tree = _python_parse(text)
+        except (RecursionError, MemoryError):
+            # CPython itself gives up; libcst would take minutes on such input.
+            return [cannot_analyse("it is nested too deeply for CPython's parser")]
+        except SyntaxError as error:  # maybe syntax newer than this Python: libcst decides
+            python_rejects = _syntax_error(error)
+        except ValueError as error:  # a null byte (a SyntaxError from Python 3.12 on)
+            python_rejects = f"syntax error: {_one_line(error)}"
+    try:
+        module = index.parse(path, text) if index is not None else cst.parse_module(text)
+    except (RecursionError, MemoryError):
+        raise
+    except Exception as error:  # ParserSyntaxError, and libcst's own bugs (TypeError...)
+        if python_rejects is not None:
+            return [cannot_analyse(python_rejects)]
+        return [cannot_analyse(_libcst_cannot_parse(error))]
+    # Statements and expressions nest within CPython's own limits, but our walk takes a
+    # few frames per level: leave room, as black and pylint do.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), _RECURSION_LIMIT))
+    interpreter = _interpreter(module, filename, index, path)
+    try:
+        raw = interpreter.run()
+    except BudgetExceeded as exceeded:
+        shown = os.path.basename(filename) if path else "this file"
+        return [
+            cannot_analyse(
+                f"the analysis of {shown} went over its budget of {exceeded.budget:,} "
+                "statement executions"
+            )
+        ]
+    findings = _render(module, raw, text, tree, filename) if raw else []
+    if index is not None and path is not None and isinstance(interpreter.facts, Importer):
+        index.keep_findings(path, text, interpreter.facts, findings)
+    return findings
 
 
 _RECURSION_LIMIT = 8000
@@ -94,15 +122,25 @@ def default_index() -> ProjectIndex:
     return index_for()
 
 
-def _interpreter(module: cst.Module, filename: str, project: ProjectIndex | None) -> Interpreter:
-    """The interpreter for one file, placed in its project when it has a real path."""
+def _placed(filename: str, project: ProjectIndex | None) -> tuple[ProjectIndex | None, str | None]:
+    """The index and absolute path of a file with a real path; (None, None) for a buffer
+    without one (``<stdin>``), which is analysed alone."""
     if not filename or filename.startswith("<") or filename in ("-", "stdin"):
-        return Interpreter(module)
+        return None, None
     index = project if project is not None else default_index()
+    return index, os.path.abspath(filename)
+
+
+def _interpreter(
+    module: cst.Module, filename: str, index: ProjectIndex | None, path: str | None
+) -> Interpreter:
+    """The interpreter for one file, placed in its project when it has a real path."""
+    if index is None or path is None:
+        return BudgetedInterpreter(module)
     roots = index.roots(filename)
     name = module_name(filename, roots)
     is_package = os.path.basename(filename) == "__init__.py"
-    return Interpreter(module, Importer(index, roots), name, is_package)
+    return BudgetedInterpreter(module, Importer(index, roots), name, is_package)
 
 
 def decode(source: str | bytes) -> str:

@@ -1,50 +1,60 @@
-"""The project index: summaries of the project's modules, computed on demand for imports.
+"""The project index: module summaries, per import component, bottom-up, once per run.
 
 A file is analysed alone (flake8 and editors hand over one file, often from stdin), yet
 what it imports matters: an adapter module makes the external stream, helpers consume it.
 When the interpreter meets ``from pkg.streams import make_ext``, it asks the index for
-``pkg.streams``; the index finds the file (:mod:`.modules`), analyses it (learning passes
-only, no findings) and keeps its module-level names as a :class:`.values.Module`, with
-every libcst node turned into a :class:`.values.Remote` (file and line) for messages.
+``pkg.streams`` (:class:`Importer`, the :class:`.facts.ModuleFacts` of one importer).
 
-Entries are keyed by the file's path, size and mtime and by the same keys of every module
-they used, so an edit anywhere below invalidates exactly what depends on it, as mypy does.
-The optional on-disk cache (:mod:`.cache`) stores the same entries between processes.
+The index answers as mypy processes import cycles. The modules a summary follows form a
+graph (a module follows an import when the target may hand out an external stream or
+reach a refused operation: :mod:`..graph`; a package's ``__init__`` follows its own
+package). Its strongly connected components are summarised in dependency order: every
+module parsed once, a cycle iterated as a whole (each member summarised with the other
+members' summaries of the previous round, starting from nothing, until no export changes
+or :data:`CYCLE_ROUNDS`), and the result is final: shared for the rest of the run and, with
+a cache, kept in ``.extstream_cache/``. Findings do not depend on which file asked first.
+
+An entry (:class:`.entries.Entry`) records its file's stamp and, for every project module
+it asked for, the interface digest it used (mypy's interface hash). A warm run reuses an
+entry while its file is unchanged and every digest it used still holds, so an edit that
+changes no exported fact re-summarises only the edited module.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
-from dataclasses import dataclass, field
+import pickle
+from collections import Counter
 
 import libcst as cst
 
 from .. import modules as mods
+from ..findings import Finding
+from ..graph import components, graph_for
 from ..modules import NEVER_PROJECT as _NEVER_PROJECT
-from ..modules import Stamp, stamp_of
+from ..modules import Stamp, run_memo, stamp_of
+from ..sources import read_text
+from .budget import BudgetedInterpreter, BudgetExceeded
+from .entries import Entry, FindingsEntry
 from .positions import locate
 from .values import ExtStream, Module, Remote, Value
 
+__all__ = ["CYCLE_ROUNDS", "PARSES", "Entry", "Importer", "ProjectIndex"]
 
-@dataclass
-class Entry:
-    """One module's summary and what it was computed from."""
-
-    module: Module
-    stamp: Stamp
-    #: Every path it depended on (modules imported, or looked for and absent: ``None``),
-    #: with the stamp it had then.
-    deps: dict[str, Stamp | None] = field(default_factory=dict)
-    #: It mentions external streams itself, or imports a module that may export them.
-    external: bool = False
+#: Rounds of summaries over one import cycle at most (two when nothing feeds back).
+CYCLE_ROUNDS = 4
+#: Every libcst parse of a project file by the analysis, by path (tests count them).
+PARSES: Counter[str] = Counter()
 
 
 class Importer:
     """The :class:`.facts.ModuleFacts` of one importing module: the index, seen from it.
 
     Bound to the importer's roots, its follow policy (``direct``) and the dependencies it
-    records (``used``), so the interpreter asks only for a module name.
+    records (``used``: paths looked at; ``links``: modules asked for, with the digest
+    used), so the interpreter asks only for a module name.
     """
 
     def __init__(
@@ -56,18 +66,43 @@ class Importer:
     ) -> None:
         self.index = index
         self.roots = roots
-        #: Project modules the importer used, with their stamps (its dependencies).
+        #: Paths looked at to resolve the names asked for, with their stamps.
         self.used: dict[str, Stamp | None] = {} if used is None else used
+        #: Project files asked for: the digest of the summary used, ``None`` if not followed.
+        self.links: dict[str, str | None] = {}
         #: True: the file being linted, follow all its project imports; a package name: a
         #: package's ``__init__`` (re-exports), follow all imports within that package.
         self.direct = direct
 
     def module(self, name: str) -> Module | None:
-        direct = self.direct is True or name.split(".", 1)[0] == self.direct
-        found = self.index.module(name, self.roots, self.used, direct)
-        if found is None and mods.namespace_package(name, self.roots):
-            return Module(name)  # PEP 420: nothing of its own, its submodules by attribute
-        return found
+        head = name.split(".", 1)[0]
+        if head in _NEVER_PROJECT:
+            return None
+        path, probes = mods.locate_module(name, self.roots)
+        self.used.update(probes)  # a module that appears later, where none was, invalidates
+        if path is None:
+            if mods.namespace_package(name, self.roots):
+                return Module(name)  # PEP 420: nothing of its own, its submodules by attribute
+            return None
+        path = os.path.abspath(path)
+        direct = self.direct is True or head == self.direct
+        if not direct and not self.index.follows(path):
+            self.links[path] = None
+            return None
+        module, digest = self.index.summary(path, name, self.roots)
+        self.links[path] = digest
+        return module
+
+
+class _RunState:
+    """What the index learns for the length of one run."""
+
+    def __init__(self) -> None:
+        #: Files whose entry is final for this run (reused or computed).
+        self.final: set[str] = set()
+        #: Parsed trees of project files by path, with the text they were parsed from:
+        #: the summary and the lint of the same file share one parse.
+        self.trees: dict[str, tuple[str, cst.Module]] = {}
 
 
 class ProjectIndex:
@@ -77,17 +112,50 @@ class ProjectIndex:
         self.src = src
         self.cache = cache
         self._entries: dict[str, Entry] = {}
-        #: Modules being analysed, innermost last (the import chain right now).
-        self._busy: list[str] = []
-        #: Modules on that chain whose summary met an import cycle (see :meth:`_entry`).
-        self._partial: set[str] = set()
-        #: Modules analysed (not taken from a cache) by this index, for tests and benchmarks.
+        #: Current summaries of the members of the cycles being iterated, innermost last.
+        self._working: list[dict[str, tuple[Module | None, str]]] = []
+        #: Modules summarised from source (not reused) by this index, once per computation.
         self.analysed: list[str] = []
+        #: Modules whose analysis went over the budget (:mod:`.budget`), with the budget.
+        self.over_budget: dict[str, int] = {}
+        #: Digest of every final summary, by module name (see :func:`_digest`).
+        self._by_name: dict[str, str] = {}
 
-    # --- lookups by the interpreter --------------------------------------------------------
+    # --- the run ------------------------------------------------------------------------
+
+    def _run(self) -> _RunState:
+        state = run_memo(f"index:{id(self)}", _RunState)
+        if state is None:  # outside a run: remember nothing between questions
+            state = _RunState()
+        return state
 
     def roots(self, path: str) -> tuple[str, ...]:
         return mods.roots_for(path, self.src)
+
+    def graph(self):
+        return graph_for(self.src, self.cache is not None)
+
+    def follows(self, path: str) -> bool:
+        """Whether a summary follows an import of ``path`` (not the linted file's: it follows
+        all): it may hand out external streams or reach a refused operation."""
+        graph = self.graph()
+        return graph.may_export(path) or graph.may_matter(path)
+
+    def parse(self, path: str | None, text: str) -> cst.Module:
+        """libcst's tree of ``text`` (the file ``path``), parsed once per run per file."""
+        state = self._run() if path else None
+        if state is not None and path is not None:
+            known = state.trees.get(path)
+            if known is not None and known[0] == text:
+                return known[1]
+        tree = cst.parse_module(text)
+        if path is not None:
+            PARSES[path] += 1
+            if state is not None:
+                state.trees[path] = (text, tree)
+        return tree
+
+    # --- lookups by the interpreter --------------------------------------------------------
 
     def module(
         self,
@@ -96,101 +164,221 @@ class ProjectIndex:
         used: dict[str, Stamp | None],
         direct: bool = True,
     ) -> Module | None:
-        """The summary of project module ``name``; records it in ``used`` (dependencies).
+        """The summary of project module ``name``; records what it rests on in ``used``."""
+        return Importer(self, roots, used, direct).module(name)
 
-        ``direct``: imported by the file being linted, whose helpers matter however plain.
-        Deeper imports are followed only when they may hand out external streams or hold a
-        helper reaching a refused operation, themselves or through what they import (a text
-        test, :func:`.modules.file_may_matter`), so a hit costs the file and
-        the modules that can matter to it, not the project's whole import graph.
-        """
-        head = name.split(".", 1)[0]
-        if head in _NEVER_PROJECT:
-            return None
-        path, probes = mods.locate_module(name, roots)
-        used.update(probes)  # a module that appears later, where none was, invalidates
-        if path is None:
-            return None
-        path = os.path.abspath(path)
-        if not direct:
-            prefilter = mods.external_imports(self.src, self.cache is not None)
-            if not prefilter.file_may_export(path, roots):
-                reached: dict[str, Stamp] = {}
-                if not mods.file_may_matter(path, roots, reached):
-                    used.update(prefilter.dependencies(path))  # what that "no" rests on
-                    used.update(reached)  # and the "no sink either"
-                    return None
-        entry = self._entry(path, name, roots)
-        if entry is None:
-            return None
-        used[path] = entry.stamp
-        # Its summary holds what it took from its own imports: an edit there, however
-        # deep, must invalidate the importer too (a chain app -> helpers -> mid -> adapter).
-        used.update(entry.deps)
-        return entry.module
-
-    def _entry(self, path: str, name: str, roots: tuple[str, ...]) -> Entry | None:
+    def summary(self, path: str, name: str, roots: tuple[str, ...]) -> tuple[Module | None, str]:
+        """The summary of the project file ``path`` and its digest ("" if none)."""
+        for working in reversed(self._working):
+            if path in working:  # a member of a cycle being iterated: its current summary
+                return working[path]
+        state = self._run()
+        if path not in state.final:
+            self._settle_from(path, state)
         entry = self._entries.get(path)
-        if entry is not None and self._fresh(entry, path):
-            return entry
-        if path in self._busy:
-            # An import cycle: the inner import sees nothing, so what every module of the
-            # cycle learns depends on where the cycle was entered. Such summaries are used
-            # for this lookup only: never memoised or cached, or the findings of a file
-            # would depend on which files were linted before it (and in which process).
-            self._partial.update(self._busy[self._busy.index(path) :])
-            return None
-        if self.cache is not None:
-            cached = self.cache.load(path)  # type: ignore[attr-defined]
-            if cached is not None and self._fresh(cached, path):
-                self._entries[path] = cached
-                return cached
-        self._busy.append(path)
-        try:
-            entry = self._analyse(path, name, roots)
-        finally:
-            self._busy.pop()
-        if path in self._partial:
-            self._partial.discard(path)
-            return entry
-        if entry is not None:
-            self._entries[path] = entry
-            if self.cache is not None:
-                self.cache.store(path, entry)  # type: ignore[attr-defined]
-        return entry
+        if entry is None:
+            return None, ""
+        return entry.module, entry.digest
 
-    def _fresh(self, entry: Entry, path: str) -> bool:
-        if stamp_of(path) != entry.stamp:
+    def prepare(self, path: str) -> None:
+        """Make final, now, the summaries of everything the file ``path`` imports (the CLI
+        does this before its workers fork, so that they share them)."""
+        facts = self.graph().facts(path)
+        if facts is None:
+            return
+        state = self._run()
+        for link in facts.links:
+            if link not in state.final:
+                self._settle_from(link, state)
+
+    # --- findings of the files linted, kept like summaries ----------------------------------
+
+    def known_findings(self, path: str, text: str) -> list[Finding] | None:
+        """The findings of the file ``path`` read as ``text``, kept from an earlier lint, if
+        the text and everything they rest on (stamps looked at, digests of the summaries
+        used) are unchanged; ``None`` otherwise. Only with a cache."""
+        if self.cache is None:
+            return None
+        kept = self.cache.load(path, _FINDINGS)  # type: ignore[attr-defined]
+        if not isinstance(kept, FindingsEntry):
+            return None
+        try:
+            if kept.text != _text_digest(text):
+                return None
+            if not _same_presence(kept.deps):
+                return None
+            state = self._run()
+            for link, digest in kept.links.items():
+                if link not in state.final:
+                    self._settle_from(link, state)
+                entry = self._entries.get(link)
+                if (entry.digest if entry is not None else "") != digest:
+                    return None
+            return [Finding(*finding) for finding in kept.findings]
+        except Exception:  # a damaged entry: analysed again
+            return None
+
+    def keep_findings(
+        self, path: str, text: str, importer: Importer, findings: list[Finding]
+    ) -> None:
+        """Keep the findings of a file linted, with what they rest on (with a cache)."""
+        if self.cache is None:
+            return
+        links = {link: digest or "" for link, digest in importer.links.items()}
+        kept = FindingsEntry(
+            _text_digest(text),
+            dict(importer.used),
+            links,
+            [(f.line, f.col, f.code, f.message) for f in findings],
+        )
+        self.cache.store(path, kept, _FINDINGS)  # type: ignore[attr-defined]
+
+    # --- components, bottom-up --------------------------------------------------------------
+
+    def _settle_from(self, path: str, state: _RunState) -> None:
+        """Summarise every component ``path`` reaches that is not final yet, bottom-up."""
+        busy = {member for working in self._working for member in working}
+
+        def followed(node: str) -> list[str]:
+            if node in busy:
+                return []  # an import the text graph did not show led back into a cycle
+            return self._followed_links(node)
+
+        def done(node: str) -> bool:
+            return node in state.final or node in busy
+
+        for members in components(path, followed, done):
+            members = tuple(m for m in members if m not in busy)
+            if members:
+                self._settle(members, state)
+
+    def _followed_links(self, path: str) -> list[str]:
+        """The project files the summary of ``path`` follows, by the text graph."""
+        facts = self.graph().facts(path)
+        if facts is None:
+            return []
+        roots = self.roots(path)
+        package = _package_of(path, roots)
+        out = []
+        for link in facts.links:
+            if (package is not None and _head(link, roots) == package) or self.follows(link):
+                out.append(link)
+        return out
+
+    def _settle(self, members: tuple[str, ...], state: _RunState) -> None:
+        """Make the entries of one component final: reused when still valid, otherwise
+        computed together, to a fixpoint if the component is a cycle."""
+        if self._reusable(members, state):
+            state.final.update(members)
+            return
+        texts: dict[str, tuple[str, cst.Module, str]] = {}
+        for member in members:
+            prepared = self._prepare(member)
+            if prepared is not None:
+                texts[member] = prepared
+        current: dict[str, tuple[Module | None, str]] = {m: (None, "") for m in members}
+        results: dict[str, Entry | None] = {}
+        self._working.append(current)
+        try:
+            cyclic = len(members) > 1 or members[0] in self._followed_links(members[0])
+            for _ in range(CYCLE_ROUNDS if cyclic else 1):
+                results = {m: self._summarise(m, *texts[m]) for m in texts}
+                changed = False
+                for member in members:
+                    entry = results.get(member)
+                    now = (entry.module, entry.digest) if entry is not None else (None, "")
+                    if now[1] != current[member][1]:
+                        changed = True
+                    current[member] = now
+                if not changed:
+                    break
+        finally:
+            self._working.pop()
+        self.analysed.extend(texts)
+        # One digest for the component: a dependent may reach any member through another
+        # (``a.b.f``), so a change of any member's facts is a change of all of theirs.
+        group = hashlib.sha1("".join(current[m][1] for m in members).encode("ascii")).hexdigest()
+        for member in members:
+            entry = results.get(member)
+            state.final.add(member)
+            if entry is None:
+                self._entries.pop(member, None)
+                continue
+            entry.group = members
+            entry.digest = group
+            for link in entry.links:  # what the last round used, now final
+                if link in current:
+                    entry.links[link] = group if results.get(link) is not None else None
+            self._entries[member] = entry
+            self._by_name[entry.module.name] = group
+            if self.cache is not None:
+                self.cache.store(member, entry)  # type: ignore[attr-defined]
+
+    def _reusable(self, members: tuple[str, ...], state: _RunState) -> bool:
+        """Whether every member has an entry (in memory or on disk) made for this very
+        component, from the files as they are, from the digests that hold now."""
+        found: dict[str, Entry] = {}
+        for member in members:
+            entry = self._entries.get(member)
+            if entry is None and self.cache is not None:
+                loaded = self.cache.load(member)  # type: ignore[attr-defined]
+                entry = loaded if isinstance(loaded, Entry) else None
+            if entry is None:
+                return False
+            found[member] = entry
+        try:
+            for member, entry in found.items():
+                if entry.group != members or stamp_of(member) != entry.stamp:
+                    return False
+                if not _same_presence(entry.deps):
+                    return False
+                for link, digest in entry.links.items():
+                    if link in found:
+                        if (found[link].digest or None) != digest:
+                            return False
+                    elif self._digest_now(link, member, state) != digest:
+                        return False
+        except Exception:  # a damaged entry: recomputed
             return False
-        for dep, stamp in entry.deps.items():
-            if stamp_of(dep) != stamp:
-                return False
-            inner = self._entries.get(dep)
-            if inner is not None and inner.stamp != stamp:
-                return False
+        self._entries.update(found)
+        for entry in found.values():
+            self._by_name[entry.module.name] = entry.digest
         return True
 
-    def _analyse(self, path: str, name: str, roots: tuple[str, ...]) -> Entry | None:
+    def _digest_now(self, link: str, importer: str, state: _RunState) -> str | None:
+        """The digest ``importer`` would use for ``link`` now (``None``: not followed)."""
+        roots = self.roots(importer)
+        package = _package_of(importer, roots)
+        if not (package is not None and _head(link, roots) == package) and not self.follows(link):
+            return None
+        if link not in state.final:
+            self._settle_from(link, state)
+        entry = self._entries.get(link)
+        return entry.digest if entry is not None else ""
+
+    def _prepare(self, path: str) -> tuple[str, cst.Module, str] | None:
+        """(dotted name, tree, text) of a project file; ``None`` if it cannot be read or
+        parsed (its import is then simply not followed)."""
+        roots = self.roots(path)
+        name = mods.module_name(path, roots)
+        text = read_text(path)
+        if name is None or text is None:
+            return None
+        try:
+            tree = self.parse(path, text)
+        except Exception:  # unparsable: the import is simply not followed
+            return None
+        return name, tree, text
+
+    def _summarise(self, path: str, name: str, tree: cst.Module, text: str) -> Entry | None:
         stamp = stamp_of(path)
         if stamp is None:
             return None
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-            from .engine import decode
-
-            text = decode(data)
-            tree = cst.parse_module(text)
-        except Exception:  # unreadable or unparsable: the import is simply not followed
-            return None
-        from .interpreter import Interpreter
-
-        self.analysed.append(path)
-        used: dict[str, Stamp | None] = {}
+        roots = self.roots(path)
         is_package = os.path.basename(path) == "__init__.py"
         # A package's __init__ re-exports its own modules: follow those, however plain.
-        direct = name.split(".", 1)[0] if is_package else False
-        interpreter = Interpreter(tree, Importer(self, roots, used, direct), name, is_package)
+        importer = Importer(self, roots, {}, name.split(".", 1)[0] if is_package else False)
+        interpreter = BudgetedInterpreter(tree, importer, name, is_package)
         root = next((r for r in roots if path.startswith(r + os.sep)), os.path.dirname(path))
         shown = os.path.relpath(path, root).replace(os.sep, "/")
         try:
@@ -201,10 +389,64 @@ class ProjectIndex:
             module.exports = export(exports, tree, text, shown)
         except RecursionError:
             raise  # the engine turns it into XST000 for the file being linted
+        except BudgetExceeded as exceeded:
+            self.over_budget[path] = exceeded.budget
+            return None
         except Exception:  # a bug of ours, or an odd module, must not break the importer
             return None
         external = any(_carries_external(v) for v in module.exports.values())
-        return Entry(module, stamp, used, external)
+        entry = Entry(module, stamp, importer.used, external, importer.links)
+        entry.digest = _digest(module, self._by_name)
+        return entry
+
+
+_FINDINGS = "findings:"
+
+
+def _text_digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _digest(module: Module, outside: dict[str, str]) -> str:
+    """The interface digest of a summary: what its dependents saw of it. Another module it
+    holds (``import pkg.x``) counts by name, and by its own digest when that module is
+    final already (outside the component being computed), so the digest is linear in the
+    summary, not in everything it reaches."""
+    import io
+
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def persistent_id(value: object) -> object:
+        if isinstance(value, Module) and value is not module:
+            return ("module", value.name, outside.get(value.name, ""))
+        return None
+
+    pickler.persistent_id = persistent_id  # type: ignore[method-assign]
+    try:
+        pickler.dump((module.exports, module.all_names))
+    except Exception:  # unpicklable: never equal to anything, dependents recompute
+        return f"unique:{id(module)}"
+    return hashlib.sha1(buffer.getvalue()).hexdigest()
+
+
+def _same_presence(probes: dict[str, Stamp | None]) -> bool:
+    """Whether every path looked at to resolve an import is still there, or still absent:
+    all a resolution depends on. (What a module found says is its digest's business: an
+    edit of an imported module must not invalidate its importers by itself.)"""
+    return all((stamp_of(path) is None) == (stamp is None) for path, stamp in probes.items())
+
+
+def _package_of(path: str, roots: tuple[str, ...]) -> str | None:
+    """The top-level package a package's ``__init__`` follows in full; ``None`` otherwise."""
+    if os.path.basename(path) != "__init__.py":
+        return None
+    return _head(path, roots)
+
+
+def _head(path: str, roots: tuple[str, ...]) -> str | None:
+    name = mods.module_name(path, roots)
+    return name.split(".", 1)[0] if name else None
 
 
 def _literal_all(tree: cst.Module) -> tuple[str, ...] | None:
@@ -257,7 +499,7 @@ def _walk(value: object, nodes: dict[int, cst.CSTNode], seen: set[int]) -> None:
     stack = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, _SKIP) or id(item) in seen:
+        if isinstance(item, (*_SKIP, Module)) or id(item) in seen:
             continue
         seen.add(id(item))
         if isinstance(item, cst.CSTNode):
@@ -280,8 +522,8 @@ def _locatable(node: cst.CSTNode) -> bool:
 def _copy(
     value: object, remotes: dict[int, Remote], memo: dict[int, object], unknown: Remote
 ) -> object:
-    if isinstance(value, _SKIP):
-        return value
+    if isinstance(value, (_SKIP, Module)):
+        return value  # an imported module is already exported: shared, never copied
     key = id(value)
     if key in memo:
         return memo[key]

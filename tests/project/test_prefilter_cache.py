@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from extstream_lint import cli, modules
+from extstream_lint import cli, sources
 from extstream_lint.analysis import engine
 from extstream_lint.diskio import CACHE_DIR
 from extstream_lint.prefilter import should_analyse
@@ -55,8 +55,8 @@ def _new_process() -> None:
     """Forget what this process learnt, as a new ``extstream-lint`` process would."""
     for key in [k for k in engine._INDEXES if k[1]]:
         del engine._INDEXES[key]
-    for key in [k for k in modules._SHARED if k[1]]:
-        del modules._SHARED[key]
+    for key in [k for k in sources._SHARED if k[1]]:
+        del sources._SHARED[key]
 
 
 def _run(root: Path, cache: bool = True, reads: list[str] | None = None) -> set[tuple[str, int]]:
@@ -68,18 +68,11 @@ def _run(root: Path, cache: bool = True, reads: list[str] | None = None) -> set[
         jobs=1,
         cache=cache,
     )
-    original = cli._read
-    if reads is not None:
-
-        def counting(path: str) -> str | cli.Finding:
-            reads.append(os.path.basename(path))
-            return original(path)
-
-        cli._read = counting  # type: ignore[assignment]
-    try:
-        found = cli.run(options)
-    finally:
-        cli._read = original  # type: ignore[assignment]
+    before = sources.OPENS.copy()
+    found = cli.run(options)
+    if reads is not None:  # every open of a project file, by the one function that opens
+        opened = sources.OPENS - before
+        reads.extend(os.path.basename(path) for path in opened.elements())
     return {(os.path.basename(item.path), item.finding.line) for item in found}
 
 
@@ -87,8 +80,10 @@ def test_a_warm_run_reads_only_the_files_it_analyses(project: Path) -> None:
     _write(project / "pkg" / "relay.py", _RELAY_EXT)
     cold: list[str] = []
     assert _run(project, reads=cold) == {("user.py", 5)}
-    assert len(cold) == 9  # every file
-    assert list((project / CACHE_DIR).rglob("prefilter-*.pickle"))
+    assert sorted(cold) == sorted(
+        ["__init__.py", "adapter.py", "relay.py", "user.py"] + [f"filler{n}.py" for n in range(5)]
+    )  # every file, once
+    assert list((project / CACHE_DIR).rglob("imports-*.pickle"))
     _new_process()
     warm: list[str] = []
     assert _run(project, reads=warm) == {("user.py", 5)}
@@ -126,7 +121,7 @@ def test_a_module_that_appears_changes_the_verdict(project: Path) -> None:
 def test_corrupt_or_foreign_verdict_tables_are_ignored(project: Path) -> None:
     _write(project / "pkg" / "relay.py", _RELAY_EXT)
     expected = _run(project)
-    for number, table in enumerate((project / CACHE_DIR).rglob("prefilter-*.pickle")):
+    for number, table in enumerate((project / CACHE_DIR).rglob("imports-*.pickle")):
         table.write_bytes(b"\x80\x05garbage" if number % 2 else b"")
         _new_process()
         assert _run(project) == expected
@@ -207,7 +202,7 @@ def test_cached_and_uncached_runs_agree_after_any_edits(
             (root / "pkg" / "relay.py").unlink(missing_ok=True)
         else:
             _write(root / "pkg" / "relay.py", _RELAYS[relay], tick)
-        modules._SHARED.pop(((), False), None)  # the reference starts from nothing
+        sources._SHARED.pop(((), False), None)  # the reference starts from nothing
         engine._INDEXES.pop(((), False), None)
         uncached = _run(root, cache=False)
         assert _run(root) == uncached  # this process, cache kept in memory
@@ -230,7 +225,7 @@ def test_a_planted_verdict_table_runs_nothing(project: Path, tmp_path: Path) -> 
 
     expected = _run(project)
     marker = tmp_path / "ran"
-    tables = list((project / CACHE_DIR).rglob("prefilter-*.pickle"))
+    tables = list((project / CACHE_DIR).rglob("imports-*.pickle"))
     assert tables
     for table in tables:
         table.write_bytes(pickle.dumps({"x": _Planted(f"touch {marker}")}))

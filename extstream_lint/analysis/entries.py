@@ -1,0 +1,45 @@
+"""One module's summary as the project index keeps it, in memory and in ``.extstream_cache/``.
+
+Below both the index (:mod:`.index`, which computes entries) and the disk cache
+(:mod:`.cache`, which stores them), so neither imports the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..modules import Stamp
+from .values import Module
+
+
+@dataclass
+class Entry:
+    """One module's summary and what it was computed from."""
+
+    module: Module
+    stamp: Stamp
+    #: Paths looked at to resolve the names the module asked for (``None``: absent), with
+    #: their stamps: a module that appears where none was invalidates the entry.
+    deps: dict[str, Stamp | None] = field(default_factory=dict)
+    #: It mentions external streams itself, or imports a module that may export them.
+    external: bool = False
+    #: Project files the summary asked for: the interface digest of the one it used, or
+    #: ``None`` when it was not followed. Unchanged digests: the entry still holds.
+    links: dict[str, str | None] = field(default_factory=dict)
+    #: The interface digest of ``module``: what dependents compare (mypy's interface hash).
+    digest: str = ""
+    #: The members of its import component, computed together to a fixpoint.
+    group: tuple[str, ...] = ()
+
+
+@dataclass
+class FindingsEntry:
+    """The findings of one linted file, and what they rest on: the digest of the text they
+    were computed from, the paths looked at (with stamps) and, for every project module the
+    file asked for, the digest of the summary it used."""
+
+    text: str
+    deps: dict[str, Stamp | None]
+    links: dict[str, str]
+    #: (line, column, code, message) of each finding.
+    findings: list[tuple[int, int, str, str]]

@@ -1,0 +1,165 @@
+"""The import graph of one run and its strongly connected components (Tarjan, once).
+
+Nodes are project files, edges their imports (:class:`.sources.FileFacts`). The graph is
+built lazily from the files a question starts at, so linting one file looks only at what
+it imports, transitively, never the whole tree. Components are found once per run by an
+iterative Tarjan (import chains are deeper than Python's recursion allows); Tarjan emits a
+component after every component it imports, so each component's verdicts are decided as
+a unit, from its members and from components already final:
+
+- ``export``: a member mentions external streams, or imports a component that does. The
+  pre-filter's question: may this file be handed an external stream?
+- ``matter``: a member may reach a refused operation itself (or ``export``), or imports a
+  component that may. The index's question: may a helper here matter to a file that has
+  an external stream?
+
+A "no" inside an import cycle is therefore final exactly when its component's is, and no
+file is searched twice. Everything here is linear in the files and imports reached.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+
+from .modules import installed, run_memo
+from .sources import FileFacts, SourceFacts, facts_of_text, source_facts
+
+
+def components(
+    start: str, successors: Callable[[str], Iterable[str]], done: Callable[[str], bool]
+) -> Iterator[tuple[str, ...]]:
+    """Tarjan's strongly connected components of what ``start`` reaches, iteratively (import
+    chains are deeper than Python's recursion allows). Nodes for which ``done`` is true are
+    not entered (components decided earlier). Each component comes out, members sorted,
+    after every component it reaches: dependency order, bottom-up."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    frames: list[tuple[str, Iterator[str]]] = []
+
+    def enter(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        frames.append((node, iter(successors(node))))
+
+    enter(start)
+    while frames:
+        node, pending = frames[-1]
+        following = next(pending, None)
+        if following is not None:
+            if following in index:
+                if following in on_stack:
+                    low[node] = min(low[node], index[following])
+            elif not done(following):
+                enter(following)
+            continue
+        frames.pop()
+        if frames:
+            parent = frames[-1][0]
+            low[parent] = min(low[parent], low[node])
+        if low[node] == index[node]:
+            members = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                members.append(member)
+                if member == node:
+                    break
+            yield tuple(sorted(members))
+
+
+class ImportGraph:
+    """The components met so far in one run, with their verdicts."""
+
+    def __init__(self, sources: SourceFacts) -> None:
+        self.sources = sources
+        #: File -> its component's number; components in the order Tarjan emitted them
+        #: (every component after all those it imports).
+        self.component: dict[str, int] = {}
+        self.members: list[tuple[str, ...]] = []
+        self.export: list[bool] = []
+        self.matter: list[bool] = []
+
+    # --- questions ------------------------------------------------------------------------
+
+    def may_export(self, path: str) -> bool:
+        """May the project file ``path`` (absolute) hand out an external stream?"""
+        return self.export[self._component_of(path)]
+
+    def may_matter(self, path: str) -> bool:
+        """May the file, or what it imports, hold a helper reaching a refused operation?"""
+        return self.matter[self._component_of(path)]
+
+    def imports_external(self, text: str, path: str) -> bool:
+        """For the text ``text`` read as ``path`` (maybe not what is on disk: an editor's
+        buffer): does it import a project file that may hand out an external stream?"""
+        facts = facts_of_text(text, path, self.sources.roots(path), None)
+        return any(self.may_export(link) for link in facts.links)
+
+    def facts(self, path: str) -> FileFacts | None:
+        return self.sources.facts(path)
+
+    def _component_of(self, path: str) -> int:
+        found = self.component.get(path)
+        if found is None:
+            self._tarjan(path)
+            found = self.component[path]
+        return found
+
+    def _tarjan(self, start: str) -> None:
+        """Assign components to ``start`` and every file it reaches that has none yet."""
+
+        def links(path: str) -> tuple[str, ...]:
+            facts = self.sources.facts(path)
+            return facts.links if facts is not None else ()
+
+        for members in components(start, links, self.component.__contains__):
+            self._close(members)
+
+    def _close(self, members: tuple[str, ...]) -> None:
+        """Decide one component: its members' own facts, and its imports' components
+        (all final: Tarjan emits a component after everything it reaches)."""
+        number = len(self.members)
+        export = matter = False
+        outside: set[int] = set()
+        for member in members:
+            self.component[member] = number
+            facts = self.sources.facts(member)
+            if facts is None:
+                continue
+            export = export or facts.external
+            matter = matter or facts.refers
+            for link in facts.links:
+                other = self.component.get(link)
+                if other is not None and other != number:
+                    outside.add(other)
+        for other in outside:
+            export = export or self.export[other]
+            matter = matter or self.matter[other]
+        self.members.append(members)
+        self.export.append(export)
+        self.matter.append(matter or export)
+
+
+def graph_for(src: tuple[str, ...] = (), persist: bool = False) -> ImportGraph:
+    """The import graph of the current run for these settings; outside a run, a graph for
+    one question (nothing may be remembered, files may change between questions)."""
+    sources = source_facts(src, persist)
+    graph = run_memo(f"graph:{src!r}:{persist}", lambda: ImportGraph(sources))
+    return graph if graph is not None else ImportGraph(sources)
+
+
+def imports_external(text: str, filename: str, src: tuple[str, ...] = ()) -> bool:
+    """The pre-filter's widened question for a file handed in as ``text``: does it import a
+    project module that may hand it an external stream (a module mentioning one, or
+    importing such a module, transitively)?"""
+    if not filename or filename.startswith("<") or filename in ("-", "stdin"):
+        return False
+    path = os.path.abspath(filename)
+    if installed(os.path.dirname(path)):
+        # Installed code imports installed code, never analysed: the markers decide.
+        return False
+    return graph_for(src).imports_external(text, path)

@@ -1,0 +1,236 @@
+"""Project files: each read at most once per run, and what its text says about imports.
+
+This is the bottom of the project model (files and imports). :func:`read_project_file` is
+the one function that opens a project file for the linter: the pre-filter, the import
+graph, the summaries and the CLI all read through it, so within one run
+(:func:`.modules.one_run`) a file is opened once whatever asks for it, and tests count
+opens here. What a file's text says for the import graph (:class:`FileFacts`: does it
+mention external streams, may it reach a refused operation, which project files it
+imports) is kept per file with the stamps it rests on, in memory and, with ``persist``, in
+``.extstream_cache/``, so a warm run knows an unchanged file without opening it.
+
+No libcst here: strings, paths and ``stat``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+
+from .diskio import entry_directory, load, project_root, store
+from .markers import may_reach_refused, might_use_external_streams
+from .modules import Probes, Stamp, current_run, file_imports, roots_for, run_memo, stamp_of
+
+#: Every open of a project file by :func:`read_project_file`, by path (tests count them).
+OPENS: Counter[str] = Counter()
+
+
+def read_project_file(path: str) -> bytes:
+    """The bytes of the project file ``path`` (absolute), opened once per run; raises
+    ``OSError`` as ``open`` does (remembered too: the file is not tried twice)."""
+    texts = run_memo("texts", dict)
+    if texts is not None and path in texts:
+        found = texts[path]
+        if isinstance(found, OSError):
+            raise found
+        return found
+    OPENS[path] += 1
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        if texts is not None:
+            texts[path] = error
+        raise
+    if texts is not None:
+        texts[path] = data
+    return data
+
+
+def decode(data: bytes) -> str:
+    """Decode a file's bytes like Python does (coding cookie, BOM), newlines as flake8
+    reads them (``\\r\\n`` and ``\\r`` become ``\\n``). Raises on undecodable bytes."""
+    import io
+    import tokenize
+
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def read_text(path: str) -> str | None:
+    """The decoded text of a project file, or ``None`` if it cannot be read or decoded."""
+    try:
+        return decode(read_project_file(path))
+    except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+        return None
+
+
+class FileFacts(tuple):
+    """What one file's text says for the import graph, and what that rests on.
+
+    A plain tuple (fast to pickle): the file's stamp, whether it mentions external streams,
+    whether it may reach a refused operation itself, the project files it imports, and the
+    paths looked at to resolve those imports with their stamps. Valid while the stamp and
+    every probe are unchanged: nothing transitive, each file answers for itself.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        stamp: Stamp | None,
+        external: bool,
+        refers: bool,
+        links: tuple[str, ...],
+        probes: Probes,
+    ) -> FileFacts:
+        return tuple.__new__(cls, (stamp, external, refers, links, probes))
+
+    stamp = property(lambda self: self[0])
+    external = property(lambda self: self[1])
+    refers = property(lambda self: self[2])
+    links = property(lambda self: self[3])
+    probes = property(lambda self: self[4])
+
+
+def facts_of_text(text: str, path: str, roots: tuple[str, ...], stamp: Stamp | None) -> FileFacts:
+    """The facts of ``text`` read as the file ``path`` (a file or a buffer handed in)."""
+    external = might_use_external_streams(text)
+    refers = external or may_reach_refused(text)
+    if "import" in text:
+        links, probes = file_imports(text, path, roots)
+    else:
+        links, probes = (), ()
+    return FileFacts(stamp, external, refers, links, probes)
+
+
+class SourceFacts:
+    """The :class:`FileFacts` of every project file met, for one set of configured roots.
+
+    Long-lived (one per process and settings); each entry is checked against the file
+    system once per run (a few ``stat`` calls) and recomputed only when a stamp changed.
+    """
+
+    def __init__(self, src: tuple[str, ...] = (), persist: bool = False) -> None:
+        self.src = src
+        self.persist = persist
+        self._facts: dict[str, FileFacts] = {}
+        self._loaded: set[str] = set()
+        self._dirty: set[str] = set()
+        #: Files whose facts were computed from their text (not reused), for tests.
+        self.scanned: list[str] = []
+
+    def facts(self, path: str) -> FileFacts | None:
+        """The facts of the project file ``path`` (absolute) as it is on disk; ``None`` if
+        it cannot be read."""
+        checked = run_memo(f"checked-facts:{id(self)}", set)
+        if checked is not None and path in checked:
+            return self._facts.get(path)
+        self._load(path)
+        known = self._facts.get(path)
+        if known is not None and self._valid(known, path):
+            if checked is not None:
+                checked.add(path)
+            return known
+        stamp = stamp_of(path)
+        text = read_text(path) if stamp is not None else None
+        if text is None:
+            self._facts.pop(path, None)
+            if checked is not None:
+                checked.add(path)
+            return None
+        facts = facts_of_text(text, path, self.roots(path), stamp)
+        self.scanned.append(path)
+        self._facts[path] = facts
+        if checked is not None:
+            checked.add(path)
+        if self.persist:
+            root = project_root(os.path.dirname(path))
+            if root is not None:
+                self._dirty.add(root)
+        return facts
+
+    def roots(self, path: str) -> tuple[str, ...]:
+        return roots_for(path, self.src)
+
+    @staticmethod
+    def _valid(facts: FileFacts, path: str) -> bool:
+        try:
+            if stamp_of(path) != facts.stamp:
+                return False
+            # Resolution depends on which paths exist, not on what they hold: an edit of an
+            # imported module leaves its importers' facts as they were.
+            return all(
+                (stamp_of(probe) is None) == (stamp is None) for probe, stamp in facts.probes
+            )
+        except Exception:  # a damaged entry from the disk table: recomputed
+            return False
+
+    # --- the disk table -----------------------------------------------------------------
+
+    def _load(self, path: str) -> None:
+        """Read the disk table of ``path``'s project once per process (if persisting)."""
+        if not self.persist:
+            return
+        root = project_root(os.path.dirname(path))
+        if root is None or root in self._loaded:
+            return
+        self._loaded.add(root)
+        try:
+            table = load(self._table(root))
+        except Exception:  # missing, corrupt, foreign: start afresh
+            return
+        if not isinstance(table, dict):
+            return
+        for key, value in table.items():
+            if isinstance(key, str) and type(value) is tuple and len(value) == 5:
+                self._facts.setdefault(key, FileFacts(*value))
+
+    def save(self) -> None:
+        """Write the facts learnt to each project's table, merged with what another process
+        wrote meanwhile (ours are newer). Errors mean no cache, never a failure."""
+        for root in sorted(self._dirty):
+            location = self._table(root)
+            prefix = root + os.sep
+            try:
+                try:
+                    table = load(location)
+                except Exception:
+                    table = {}
+                if not isinstance(table, dict):
+                    table = {}
+                for path, facts in self._facts.items():
+                    if path.startswith(prefix):
+                        table[path] = tuple(facts)
+                store(location, table)
+            except Exception:  # read-only tree, full disk: just no cache
+                continue
+        self._dirty.clear()
+
+    def _table(self, root: str) -> str:
+        """One table per project and configured roots (the facts depend on both)."""
+        key = "\0".join(os.path.abspath(r) for r in self.src).encode("utf-8", "surrogatepass")
+        name = f"imports-{hashlib.sha1(key).hexdigest()[:16]}.pickle"
+        return os.path.join(entry_directory(root), name)
+
+
+_SHARED: dict[tuple[tuple[str, ...], bool], SourceFacts] = {}
+
+
+def source_facts(src: tuple[str, ...] = (), persist: bool = False) -> SourceFacts:
+    """The process-wide facts for a set of configured roots (and disk cache or not)."""
+    key = (src, persist)
+    found = _SHARED.get(key)
+    if found is None:
+        found = _SHARED[key] = SourceFacts(src, persist)
+    return found
+
+
+def in_a_run() -> bool:
+    return current_run() is not None
