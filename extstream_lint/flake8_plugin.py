@@ -12,11 +12,15 @@ import ast
 import os
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .bugreport import HOW_TO_REPORT
 from .findings import cannot_analyse
 from .prefilter import should_analyse
+
+if TYPE_CHECKING:
+    from .modules import _Run
 
 
 class ExtStreamChecker:
@@ -24,6 +28,8 @@ class ExtStreamChecker:
 
     name = "extstream"
     version = __version__
+    #: The run flake8 started at option parsing (:func:`.modules.new_run`); None before.
+    _flake8_run: _Run | None = None
 
     def __init__(self, tree: ast.AST, lines: list[str], filename: str = "<unknown>") -> None:
         self.tree = tree
@@ -35,15 +41,17 @@ class ExtStreamChecker:
         """flake8 calls this once per run (and once per worker process), before any file:
         the start of a run, whose import graph and summaries serve every file of it. flake8
         has no end-of-run hook; the next run (a new flake8 process, or an editor starting
-        flake8 again in-process) starts afresh here, so edits are always seen."""
-        from .modules import begin_run
+        flake8 again in-process) starts afresh here, so edits are always seen. The run is
+        active only while this checker lints a file, never between calls."""
+        from .modules import new_run
 
-        begin_run()
+        cls._flake8_run = new_run()
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         from .modules import one_run
 
-        with one_run():  # inside flake8's run, or one of its own when built directly
+        # flake8's run, or one of its own when the checker is built directly
+        with one_run(self._flake8_run):
             yield from self._run()
 
     def _run(self) -> Iterator[tuple[int, int, str, type]]:

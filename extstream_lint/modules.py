@@ -54,24 +54,30 @@ _RUN: _Run | None = None
 
 
 @contextlib.contextmanager
-def one_run() -> Iterator[None]:
-    """Remember ``stat`` results and module lookups until the block ends (the CLI's run)."""
+def one_run(run: _Run | None = None) -> Iterator[None]:
+    """Remember ``stat`` results and module lookups until the block ends (the CLI's run).
+
+    Inside a run already in progress, the block joins it. ``run``: the state of a run that
+    outlives this block (flake8's, see :func:`new_run`), resumed for it.
+    """
     global _RUN
     outer = _RUN
     if outer is None:
-        _RUN = _Run()
+        _RUN = run if run is not None else _Run()
     try:
         yield
     finally:
         _RUN = outer
 
 
-def begin_run() -> None:
-    """Start a run that lasts until the next one starts: flake8 gives plugins no end-of-run
-    hook, only a start (option parsing, once per flake8 process). Files do not change while
-    flake8 reads them, so what one file's lint learnt serves the next."""
-    global _RUN
-    _RUN = _Run()
+def new_run() -> _Run:
+    """The state of a run whose files are checked one call at a time, resumed by
+    :func:`one_run` for each: flake8 gives plugins no end-of-run hook, only a start (option
+    parsing, once per flake8 run and worker process). Files do not change while flake8 reads
+    them, so what one file's lint learnt serves the next; outside those calls nothing of it
+    is active, so other callers in the same process (an editor, the CLI, tests) never see
+    its stale ``stat`` results."""
+    return _Run()
 
 
 def current_run() -> _Run | None:
