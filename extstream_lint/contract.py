@@ -16,9 +16,12 @@ from dataclasses import dataclass
 __all__ = [
     "CODE_PREFIX",
     "COLLECTIVES",
+    "DEFAULT_IGNORE",
+    "HAZARDS",
     "NATIVE_QUERY",
     "NATIVE_SYNCHRONIZE",
     "RULES",
+    "Hazard",
     "Rule",
     "native_not_supported",
 ]
@@ -45,6 +48,13 @@ class Rule:
     example: str
     #: The same code written so torch_npu supports it (ruff's "Use instead").
     instead: str
+    #: torch_npu accepts the call and fails later (or only in some states): the message
+    #: says what happens and when instead of "is not supported" (spec section 2.6).
+    deferred: bool = False
+    #: Off by default (low precision): reported only when selected, like flake8's
+    #: ``extend-default-ignore`` codes; the CLI and the flake8 plugin both read
+    #: :data:`DEFAULT_IGNORE`.
+    opt_in: bool = False
 
     def message(self, operation: str, subject: str) -> str:
         """The one-line lint message: code, operation, subject with origin, why and fix.
@@ -54,6 +64,8 @@ class Rule:
         """
         if self.code in _CTOR_CODES:
             return f"{self.code} {operation}: {self.why_short}; {self.fix_short}"
+        if self.deferred:
+            return f"{self.code} {operation} {subject}: {self.why_short}; {self.fix_short}"
         return (
             f"{self.code} {operation} {subject} is not supported by torch_npu "
             f"({self.why_short}): {self.fix_short}"
@@ -374,10 +386,163 @@ _RULE_LIST: tuple[Rule, ...] = (
         "ext = torch.npu.ExternalStream(handle)\nwith torch.npu.stream(ext):\n"
         "    y = model(x)\ntorch.npu.synchronize()\ndist.all_reduce(y)",
     ),
+    Rule(
+        code="XST112",
+        category="CROSS_DEVICE_COPY",
+        title="copy between two NPUs while an external stream is current",
+        what="A device-to-device copy between two different NPUs while an external stream is "
+        'current: `t.to("npu:1")` or `t.npu(1)` of a tensor on another NPU, and '
+        "`dst.copy_(src)` with the two tensors on different NPUs. Only copies whose device "
+        'indices are both visible and differ are flagged (`"npu"` without an index is the '
+        "current device).",
+        why="A copy between two NPUs orders the devices' current streams with an event: it "
+        "records one on the source device's stream and makes the destination's wait on it "
+        "(`NPUEvent::record` / `NPUEvent::block` in the copy kernel). torch_npu refuses both "
+        "on an external stream, so the copy raises at once.",
+        why_short="the copy records and waits events on both devices' current streams",
+        fixes=(
+            "Make the copy outside `torch.npu.stream(ext)`, after `torch.npu.synchronize()`.",
+            "Make the copy while a torch_npu `torch.npu.Stream()` is current.",
+        ),
+        fix_short="make the copy outside torch.npu.stream(ext), after torch.npu.synchronize()",
+        example=_EXT + 'x = torch.ones(4, device="npu:0")\nwith torch.npu.stream(ext):\n'
+        '    y = x.to("npu:1")',
+        instead=_EXT + 'x = torch.ones(4, device="npu:0")\nwith torch.npu.stream(ext):\n'
+        '    x.mul_(2)\ntorch.npu.synchronize()\ny = x.to("npu:1")',
+    ),
+    Rule(
+        code="XST201",
+        category="PINNED_COPY",
+        title="non_blocking copy of pinned host memory while an external stream is current",
+        what='`npu_t.to("cpu", non_blocking=True)` (torch_npu returns a pinned tensor), and '
+        '`pinned.to("npu", non_blocking=True)`, `pinned.npu(non_blocking=True)`, '
+        "`npu_t.copy_(pinned, non_blocking=True)` and `pinned.copy_(npu_t, non_blocking=True)` "
+        "where the host tensor is visibly pinned (`.pin_memory()`, a factory called with "
+        "`pin_memory=True`, a batch of `DataLoader(..., pin_memory=True)`), while an external "
+        "stream is current. Not flagged: `.cpu()`, `non_blocking=False`, pageable host "
+        "memory, copies between NPUs, copies while a torch_npu-managed stream is current. "
+        "When extstream cannot see whether the host tensor is pinned, the copy is XST211.",
+        why="The copy succeeds, but torch_npu records the current stream on the pinned host "
+        "block. When the last reference to that tensor dies, the host allocator records an "
+        "event on the external stream from the tensor's deleter, which torch_npu refuses "
+        "(`NPUEvent::record`). The error escapes a destructor, so the process aborts with "
+        "`std::terminate`: no traceback, no line number, often long after the copy. Pageable "
+        "host memory is safe (torch_npu makes that copy synchronous), and so is "
+        "`non_blocking=False`.",
+        why_short="the copy succeeds, but the process aborts (std::terminate) when the pinned "
+        "tensor is freed, because torch_npu recorded the external stream on its memory",
+        fixes=(
+            "Pass `non_blocking=False` (the copy then synchronizes the external stream, which "
+            "torch_npu allows).",
+            "Copy from or into pageable memory: drop `.pin_memory()` / `pin_memory=True`.",
+            "Make the copy while a torch_npu `torch.npu.Stream()` is current and order it "
+            "with the external work through `torch.npu.synchronize()`.",
+        ),
+        fix_short="use non_blocking=False, pageable memory, or a torch.npu.Stream() for the copy",
+        example=_EXT + 'with torch.npu.stream(ext):\n    out = torch.ones(4, device="npu")\n'
+        '    host = out.to("cpu", non_blocking=True)',
+        instead=_EXT + 'with torch.npu.stream(ext):\n    out = torch.ones(4, device="npu")\n'
+        '    host = out.to("cpu")',
+        deferred=True,
+    ),
+    Rule(
+        code="XST202",
+        category="GRAPH_REPLAY",
+        title="NPU graph replayed while an external stream is current (off by default)",
+        what="`g.replay()` of a `torch.npu.NPUGraph`, and calls of a callable made by "
+        "`torch.npu.make_graphed_callables`, while an external stream is current. Only "
+        "graphs that consumed random numbers (dropout, `torch.rand`, ...) are affected, "
+        "which extstream cannot see, so this code is off by default: select it with "
+        "`--extend-select XST202` (flake8: `extend-select = XST202`).",
+        why="Replaying a graph that used random numbers records its seed and offset tensors "
+        "on the current stream (`NPUGeneratorCaptureState::setup_for_replay`, which "
+        "bypasses the external-stream check). When the graph is reset or garbage-collected, "
+        "freeing them records an event on the external stream from a destructor, and the "
+        "process aborts with `std::terminate`.",
+        why_short="if the graph used random numbers, the process aborts (std::terminate) when "
+        "the graph is reset or freed, because its seed tensors were recorded on the external "
+        "stream",
+        fixes=(
+            "If the graph uses no random numbers, nothing happens: mark the line `# noqa: XST202`.",
+            "Replay graphs that use random numbers while a torch_npu `torch.npu.Stream()` is "
+            "current, and hand the results over after `torch.npu.synchronize()`.",
+        ),
+        fix_short="replay it while a torch.npu.Stream() is current if the graph uses random "
+        "numbers",
+        example=_EXT + "g = torch.npu.NPUGraph()\nwith torch.npu.stream(ext):\n    g.replay()",
+        instead=_EXT + "g = torch.npu.NPUGraph()\nwith torch.npu.stream(torch.npu.Stream()):\n"
+        "    g.replay()\ntorch.npu.synchronize()",
+        deferred=True,
+        opt_in=True,
+    ),
+    Rule(
+        code="XST203",
+        category="AUTOGRAD",
+        title="backward across an external-stream boundary",
+        what="`loss.backward()`, `torch.autograd.backward(loss)` and "
+        "`torch.autograd.grad(loss, ...)` on a value produced while an external stream was "
+        "current, called while that stream is not current; and the reverse, a backward under "
+        "an external stream of a value produced outside it. The value is followed through "
+        "assignments, helpers, returns and modules. A forward and a backward both under the "
+        "same external stream are not flagged.",
+        why="The autograd engine runs each node on the stream its forward ran on and orders "
+        "streams that differ with events (`LaunchRecordEventTask` / `LaunchWaitEventTask`), "
+        "which torch_npu refuses on an external stream: `backward()` raises. A forward under "
+        "the external stream with the backward outside it is worse: the engine has already "
+        "recorded the external stream on the root gradient (a path that bypasses the check), "
+        "and freeing that gradient later aborts the process with `std::terminate`.",
+        why_short="the autograd engine records and waits events on the external stream, and "
+        "freeing the gradient can abort the process",
+        fixes=(
+            "Run the forward and the backward under the same external stream: call "
+            "`backward()` inside the `with torch.npu.stream(ext):` block that computed the "
+            "loss.",
+            "Run both on torch_npu-managed streams and hand the results to the external "
+            "library after `torch.npu.synchronize()`.",
+        ),
+        fix_short="run the forward and the backward under the same stream",
+        example=_EXT + "with torch.npu.stream(ext):\n    loss = model(x).sum()\nloss.backward()",
+        instead=_EXT + "with torch.npu.stream(ext):\n    loss = model(x).sum()\n"
+        "    loss.backward()",
+        deferred=True,
+    ),
+    Rule(
+        code="XST211",
+        category="MAYBE_PINNED_COPY",
+        title="non_blocking host copy of unknown pinnedness while an external stream is current "
+        "(off by default)",
+        what='`t.to("npu", non_blocking=True)`, `t.npu(non_blocking=True)` and '
+        "`copy_(..., non_blocking=True)` between the host and the NPU while an external "
+        "stream is current, where extstream cannot see whether the host tensor is pinned (a "
+        "parameter, a batch of a loader it cannot follow). If it is pinned, this is XST201. "
+        "Off by default: select it with `--extend-select XST211` (flake8: "
+        "`extend-select = XST211`).",
+        why="If the host tensor is pinned, the copy succeeds but the process aborts with "
+        "`std::terminate` when the tensor is freed (see XST201); if it is pageable, the copy "
+        "is synchronous and `non_blocking=True` buys nothing on an external stream.",
+        why_short="if the host tensor is pinned, the process aborts (std::terminate) when it "
+        "is freed, because torch_npu recorded the external stream on its memory",
+        fixes=(
+            "Pass `non_blocking=False`: on an external stream it costs nothing for pageable "
+            "memory and avoids the abort for pinned memory.",
+            "Make the copy while a torch_npu `torch.npu.Stream()` is current.",
+        ),
+        fix_short="use non_blocking=False, or a torch.npu.Stream() for the copy",
+        example="import torch\n\n\ndef step(batch, handle):\n"
+        "    ext = torch.npu.ExternalStream(handle)\n    with torch.npu.stream(ext):\n"
+        '        return batch.to("npu", non_blocking=True)',
+        instead="import torch\n\n\ndef step(batch, handle):\n"
+        "    ext = torch.npu.ExternalStream(handle)\n    with torch.npu.stream(ext):\n"
+        '        return batch.to("npu")',
+        deferred=True,
+        opt_in=True,
+    ),
 )
 
 #: Every rule by code, in code order.
 RULES: Mapping[str, Rule] = {rule.code: rule for rule in _RULE_LIST}
+#: Codes reported only when selected (flake8's ``extend-default-ignore``; the CLI's default).
+DEFAULT_IGNORE: tuple[str, ...] = tuple(rule.code for rule in _RULE_LIST if rule.opt_in)
 
 
 #: ``torch.distributed`` functions that run a collective or point-to-point op on the current
@@ -1023,3 +1188,143 @@ MODULE_ALIASES: tuple[tuple[str, str], ...] = (
 IMPLICIT_MODULES: tuple[str, ...] = ("torch", "torch_npu")
 #: After ``transfer_to_npu``, ``torch.cuda.X`` is ``torch_npu.npu.X``, except these renames.
 CUDA_RENAMES: Mapping[str, str] = {f"{_NPU}.CUDAGraph": f"{_NPU}.NPUGraph"}
+
+# --- the hazard table: calls torch_npu accepts that fail later, or only in some states --------
+#
+# Spec section 2.6 and hazards.md. These rows are not refusals (torch_npu raises nothing at the
+# call, or raises only when tensors sit on other streams or devices), so they are judged from
+# what the analysis knows about the tensors involved, not from the stream argument alone.
+
+#: ``Hazard.kind``: how the analysis judges a call.
+COPY_TO = "copy_to"  #: ``t.to(device | tensor, ..., non_blocking=...)``: receiver -> device
+COPY_DEVICE = "copy_device"  #: ``t.npu(device, non_blocking)``: receiver -> an NPU
+COPY_INTO = "copy_into"  #: ``dst.copy_(src, non_blocking)``: argument -> receiver
+BACKWARD = "backward"  #: autograd from the roots (``Hazard.position``/``keyword``, or self)
+REPLAY = "replay"  #: replaying a captured graph on the current stream
+
+#: The keyword every copy spells its flag with.
+NON_BLOCKING = "non_blocking"
+#: ``Tensor.pin_memory()``, and the keyword of factories (and ``DataLoader``) that pin.
+PIN_MEMORY = "pin_memory"
+#: Loaders whose batches are pinned when built with ``pin_memory=True``.
+PINNING_LOADERS: tuple[str, ...] = (
+    "torch.utils.data.DataLoader",
+    "torch.utils.data.dataloader.DataLoader",
+)
+#: ``make_graphed_callables`` returns callables that replay a graph when called (XST202).
+GRAPHED_CALLABLES = f"{_NPU}.make_graphed_callables"
+#: Device type names: the host, and the NPU (``cuda`` is the NPU after ``transfer_to_npu``).
+HOST_DEVICE = "cpu"
+NPU_DEVICES: tuple[str, ...] = ("npu",)
+
+
+@dataclass(frozen=True)
+class Hazard:
+    """One call of the hazard surface, by canonical qualified name."""
+
+    name: str
+    kind: str
+    #: The codes this call can break, best-known first.
+    codes: tuple[str, ...]
+    method: bool = True
+    aliases: tuple[str, ...] = ()
+    #: The tensor argument (copy source, autograd roots) after the receiver: position/keyword.
+    position: int = -1
+    keyword: str = ""
+    #: Position of ``non_blocking`` when passed positionally (after the receiver); -1: none.
+    flag_position: int = -1
+    #: Where the spec and hazards.md describe it.
+    rows: tuple[str, ...] = ()
+    #: One offending line (``t``, ``pinned``, ``dst``, ``g``, ``loss``), run while ``ext`` is
+    #: current.
+    example: str = ""
+
+    @property
+    def attr(self) -> str:
+        return self.name.rpartition(".")[2]
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+_COPY_CODES = ("XST201", "XST211", "XST112")
+
+HAZARDS: tuple[Hazard, ...] = (
+    Hazard(
+        "torch.Tensor.to",
+        COPY_TO,
+        _COPY_CODES,
+        position=0,
+        keyword="device",
+        rows=("2.6-1", "hazard 1"),
+        example='t.to("cpu", non_blocking=True)',
+    ),
+    Hazard(
+        "torch.Tensor.npu",
+        COPY_DEVICE,
+        _COPY_CODES,
+        # ``cuda`` is the NPU only after ``transfer_to_npu`` (the analysis checks that).
+        aliases=("torch.Tensor.cuda",),
+        position=0,
+        keyword="device",
+        flag_position=1,
+        rows=("2.6-1", "hazard 1"),
+        example="pinned.npu(non_blocking=True)",
+    ),
+    Hazard(
+        "torch.Tensor.copy_",
+        COPY_INTO,
+        _COPY_CODES,
+        position=0,
+        keyword="src",
+        flag_position=1,
+        rows=("2.6-1", "hazard 1"),
+        example="t.copy_(pinned, non_blocking=True)",
+    ),
+    Hazard(
+        "torch.UntypedStorage.copy_",
+        COPY_INTO,
+        _COPY_CODES,
+        position=0,
+        keyword="src",
+        flag_position=1,
+        rows=("2.6-1", "hazard 1"),
+        example="t.untyped_storage().copy_(pinned.untyped_storage(), non_blocking=True)",
+    ),
+    Hazard(
+        "torch.Tensor.backward",
+        BACKWARD,
+        ("XST203",),
+        rows=("2.6-3", "hazard 3"),
+        example="loss.backward()",
+    ),
+    Hazard(
+        "torch.autograd.backward",
+        BACKWARD,
+        ("XST203",),
+        method=False,
+        position=0,
+        keyword="tensors",
+        rows=("2.6-3", "hazard 3"),
+        example="torch.autograd.backward(loss)",
+    ),
+    Hazard(
+        "torch.autograd.grad",
+        BACKWARD,
+        ("XST203",),
+        method=False,
+        position=0,
+        keyword="outputs",
+        rows=("2.6-3", "hazard 3"),
+        example="torch.autograd.grad(loss, params)",
+    ),
+    Hazard(
+        f"{_NPU}.NPUGraph.replay",
+        REPLAY,
+        ("XST202",),
+        aliases=("torch.accelerator.Graph.replay",),
+        rows=("2.6-2", "hazard 2"),
+        example="g.replay()",
+    ),
+)
