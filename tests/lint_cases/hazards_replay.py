@@ -1,0 +1,19 @@
+# NPU graph replay while an external stream is current (XST202, off by default): the process
+# aborts when the graph is reset or freed if the graph used random numbers. Traps: replay
+# under managed streams or none, a receiver not known to be an NPU graph, a CUDA graph.
+import torch
+
+ext = torch.npu.ExternalStream(handle)
+managed = torch.npu.Stream()
+g = torch.npu.NPUGraph()
+cuda_graph = torch.cuda.CUDAGraph()
+
+with torch.npu.stream(ext):
+    g.replay()  # XST202: 5
+    something.replay()
+    cuda_graph.replay()
+with torch.npu.stream(managed):
+    g.replay()
+g.replay()
+with ext:
+    g.replay()  # XST202: 5
