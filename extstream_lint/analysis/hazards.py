@@ -146,7 +146,12 @@ def method_hazards(
     if method in _NOT_TENSORS or not (receiver is None or isinstance(receiver, Tensor) or symbolic):
         return [], None
     here = _tensor(receiver)
-    result = _result_place(method, here, _made(current))
+    made = _made(current)
+    if current is None and here.made is not None:
+        # Computed outside the external stream from a value computed under it: the graph
+        # still has nodes on that stream, so a backward from here crosses it.
+        made = Tensor(made=here.made, made_known=True)
+    result = _result_place(method, here, made)
     if row is None:
         return [], result
     if row.kind == c.BACKWARD:

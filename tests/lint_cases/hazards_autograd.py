@@ -16,6 +16,10 @@ torch.autograd.backward([loss])  # XST203: 1
 grads = torch.autograd.grad(loss, params)  # XST203: 9
 grads = torch.autograd.grad(outputs=loss, inputs=params)  # XST203: 9
 
+# a value derived outside from one computed under ext: its graph has nodes on ext
+derived = loss.mean()
+derived.backward()  # XST203: 1
+
 # forward and backward under the same external stream: not flagged
 with torch.npu.stream(ext):
     same = model(x).sum()
