@@ -37,7 +37,7 @@ from .values import (
     Value,
 )
 
-__all__ = ["function_hazards", "method_hazards"]
+__all__ = ["computed", "function_hazards", "method_hazards"]
 
 _METHOD_ROWS: dict[str, c.Hazard] = {}
 _FUNCTION_ROWS: dict[str, c.Hazard] = {}
@@ -120,6 +120,21 @@ def _tensor(value: Value) -> Tensor:
 def _made(current: ExtStream | None) -> Tensor:
     """A value computed now: on the current stream (None: no external stream current)."""
     return Tensor(made=current, made_known=True)
+
+
+def computed(current: ExtStream | None, operands: list[Value]) -> Value:
+    """What a call of an unknown callable (``model(x)``) or an operator (``a * b``) gives: a
+    value computed on the current stream, or on the external stream its operands were
+    computed on (their graph keeps those nodes). ``None`` when every operand is a literal."""
+    if operands and all(isinstance(value, Const) for value in operands):
+        return None
+    if current is None:
+        for value in operands:
+            if isinstance(value, Tensor) and value.made is not None:
+                return Tensor(made=value.made, made_known=True)
+    npu = [v for v in operands if isinstance(v, Tensor) and v.place == NPU]
+    place, index = (NPU, npu[0].index) if npu else (UNKNOWN, None)
+    return Tensor(place, index, current, True)
 
 
 # --- method calls --------------------------------------------------------------------------
@@ -208,7 +223,7 @@ def _copy_out(
     if place == HOST:
         if source.place in (HOST, PINNED) or not _truthy(flag):
             return [], copy
-        what = "copies into pinned host memory that torch_npu allocates for the result"
+        what = "to the host (torch_npu pins the result)"
         return [_copy_issue("XST201", op, what, current)], copy
     if source.place == NPU:
         if index is not None and source.index is not None and index != source.index:
@@ -218,9 +233,9 @@ def _copy_out(
     if not _truthy(flag):
         return [], copy
     if source.place == PINNED:
-        return [_copy_issue("XST201", op, "copies from pinned host memory", current)], copy
+        return [_copy_issue("XST201", op, "from pinned memory", current)], copy
     if source.place == UNKNOWN:
-        what = "copies host memory not known to be pageable"
+        what = "from host memory not known to be pageable"
         return [_copy_issue("XST211", op, what, current)], copy
     return [], copy
 
@@ -260,13 +275,13 @@ def _copy_into(
         return []
     host = (HOST, PINNED)
     if src.place == PINNED and dst.place not in host:
-        return [_copy_issue("XST201", op, "copies from pinned host memory", current)]
+        return [_copy_issue("XST201", op, "from pinned memory", current)]
     if dst.place == PINNED and src.place not in host:
-        return [_copy_issue("XST201", op, "copies into pinned host memory", current)]
+        return [_copy_issue("XST201", op, "into pinned memory", current)]
     if HOST in (src.place, dst.place) or (src.place == NPU and dst.place == NPU):
         return []
     if src.place == NPU or dst.place == NPU or (src.place == dst.place == UNKNOWN):
-        return [_copy_issue("XST211", op, "copies host memory not known to be pageable", current)]
+        return [_copy_issue("XST211", op, "from host memory not known to be pageable", current)]
     return []
 
 

@@ -30,6 +30,19 @@ with torch.npu.stream(ext):
 with torch.npu.stream(ext):
     same.backward()
 
+# an unknown callable's result and an operator's are computed on the current stream
+with torch.npu.stream(ext):
+    logits = model(x)
+    scaled = logits * 2
+    criterion_loss = criterion(logits, y)
+logits.backward(grad)  # XST203: 1
+scaled.backward(grad)  # XST203: 1
+criterion_loss.backward()  # XST203: 1
+with torch.npu.stream(ext):
+    logits.backward(grad)
+    scaled.backward(grad)
+    criterion_loss.backward()
+
 # forward outside, backward under ext
 outside = model(x).sum()
 with torch.npu.stream(ext):

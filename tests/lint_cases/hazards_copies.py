@@ -36,6 +36,8 @@ with torch.npu.stream(ext):
     pageable.untyped_storage().copy_(out.untyped_storage(), non_blocking=True)
     # a view of pinned memory is pinned; a new tensor computed from it is not
     dev = pinned[0].to("npu", non_blocking=True)  # XST201: 11
+    dev = pinned[:4].to("npu", non_blocking=True)  # XST201: 11
+    dev = pageable[:4].to("npu", non_blocking=True)
     dev = pinned.float().to("npu", non_blocking=True)
     # NPU to NPU
     other = torch.zeros(8, device="npu")
