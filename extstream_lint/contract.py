@@ -1234,7 +1234,7 @@ LIKE_FACTORIES: tuple[str, ...] = (
 TENSOR_VIEWS: tuple[str, ...] = (
     "view", "view_as", "reshape", "reshape_as", "contiguous", "detach", "flatten", "narrow",
     "select", "squeeze", "unsqueeze", "permute", "transpose", "t", "expand", "expand_as",
-    "as_strided", "untyped_storage", "__getitem__", "requires_grad_", "share_memory_",
+    "as_strided", "untyped_storage", "__getitem__", "requires_grad_", "share_memory_", "copy_",
 )  # fmt: skip
 
 

@@ -32,6 +32,7 @@ from .values import (
     ExtStream,
     Graph,
     PinnedLoader,
+    Ref,
     Seq,
     Tensor,
     Value,
@@ -214,7 +215,7 @@ def _copy_out(
             position = 1 if isinstance(target_arg.value, Tensor) else 2
             flag = site.arg(position, "")
     if target is None:
-        return [], result
+        return _unknown_target(site, source, target_arg, flag, current), result
     place, index = target
     copy = _copy_result(source, place, index, _truthy(flag), result)
     if current is None:
@@ -238,6 +239,28 @@ def _copy_out(
         what = "from host memory not known to be pageable"
         return [_copy_issue("XST211", op, what, current)], copy
     return [], copy
+
+
+def _unknown_target(
+    site: CallSite,
+    source: Tensor,
+    target_arg: Arg | None,
+    flag: Arg | None,
+    current: ExtStream | None,
+) -> list[Issue]:
+    """``t.to(device, non_blocking=True)`` with a device the analysis cannot read: a pinned
+    tensor is moved to a device (to the host it would be no copy at all); a tensor of unknown
+    place may be pinned. A dtype (``torch.float16``) moves nothing."""
+    if current is None or not _truthy(flag) or target_arg is None:
+        return []
+    if isinstance(target_arg.value, (Ref, Tensor)):
+        return []
+    op = site.callee_text
+    if source.place == PINNED:
+        return [_copy_issue("XST201", op, "from pinned memory", current)]
+    if source.place == UNKNOWN:
+        return [_copy_issue("XST211", op, "from host memory not known to be pageable", current)]
+    return []
 
 
 def _copy_result(

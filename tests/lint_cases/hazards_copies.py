@@ -39,6 +39,13 @@ with torch.npu.stream(ext):
     dev = pinned[:4].to("npu", non_blocking=True)  # XST201: 11
     dev = pageable[:4].to("npu", non_blocking=True)
     dev = pinned.float().to("npu", non_blocking=True)
+    # a device the analysis cannot read: a pinned tensor only moves to a device
+    dev = pinned.to(device, non_blocking=True)  # XST201: 11
+    dev = pageable.to(device, non_blocking=True)
+    dev = pinned.to(device)
+    half = pinned.to(torch.float16, non_blocking=True)  # a dtype: no device copy
+    dev = incoming.to(device, non_blocking=True)  # XST211: 11
+    dev = out.to(device, non_blocking=True)
     # NPU to NPU
     other = torch.zeros(8, device="npu")
     other.copy_(out, non_blocking=True)
