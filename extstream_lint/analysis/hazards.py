@@ -38,7 +38,7 @@ from .values import (
     Value,
 )
 
-__all__ = ["computed", "function_hazards", "method_hazards"]
+__all__ = ["called_hazards", "computed", "function_hazards", "method_hazards"]
 
 _METHOD_ROWS: dict[str, c.Hazard] = {}
 _FUNCTION_ROWS: dict[str, c.Hazard] = {}
@@ -136,6 +136,13 @@ def computed(current: ExtStream | None, operands: list[Value]) -> Value:
     npu = [v for v in operands if isinstance(v, Tensor) and v.place == NPU]
     place, index = (NPU, npu[0].index) if npu else (UNKNOWN, None)
     return Tensor(place, index, current, True)
+
+
+def called_hazards(callee: Value, site: CallSite, current: ExtStream | None) -> list[Issue]:
+    """Calling a value: a callable made by ``make_graphed_callables`` replays its graph."""
+    if isinstance(callee, Graph) and current is not None:
+        return [Issue("XST202", f"{site.callee_text}() replays a graph", current, None, True)]
+    return []
 
 
 # --- method calls --------------------------------------------------------------------------
@@ -372,6 +379,11 @@ def function_hazards(
     if row is not None:
         root = site.arg(row.position, row.keyword)
         return (_backward(site, [root], current) if root is not None else []), None
+    if qualname == c.GRAPHED_CALLABLES:  # calling what it returns replays a graph
+        callables = site.arg(0, "callables")
+        if callables is not None and isinstance(callables.value, Seq):
+            return [], Seq(tuple(Graph() for _ in callables.value.items))
+        return [], Graph()
     if qualname == c.DEVICE_CLASS:
         return [], _device_value(site)
     if qualname in c.PINNING_LOADERS:

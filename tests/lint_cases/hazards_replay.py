@@ -17,3 +17,15 @@ with torch.npu.stream(managed):
 g.replay()
 with ext:
     g.replay()  # XST202: 5
+
+# callables made by make_graphed_callables replay their graph when called
+step = torch.npu.make_graphed_callables(model, (x,))
+(first, second) = torch.npu.make_graphed_callables((model_a, model_b), ((x,), (y,)))
+with torch.npu.stream(ext):
+    step(x)  # XST202: 5
+    first(x)  # XST202: 5
+    model(x)
+with torch.npu.stream(managed):
+    step(x)
+    second(y)
+step(x)
