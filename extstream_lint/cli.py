@@ -40,7 +40,7 @@ from .config import (
     split_codes,
     validate_selectors,
 )
-from .contract import RULES
+from .contract import CODE_PREFIX, DEFAULT_IGNORE, RULES
 from .discovery import iter_files, matches_any
 from .findings import Finding, cannot_analyse
 from .formats import FORMATTERS, Located, format_statistics
@@ -121,22 +121,61 @@ def _lint_job(job: Job) -> list[Finding]:
 
 @dataclass(frozen=True)
 class Selection:
-    """flake8's select/ignore decision: the longest matching prefix wins, ties ignore."""
+    """flake8's select/ignore decision (``flake8.style_guide.DecisionEngine``), re-stated.
+
+    ``select`` and ``ignore`` are the effective lists; ``explicit_select`` and
+    ``explicit_ignore`` what the user wrote (flags or configuration, ``None``: the same as
+    the effective list). A code both selected and ignored goes to the explicit side; if both
+    or neither are explicit, the longer prefix wins and ties ignore. So the opt-in codes,
+    ignored by default, are reported once a selection names them (``--extend-select XST211``,
+    or an explicit ``--select XST``), exactly as flake8 treats ``extend-default-ignore``.
+    """
 
     select: tuple[str, ...]
     ignore: tuple[str, ...]
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...]
     root: str
+    explicit_select: tuple[str, ...] | None = None
+    explicit_ignore: tuple[str, ...] | None = None
 
     def wants(self, code: str, path: str) -> bool:
-        selected = max((len(p) for p in self.select if code.startswith(p)), default=-1)
-        ignored = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
-        if selected < 0 or ignored >= selected:
+        if not self._selected(code):
             return False
         for glob, codes in self.per_file_ignores:
             if code.startswith(codes) and matches_any(path, [glob], self.root):
                 return False
         return True
+
+    def _selected(self, code: str) -> bool:
+        explicit_select = self.select if self.explicit_select is None else self.explicit_select
+        explicit_ignore = self.ignore if self.explicit_ignore is None else self.explicit_ignore
+        selected = (
+            _EXPLICIT
+            if code.startswith(explicit_select)
+            else (_IMPLICIT if code.startswith(self.select) else None)
+        )
+        ignored = (
+            _EXPLICIT
+            if code.startswith(explicit_ignore)
+            else (_IMPLICIT if code.startswith(self.ignore) else None)
+        )
+        if ignored is None:
+            return selected is not None
+        if selected is None:
+            return False
+        if selected != ignored:
+            return selected == _EXPLICIT
+        select = _first_match(self.select, code)
+        ignore = _first_match(self.ignore, code)
+        return len(select) > len(ignore)
+
+
+_EXPLICIT, _IMPLICIT = "explicit", "implicit"
+
+
+def _first_match(prefixes: tuple[str, ...], code: str) -> str:
+    """flake8's pick among matching prefixes: the first in reverse sorted order."""
+    return next(p for p in sorted(prefixes, reverse=True) if code.startswith(p))
 
 
 # --- options --------------------------------------------------------------------------------
@@ -177,7 +216,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="files or directories to lint (default: .); '-' reads stdin",
     )
-    parser.add_argument("--select", metavar="CODES", help="code prefixes to report (default: XST)")
+    parser.add_argument(
+        "--select",
+        metavar="CODES",
+        help="code prefixes to report (default: XST but the opt-in codes)",
+    )
     parser.add_argument(
         "--extend-select", metavar="CODES", help="code prefixes to report in addition"
     )
@@ -275,6 +318,8 @@ def make_options(args: argparse.Namespace) -> Options:
     select = _codes(args.select, "--select") or config.select
     extend_select = config.extend_select + (_codes(args.extend_select, "--extend-select") or ())
     ignore = _codes(args.ignore, "--ignore")
+    if ignore is None:
+        ignore = config.ignore
     extend_ignore = config.extend_ignore + (_codes(args.extend_ignore, "--extend-ignore") or ())
     exclude = _globs(args.exclude)
     paths = tuple(args.paths) or (".",)  # like flake8 and ruff
@@ -294,10 +339,12 @@ def make_options(args: argparse.Namespace) -> Options:
     return Options(
         paths=paths,
         selection=Selection(
-            select=select + extend_select,
-            ignore=(config.ignore if ignore is None else ignore) + extend_ignore,
+            select=(select or (CODE_PREFIX,)) + extend_select,
+            ignore=(DEFAULT_IGNORE if ignore is None else ignore) + extend_ignore,
             per_file_ignores=config.per_file_ignores,
             root=config.root,
+            explicit_select=(select or ()) + extend_select,
+            explicit_ignore=(ignore or ()) + extend_ignore,
         ),
         exclude=(config.exclude if exclude is None else exclude)
         + (_globs(args.extend_exclude) or ()),

@@ -30,7 +30,7 @@ SECTION = "tool.extstream-lint"
 
 #: Every key ``[tool.extstream-lint]`` accepts, with what it holds (for error messages).
 CONFIG_KEYS: Mapping[str, str] = {
-    "select": "list of code prefixes to report (default: all XST codes)",
+    "select": "list of code prefixes to report (default: all XST codes but the opt-in ones)",
     "extend-select": "list of code prefixes added to select",
     "ignore": "list of code prefixes not to report",
     "extend-ignore": "list of code prefixes not to report, added to ignore",
@@ -56,9 +56,11 @@ class ConfigError(Exception):
 class Config:
     """The settings the CLI runs with, once file and flags are merged."""
 
-    select: tuple[str, ...] = ("XST",)
+    #: None: not set (flake8's default: every XST code but the opt-in ones).
+    select: tuple[str, ...] | None = None
     extend_select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
+    #: None: not set (flake8's default: the opt-in codes, ``contract.DEFAULT_IGNORE``).
+    ignore: tuple[str, ...] | None = None
     extend_ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()

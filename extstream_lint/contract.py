@@ -1216,6 +1216,26 @@ GRAPHED_CALLABLES = f"{_NPU}.make_graphed_callables"
 #: Device type names: the host, and the NPU (``cuda`` is the NPU after ``transfer_to_npu``).
 HOST_DEVICE = "cpu"
 NPU_DEVICES: tuple[str, ...] = ("npu",)
+#: ``torch.device(type, index)``: the analysis reads it as the string ``"type:index"``.
+DEVICE_CLASS = "torch.device"
+#: Functions under this prefix compute tensors (unless the tables above say otherwise).
+TENSOR_MODULE = "torch."
+#: ``torch`` factories whose result is on the host unless ``device=`` says otherwise.
+HOST_FACTORIES: tuple[str, ...] = (
+    "empty", "zeros", "ones", "full", "rand", "randn", "randint", "randperm", "arange",
+    "linspace", "logspace", "eye", "tensor", "empty_strided",
+)  # fmt: skip
+#: ``torch`` factories whose result is where their first argument is (unless ``device=``).
+LIKE_FACTORIES: tuple[str, ...] = (
+    "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like",
+    "randint_like",
+)  # fmt: skip
+#: Tensor methods whose result shares the receiver's memory: a view, or the tensor itself.
+TENSOR_VIEWS: tuple[str, ...] = (
+    "view", "view_as", "reshape", "reshape_as", "contiguous", "detach", "flatten", "narrow",
+    "select", "squeeze", "unsqueeze", "permute", "transpose", "t", "expand", "expand_as",
+    "as_strided", "untyped_storage", "__getitem__", "requires_grad_", "share_memory_", "copy_",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

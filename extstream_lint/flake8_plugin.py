@@ -12,7 +12,7 @@ import ast
 import os
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .bugreport import HOW_TO_REPORT
@@ -30,6 +30,13 @@ class ExtStreamChecker:
     version = __version__
     #: The run flake8 started at option parsing (:func:`.modules.new_run`); None before.
     _flake8_run: _Run | None = None
+
+    @staticmethod
+    def add_options(option_manager: Any) -> None:
+        """The opt-in codes are off unless selected: flake8's ``extend-default-ignore``."""
+        from .contract import DEFAULT_IGNORE  # the table imports only the standard library
+
+        option_manager.extend_default_ignore(DEFAULT_IGNORE)
 
     def __init__(self, tree: ast.AST, lines: list[str], filename: str = "<unknown>") -> None:
         self.tree = tree

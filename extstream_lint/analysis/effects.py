@@ -26,6 +26,7 @@ from .values import (
     Foreign,
     Graph,
     StreamCtx,
+    Tensor,
     Value,
     Work,
 )
@@ -199,6 +200,8 @@ def _receiver_matches(api: Api, receiver: Value) -> bool:
 def handle_matches(kind: str, receiver: Value) -> bool:
     """A receiver of a method whose table row says ``receiver=kind`` (any if blank)."""
     if kind == c.GRAPH:  # an unknown receiver may be a graph too
+        if isinstance(receiver, Tensor):  # what is known of it is that it may be a tensor
+            return not receiver.place
         return receiver is None or isinstance(receiver, (Graph, CapturingGraph))
     if kind == c.WORK:
         return isinstance(receiver, Work)
@@ -298,6 +301,9 @@ def method_effects(
             kind = issue.guard[1] if issue.guard else None
             if not any(f.code == issue.code and (f.guard and f.guard[1]) == kind for f in found):
                 found.append(issue)
+    if yielded is None:
+        hazards, yielded = method_hazards(site, method, receiver, receiver_text, current)
+        found.extend(hazards)
     return found, yielded
 
 
@@ -315,7 +321,8 @@ def call_effects(
             return Outcome(_unbound_issues(site, unbound))
         if qualname == _C_VOID_P:
             return Outcome(value=CVoidP())
-        return Outcome()
+        hazard = function_hazards(site, qualname, current)
+        return Outcome() if hazard is None else Outcome(*hazard)
     if api.supply == c.POINTER:
         return _constructor(site, api)
     outcome = Outcome(_function_issues(site, api, current, default_capture))
@@ -489,3 +496,7 @@ def _constructor_issues(site: CallSite, api: Api) -> tuple[list[Issue], bool]:
             Issue("XST002", f"{name}() given {keyword}=, which makes torch_npu ignore stream_ptr")
         )
     return issues, not ignored
+
+
+# The hazard rules (spec section 2.6) use this module's call types; imported last.
+from .hazards import function_hazards, method_hazards  # noqa: E402

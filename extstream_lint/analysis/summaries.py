@@ -24,6 +24,7 @@ from functools import lru_cache
 from .effects import Arg, CallSite, Issue, handle_matches
 from .values import (
     CALLER_CURRENT,
+    PINNED,
     Bound,
     Const,
     Current,
@@ -34,10 +35,12 @@ from .values import (
     ParamPath,
     ParamRef,
     Partial,
+    PinnedLoader,
     Seq,
     Sink,
     SinkKey,
     StreamCtx,
+    Tensor,
     Value,
     join,
     join_all,
@@ -193,6 +196,8 @@ def element(value: Value) -> Value:
         return join_all([Const(key) for key, _ in value.keys])
     if isinstance(value, ExtStream) and value.param is not None:
         return _step(value, ITERATED)
+    if isinstance(value, PinnedLoader):  # a batch: every tensor in it is pinned
+        return Tensor(PINNED)
     return contents(value)
 
 
@@ -215,6 +220,8 @@ def contents(value: Value) -> Value:
         return join_all(list(value.items))
     if isinstance(value, ExtStream) and value.param is not None:
         return _step(value, SUBSCRIPTED)
+    if isinstance(value, Tensor) and value.place:  # an element, or a view: the same memory
+        return Tensor(value.place, value.index)
     return None
 
 
@@ -323,6 +330,12 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             tuple(_substitute_arg(arg, binding, depth) for arg in value.args),
             tuple((k, _substitute_arg(arg, binding, depth)) for k, arg in value.keywords),
         )
+    if isinstance(value, Tensor) and value.made is not None and value.made.param is not None:
+        # Computed on the helper's current stream or a parameter made current: the caller's.
+        made = substitute(value.made, binding, depth + 1)
+        if isinstance(made, ExtStream):
+            return replace(value, made=made)
+        return replace(value, made=None, made_known=made is None)
     if isinstance(value, Bound):  # return Holder(s).flush
         return replace(value, receiver=substitute(value.receiver, binding, depth + 1))
     if isinstance(value, Instance):

@@ -121,6 +121,41 @@ class StreamCtx:
     keeps_current: bool = False
 
 
+#: ``Tensor.place``: where a tensor's memory is, as far as the analysis can see.
+HOST = "host"  #: pageable host memory (copies with it are synchronous: safe)
+PINNED = "pinned"  #: torch_npu pinned host memory (``pin_memory()``, ``pin_memory=True``)
+NPU = "npu"  #: an NPU (``Tensor.index`` when the device index is visible)
+UNKNOWN = ""
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """What the hazard rules know about a value that may be a tensor (spec section 2.6).
+
+    Unknown results of calls are mostly left as ``None``; a ``Tensor`` is made where a fact is
+    visible: where its memory is (``place``, ``index``) or which stream was current when it
+    was computed (``made``, for autograd). Any other object may hide behind it too, so
+    checks that accept "unknown" accept a ``Tensor`` whose ``place`` is unknown.
+    """
+
+    place: str = UNKNOWN
+    #: The NPU's index when visible (``device="npu:1"``).
+    index: int | None = None
+    #: The current stream when it was computed: an external stream (a real one, or the
+    #: caller's current stream while a function is summarised), or ``None`` with
+    #: ``made_known``: computed while no external stream was current.
+    made: ExtStream | None = None
+    made_known: bool = False
+
+    def with_place(self, place: str, index: int | None = None) -> Tensor:
+        return replace(self, place=place, index=index)
+
+
+@dataclass(frozen=True)
+class PinnedLoader:
+    """``DataLoader(..., pin_memory=True)``: every tensor of every batch is pinned."""
+
+
 @dataclass(frozen=True)
 class Foreign:
     """An object of a known API that is not torch_npu's (``torch.cuda.CUDAGraph()``)."""
@@ -364,6 +399,8 @@ Value = Union[
     Work,
     StreamCtx,
     Foreign,
+    Tensor,
+    PinnedLoader,
     Seq,
     FunctionInfo,
     ClassInfo,
@@ -410,11 +447,28 @@ def join(a: Value, b: Value) -> Value:
         return StreamCtx(stream, ctx.label)
     if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items):
         return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items)))
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return _join_tensors(a, b)
     if isinstance(a, Instance) and isinstance(b, Instance) and a.cls is b.cls:
         mine, theirs = dict(a.fields), dict(b.fields)
         fields = tuple((k, join(mine.get(k), theirs.get(k))) for k in {**mine, **theirs})
         return Instance(a.cls, fields, a.param if a.param == b.param else None)
     return None
+
+
+def _join_tensors(a: Tensor, b: Tensor) -> Tensor:
+    """Facts true on both paths; an external stream computed under on one path is a "may"."""
+    place = a.place if a.place == b.place else UNKNOWN
+    index = a.index if a.index == b.index else None
+    made: Value
+    if a.made == b.made:
+        made = a.made
+    elif a.made is not None and b.made is not None:
+        made = join(a.made, b.made)
+    else:
+        made = (a.made or b.made).weakened()  # type: ignore[union-attr]
+    known = made is not None or (a.made_known and b.made_known)
+    return Tensor(place, index, made if isinstance(made, ExtStream) else None, known)
 
 
 def _is_none(value: Value) -> bool:

@@ -17,7 +17,6 @@ import pytest
 from extstream_guard.patches import POINTS, WORK_POINTS, points_of
 from extstream_lint.analysis import analyze_source
 from extstream_lint.contract import APIS, HAZARDS, POINTER, REFUSED, RULES, Api, Rule
-from tests._pending import NOT_YET_LINTED, PENDING
 from tests.guard.scenarios import SCENARIOS
 
 _PRELUDE = "import torch\nimport torch_npu\n\next = torch.npu.{ctor}\n"
@@ -141,11 +140,7 @@ def test_table_imports_only_the_standard_library() -> None:
 # --- rule pages: examples are tests (as in Fixit) -----------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "rule",
-    [pytest.param(r, marks=PENDING) if r.code in NOT_YET_LINTED else r for r in RULES.values()],
-    ids=list(RULES),
-)
+@pytest.mark.parametrize("rule", RULES.values(), ids=list(RULES))
 def test_rule_example_yields_exactly_its_code(rule: Rule) -> None:
     """What ``--explain`` and the README print must be true when linted as printed."""
     findings = analyze_source(rule.example)

@@ -84,6 +84,51 @@ def test_cli_and_flake8_agree_on_selection(flake8, write, tmp_path, options) -> 
     assert actual == expected, (options, run.stdout)
 
 
+#: XST201 (on by default) and XST211 (opt-in, off by default) on lines 5 and 6.
+OPT_IN = (
+    "import torch\n"
+    "ext = torch.npu.ExternalStream(handle)\n"
+    "with torch.npu.stream(ext):\n"
+    '    out = torch.ones(4, device="npu")\n'
+    '    out.to("cpu", non_blocking=True)\n'
+    '    incoming.to("npu", non_blocking=True)\n'
+)
+
+#: How users turn the opt-in codes on and off; flake8's extend-default-ignore rules, which
+#: the CLI re-states (an explicit ``ignore`` replaces the default list, as for E121...).
+OPT_IN_CASES = [
+    ((), [(5, "XST201")]),
+    (("--extend-select=XST211",), [(5, "XST201"), (6, "XST211")]),
+    (("--select=XST",), [(5, "XST201"), (6, "XST211")]),
+    (("--select=XST2",), [(5, "XST201"), (6, "XST211")]),
+    (("--select=XST201",), [(5, "XST201")]),
+    (("--extend-ignore=E,W",), [(5, "XST201")]),
+    (("--ignore=E501",), [(5, "XST201"), (6, "XST211")]),
+    (("--extend-select=XST211", "--extend-ignore=XST2"), []),
+    (("--select=XST", "--ignore=XST21"), [(5, "XST201")]),
+]
+
+
+@pytest.mark.parametrize(
+    ("options", "want"), OPT_IN_CASES, ids=lambda o: " ".join(o) if isinstance(o, tuple) else ""
+)
+def test_opt_in_codes_are_off_unless_selected_in_flake8_and_cli(
+    flake8, write, tmp_path, options, want
+) -> None:
+    write("bad.py", OPT_IN)
+    run = flake8(*options, "bad.py")
+    assert sorted((v.line, v.code) for v in run.violations if v.code.startswith("XST")) == want, (
+        run.describe()
+    )
+    cli = subprocess.run(
+        [sys.executable, "-m", "extstream_lint", "--isolated", "--format=json",
+         *options, "bad.py"],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert cli.returncode in (0, 1), cli.stderr
+    assert sorted((f["line"], f["code"]) for f in json.loads(cli.stdout)["findings"]) == want
+
+
 def test_select_exact_code(flake8, write) -> None:
     write("bad.py", MISUSE)
     assert flake8("--select=XST101", "bad.py").at("bad.py") == [(3, 1, "XST101")]

@@ -20,10 +20,11 @@ with torch.npu.stream(ext):
     torch.npu.super_kernel_scope_begin()  # XST108
     torch.npu.super_kernel_scope_end("scope")  # XST108
     torch.ops.npu.super_kernel_scope_begin()  # XST108
-    # Works: torch.npu.graph(g) captures on its own stream; replay on ext is fine.
+    # Works: torch.npu.graph(g) captures on its own stream; replay on ext works, and aborts
+    # the process later only if the graph used random numbers (XST202, off by default).
     with torch.npu.graph(g):
         y = model(x)
-    g.replay()
+    g.replay()  # XST202: 5
     torch.npu.make_graphed_callables(model, (x,))
 
 with ext, torch.accelerator.Graph():  # XST106

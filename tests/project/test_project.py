@@ -58,6 +58,7 @@ def test_fixture_has_cross_module_cases() -> None:
     assert {path for path, _, _ in expected} == {
         "app.py",
         "chain.py",
+        "hazards.py",
         "pkg/sub/user.py",
         "via_submodule.py",
     }

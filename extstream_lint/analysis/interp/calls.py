@@ -17,6 +17,7 @@ import libcst as cst
 
 from .. import summaries as sm
 from ..effects import DEFAULT_CAPTURE_STREAM, Arg, CallSite, call_effects, canonical, method_effects
+from ..hazards import called_hazards, computed
 from ..syntax import dotted_name
 from ..values import (
     Bound,
@@ -31,6 +32,7 @@ from ..values import (
     Seq,
     State,
     StreamCtx,
+    Tensor,
     Value,
 )
 from .classes import Super
@@ -266,6 +268,12 @@ class Calls:
                 if index == 0 and len(path) == 1
             ]
             return Instance(callee, tuple(fields)) if fields else instance
+        for issue in called_hazards(callee, site, current):
+            self._report(node, issue)
+        if callee is None or isinstance(callee, (Tensor, ExtStream)):
+            # ``model(x)``: unknown, but computed now (a tensor for the hazard rules).
+            operands = [arg.value for arg in (*site.positional, *site.keywords.values())]
+            return computed(current, operands)
         return None
 
     def _call_builtin(

@@ -14,8 +14,9 @@ import libcst as cst
 
 from .. import summaries as sm
 from ..effects import canonical
+from ..hazards import computed
 from ..syntax import children, dotted_name
-from ..values import Const, Instance, Ref, Seq, State, Value, join, join_all
+from ..values import Const, Instance, Ref, Seq, State, Tensor, Value, join, join_all
 from .calls import Calls
 from .core import Scope, may_contain
 
@@ -122,6 +123,8 @@ class Expressions:
             else:
                 for child in children(element.slice):
                     self.eval(child, state, scope)
+                if isinstance(base, Tensor):  # a view: the same memory
+                    return sm.contents(base)
                 return base if isinstance(base, Seq) else None  # a slice: same contents
         if isinstance(base, Instance) and base.cls.fields:
             base = self._as_seq(base)
@@ -144,8 +147,9 @@ class Expressions:
     def _eval_binary(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
         # a + b + c + ... nests to the left: walk the spine instead of recursing, so long
         # generated expressions do not exhaust the stack.
-        for operand in _left_spine(node, type(node)):
-            self.eval(operand, state, scope)
+        operands = [self.eval(operand, state, scope) for operand in _left_spine(node, type(node))]
+        if isinstance(node, cst.BinaryOperation):  # ``a * b``: computed now (hazard rules)
+            return computed(self._current(state), operands)
         return None
 
     def _eval_yield(self, node: cst.Yield, state: State, scope: Scope) -> Value:

@@ -1,0 +1,424 @@
+"""Calls torch_npu accepts but that fail later, judged from what is known about the tensors.
+
+The rules of :mod:`.effects` are refusals: a call given (or running on) an external stream
+raises at once, whatever its other arguments. The hazards of spec section 2.6 depend on the
+tensors too: a ``non_blocking`` copy aborts the process later only if its host side is pinned
+(XST201; unknown pinnedness is the opt-in XST211), a copy between two NPUs raises only if the
+device indices differ (XST112), a backward raises only if the graph was computed under another
+stream (XST203), and a graph replay aborts only if the graph used random numbers (XST202).
+
+So tensors carry a few facts (:class:`.values.Tensor`): where their memory is and which stream
+was current when they were computed. This module makes those facts at the calls that reveal
+them (factories, ``pin_memory()``, ``.to(...)``, ``DataLoader(pin_memory=True)``, any other
+call computed under a stream) and judges the hazard calls of :data:`contract.HAZARDS` with
+them. Every API name comes from the contract table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import libcst as cst
+
+from .. import contract as c
+from .effects import Arg, CallSite, Issue
+from .values import (
+    HOST,
+    NPU,
+    PINNED,
+    UNKNOWN,
+    Const,
+    ExtStream,
+    Graph,
+    PinnedLoader,
+    Ref,
+    Seq,
+    Tensor,
+    Value,
+)
+
+__all__ = ["called_hazards", "computed", "function_hazards", "method_hazards"]
+
+_METHOD_ROWS: dict[str, c.Hazard] = {}
+_FUNCTION_ROWS: dict[str, c.Hazard] = {}
+for _row in c.HAZARDS:
+    if _row.method:
+        # ``Tensor.cuda`` is the NPU only after ``transfer_to_npu``, which this layer cannot
+        # see: only the canonical method names are matched.
+        _METHOD_ROWS.setdefault(_row.attr, _row)
+    else:
+        for _name in _row.spellings:
+            _FUNCTION_ROWS[_name] = _row
+
+#: Methods whose result shares the receiver's memory (a view, or the receiver itself).
+_VIEWS = frozenset(c.TENSOR_VIEWS)
+#: Methods that never yield a tensor fact (entering contexts is the interpreter's business).
+_NOT_TENSORS = frozenset({"__enter__", "__exit__", "enter_context"})
+_DEVICE = re.compile(r"^(?P<type>[a-z_]+)(?::(?P<index>\d+))?$")
+
+
+# --- devices -------------------------------------------------------------------------------
+
+
+def _literal(site: CallSite, arg: Arg | None) -> Value:
+    """The argument's value, with a string literal's text: the interpreter keeps only that a
+    string is a string, and a device is named by its text."""
+    if arg is None:
+        return None
+    for node in site.node.args:
+        keyword = node.keyword
+        if keyword is not None and site.keywords.get(keyword.value) is arg:
+            return _text(node.value, arg.value)
+    positional = [node for node in site.node.args if node.keyword is None and not node.star]
+    for node, known in zip(positional, site.positional):
+        if known is arg:
+            return _text(node.value, arg.value)
+    return arg.value
+
+
+def _text(node: cst.BaseExpression, fallback: Value) -> Value:
+    if not isinstance(node, cst.SimpleString):
+        return fallback
+    text = node.evaluated_value
+    return Const(text) if isinstance(text, str) else fallback
+
+
+def _device(value: Value) -> tuple[str, int | None] | None:
+    """(place, NPU index) of a device argument, or None when it is not a visible device."""
+    if isinstance(value, Tensor):  # ``t.to(other)``: the other tensor's device
+        return (value.place, value.index) if value.place else None
+    if not isinstance(value, Const):
+        return None
+    raw = value.value
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):  # ``t.npu(1)``, ``torch.device(1)``: an index of the NPU
+        return (NPU, raw) if raw >= 0 else None
+    if not isinstance(raw, str):
+        return None
+    match = _DEVICE.match(raw.strip())
+    if match is None:
+        return None
+    kind = match.group("type")
+    index = int(match.group("index")) if match.group("index") is not None else None
+    if kind == c.HOST_DEVICE:
+        return HOST, None
+    if kind in c.NPU_DEVICES:
+        return NPU, index
+    return None
+
+
+def _truthy(arg: Arg | None) -> bool:
+    """A literal true flag (``non_blocking=True``); a variable is not assumed true."""
+    return arg is not None and isinstance(arg.value, Const) and bool(arg.value.value)
+
+
+def _tensor(value: Value) -> Tensor:
+    return value if isinstance(value, Tensor) else Tensor()
+
+
+def _made(current: ExtStream | None) -> Tensor:
+    """A value computed now: on the current stream (None: no external stream current)."""
+    return Tensor(made=current, made_known=True)
+
+
+def computed(current: ExtStream | None, operands: list[Value]) -> Value:
+    """What a call of an unknown callable (``model(x)``) or an operator (``a * b``) gives: a
+    value computed on the current stream, or on the external stream its operands were
+    computed on (their graph keeps those nodes). ``None`` when every operand is a literal."""
+    if operands and all(isinstance(value, Const) for value in operands):
+        return None
+    if current is None:
+        for value in operands:
+            if isinstance(value, Tensor) and value.made is not None:
+                return Tensor(made=value.made, made_known=True)
+    npu = [v for v in operands if isinstance(v, Tensor) and v.place == NPU]
+    place, index = (NPU, npu[0].index) if npu else (UNKNOWN, None)
+    return Tensor(place, index, current, True)
+
+
+def called_hazards(callee: Value, site: CallSite, current: ExtStream | None) -> list[Issue]:
+    """Calling a value: a callable made by ``make_graphed_callables`` replays its graph."""
+    if isinstance(callee, Graph) and current is not None:
+        return [Issue("XST202", f"{site.callee_text}() replays a graph", current, None, True)]
+    return []
+
+
+# --- method calls --------------------------------------------------------------------------
+
+
+def method_hazards(
+    site: CallSite,
+    method: str,
+    receiver: Value,
+    receiver_text: str | None,
+    current: ExtStream | None,
+) -> tuple[list[Issue], Value]:
+    """``receiver.method(...)``: the hazards it is, and the tensor facts of its result.
+
+    Only receivers that may be tensors count: unknown values, tensors, and a summarised
+    function's parameters (whatever the caller passes). Returns ``([], None)`` otherwise.
+    """
+    row = _METHOD_ROWS.get(method)
+    if row is not None and row.kind == c.REPLAY:  # a graph, known to be one (low precision)
+        if isinstance(receiver, Graph) and current is not None:
+            return [Issue("XST202", f"{site.callee_text}()", current, None, True)], None
+        return [], None
+    symbolic = isinstance(receiver, ExtStream) and receiver.param is not None
+    if method in _NOT_TENSORS or not (receiver is None or isinstance(receiver, Tensor) or symbolic):
+        return [], None
+    here = _tensor(receiver)
+    made = _made(current)
+    if current is None and here.made is not None:
+        # Computed outside the external stream from a value computed under it: the graph
+        # still has nodes on that stream, so a backward from here crosses it.
+        made = Tensor(made=here.made, made_known=True)
+    result = _result_place(method, here, made)
+    if row is None:
+        return [], result
+    if row.kind == c.BACKWARD:
+        return _backward(site, [Arg(receiver, receiver_text)], current), result
+    if row.kind == c.COPY_INTO:
+        return _copy_into(site, row, here, current), result
+    issues, result = _copy_out(site, row, here, current, result)
+    return issues, result
+
+
+def _result_place(method: str, receiver: Tensor, made: Tensor) -> Tensor:
+    """Where the result of a tensor method lives, before the copies decide theirs."""
+    if method == c.PIN_MEMORY:
+        return made.with_place(PINNED)
+    if method in _VIEWS:
+        return made.with_place(receiver.place, receiver.index)
+    if receiver.place == NPU:  # an op on an NPU tensor computes on that NPU
+        return made.with_place(NPU, receiver.index)
+    if receiver.place in (HOST, PINNED):  # a new host tensor, pageable
+        return made.with_place(HOST)
+    return made
+
+
+def _copy_out(
+    site: CallSite, row: c.Hazard, source: Tensor, current: ExtStream | None, result: Tensor
+) -> tuple[list[Issue], Tensor]:
+    """``t.to(device | tensor, ..., non_blocking)`` and ``t.npu(device, non_blocking)``."""
+    target_arg = site.arg(row.position, row.keyword)
+    flag = site.keywords.get(c.NON_BLOCKING)
+    if row.kind == c.COPY_DEVICE:
+        target: tuple[str, int | None] | None = (NPU, None)
+        if target_arg is not None:
+            value = _literal(site, target_arg)
+            target = _device(value)
+            if target is None and isinstance(value, Const) and value.value is None:
+                target = (NPU, None)
+            elif target is not None and target[0] != NPU:
+                target = None
+        if flag is None:
+            flag = site.arg(row.flag_position, c.NON_BLOCKING)
+    else:
+        target = _device(_literal(site, target_arg)) if target_arg is not None else None
+        if flag is None and target_arg is not None:
+            # to(device, dtype, non_blocking) / to(other, non_blocking)
+            position = 1 if isinstance(target_arg.value, Tensor) else 2
+            flag = site.arg(position, "")
+    if target is None:
+        return _unknown_target(site, source, target_arg, flag, current), result
+    place, index = target
+    copy = _copy_result(source, place, index, _truthy(flag), result)
+    if current is None:
+        return [], copy
+    op = site.callee_text
+    if place == HOST:
+        if source.place in (HOST, PINNED) or not _truthy(flag):
+            return [], copy
+        what = "to the host (torch_npu pins the result)"
+        return [_copy_issue("XST201", op, what, current)], copy
+    if source.place == NPU:
+        if index is not None and source.index is not None and index != source.index:
+            text = f"{op}() copies from npu:{source.index} to npu:{index}"
+            return [Issue("XST112", text, current, None, True)], copy
+        return [], copy
+    if not _truthy(flag):
+        return [], copy
+    if source.place == PINNED:
+        return [_copy_issue("XST201", op, "from pinned memory", current)], copy
+    if source.place == UNKNOWN:
+        what = "from host memory not known to be pageable"
+        return [_copy_issue("XST211", op, what, current)], copy
+    return [], copy
+
+
+def _unknown_target(
+    site: CallSite,
+    source: Tensor,
+    target_arg: Arg | None,
+    flag: Arg | None,
+    current: ExtStream | None,
+) -> list[Issue]:
+    """``t.to(device, non_blocking=True)`` with a device the analysis cannot read: a pinned
+    tensor is moved to a device (to the host it would be no copy at all); a tensor of unknown
+    place may be pinned. A dtype (``torch.float16``) moves nothing."""
+    if current is None or not _truthy(flag) or target_arg is None:
+        return []
+    if isinstance(target_arg.value, (Ref, Tensor)):
+        return []
+    op = site.callee_text
+    if source.place == PINNED:
+        return [_copy_issue("XST201", op, "from pinned memory", current)]
+    if source.place == UNKNOWN:
+        return [_copy_issue("XST211", op, "from host memory not known to be pageable", current)]
+    return []
+
+
+def _copy_result(
+    source: Tensor, place: str, index: int | None, non_blocking: bool, made: Tensor
+) -> Tensor:
+    if place == HOST:
+        if source.place in (HOST, PINNED):
+            return made.with_place(source.place)  # no copy: the tensor itself
+        # torch_npu's non_blocking device-to-host copy allocates a pinned result.
+        return made.with_place(PINNED if non_blocking else HOST)
+    return made.with_place(place, index)
+
+
+def _copy_into(
+    site: CallSite, row: c.Hazard, dst: Tensor, current: ExtStream | None
+) -> list[Issue]:
+    """``dst.copy_(src, non_blocking)`` (tensors and untyped storages)."""
+    if current is None:
+        return []
+    src_arg = site.arg(row.position, row.keyword)
+    if src_arg is None:
+        return []
+    src = _tensor(src_arg.value)
+    op = site.callee_text
+    if (
+        dst.place == NPU
+        and src.place == NPU
+        and dst.index is not None
+        and src.index is not None
+        and dst.index != src.index
+    ):
+        text = f"{op}() copies from npu:{src.index} to npu:{dst.index}"
+        return [Issue("XST112", text, current, None, True)]
+    if not _truthy(site.arg(row.flag_position, c.NON_BLOCKING)):
+        return []
+    host = (HOST, PINNED)
+    if src.place == PINNED and dst.place not in host:
+        return [_copy_issue("XST201", op, "from pinned memory", current)]
+    if dst.place == PINNED and src.place not in host:
+        return [_copy_issue("XST201", op, "into pinned memory", current)]
+    if HOST in (src.place, dst.place) or (src.place == NPU and dst.place == NPU):
+        return []
+    if src.place == NPU or dst.place == NPU or (src.place == dst.place == UNKNOWN):
+        return [_copy_issue("XST211", op, "from host memory not known to be pageable", current)]
+    return []
+
+
+def _copy_issue(code: str, op: str, what: str, current: ExtStream) -> Issue:
+    return Issue(code, f"{op}(..., non_blocking=True) {what}", current, None, True)
+
+
+# --- autograd ------------------------------------------------------------------------------
+
+
+def _roots(value: Value) -> list[Tensor]:
+    """The tensors ``backward`` starts from: a tensor, or a sequence of them."""
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, Seq):
+        return [item for item in value.items if isinstance(item, Tensor)]
+    return []
+
+
+def _same_stream(a: ExtStream, b: ExtStream) -> bool:
+    """Two views of one current stream: the same parameter, or made current under one name."""
+    if a.param is not None or b.param is not None:
+        return a.param == b.param
+    if a.origin is b.origin:
+        return True
+    return bool(a.current_of) and a.current_of == b.current_of
+
+
+def _backward(site: CallSite, roots: list[Arg], current: ExtStream | None) -> list[Issue]:
+    op = site.callee_text
+    for arg in roots:
+        for root in _roots(arg.value):
+            if not root.made_known:
+                continue
+            named = f"'{arg.text}'" if arg.text else "its root"
+            made = root.made
+            if made is not None and (current is None or not _same_stream(made, current)):
+                # Forward under an external stream, backward outside it.
+                stream = ExtStream(
+                    made.must,
+                    "made current",
+                    made.origin,
+                    made.noun,
+                    param=made.param,
+                    also=made.also,
+                )
+                text = made.current_of or None
+                return [
+                    Issue("XST203", f"{op}() outside the stream of {named}, computed", stream, text)
+                ]
+            if made is None and current is not None:
+                text = f"{op}() of {named}, computed with no external stream current,"
+                return [Issue("XST203", text, current, None, True)]
+    return []
+
+
+# --- function calls ------------------------------------------------------------------------
+
+
+def function_hazards(
+    site: CallSite, qualname: str, current: ExtStream | None
+) -> tuple[list[Issue], Value] | None:
+    """A call of a torch function or class by canonical name, or None if it is not one."""
+    row = _FUNCTION_ROWS.get(qualname)
+    if row is not None:
+        root = site.arg(row.position, row.keyword)
+        return (_backward(site, [root], current) if root is not None else []), None
+    if qualname == c.GRAPHED_CALLABLES:  # calling what it returns replays a graph
+        callables = site.arg(0, "callables")
+        if callables is not None and isinstance(callables.value, Seq):
+            return [], Seq(tuple(Graph() for _ in callables.value.items))
+        return [], Graph()
+    if qualname == c.DEVICE_CLASS:
+        return [], _device_value(site)
+    if qualname in c.PINNING_LOADERS:
+        return [], PinnedLoader() if _truthy(site.keywords.get(c.PIN_MEMORY)) else None
+    if not qualname.startswith(c.TENSOR_MODULE):
+        return None
+    made = _made(current)
+    if _truthy(site.keywords.get(c.PIN_MEMORY)):
+        return [], made.with_place(PINNED)
+    device = site.keywords.get("device")
+    if device is not None:
+        place = _device(_literal(site, device))
+        return [], made.with_place(*place) if place else made
+    name = qualname[len(c.TENSOR_MODULE) :]
+    if name in c.LIKE_FACTORIES and site.positional:
+        like = _tensor(site.positional[0].value)
+        return [], made.with_place(like.place, like.index)
+    if name in c.HOST_FACTORIES:
+        return [], made.with_place(HOST)
+    return [], made
+
+
+def _device_value(site: CallSite) -> Value:
+    """``torch.device("npu", 1)`` / ``torch.device("npu:1")`` as the string it stands for."""
+    first = _literal(site, site.arg(0, "type"))
+    if not isinstance(first, Const) or not isinstance(first.value, str) or not first.value:
+        return None
+    index = site.arg(1, "index")
+    if index is None:
+        return first
+    if isinstance(index.value, Const) and isinstance(index.value.value, int):
+        return Const(f"{first.value}:{index.value.value}")
+    return None
+
+
+#: For tests: the rows by method and function name.
+METHOD_ROWS: Mapping[str, c.Hazard] = _METHOD_ROWS
+FUNCTION_ROWS: Mapping[str, c.Hazard] = _FUNCTION_ROWS
