@@ -95,6 +95,7 @@ class Calls:
             self._learn_predicate(info, body, state.copy(), scope)
         returned_before = (info.returns, info.returns_seen)
         outer, self._function = self._function, info
+        outer_restores, self._restores = self._restores, []
         try:
             outer_deferred = self._deferred
             self._deferred = []
@@ -106,6 +107,7 @@ class Calls:
             pending, self._deferred = self._deferred, outer_deferred
         finally:
             self._function = outer
+            self._restores = outer_restores
         for inner, parent_scope, inner_cls in pending:
             self._run_function(inner, parent_scope, inner_cls)
 

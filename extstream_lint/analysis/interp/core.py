@@ -22,6 +22,7 @@ from ..effects import DEFAULT_CAPTURE_STREAM, IMPLICIT_MODULES, Issue, canonical
 from ..syntax import dotted_name
 from ..values import (
     ClassInfo,
+    Current,
     ExtStream,
     FunctionInfo,
     Instance,
@@ -99,6 +100,9 @@ class Core:
         self._classes: dict[cst.ClassDef, ClassInfo] = {}
         self._deferred: list[tuple[cst.FunctionDef, Scope, ClassInfo | None]] = []
         self._loops: list[Loop] = []
+        #: The current stream before each stream-changing ``with`` the running function is
+        #: inside, outermost first: a ``return`` leaves through every ``__exit__``.
+        self._restores: list[Current | None] = []
         #: ``torch.npu.graph.default_capture_stream`` is process-wide: every assignment to
         #: it anywhere in the file, joined (learnt in the first pass).
         self._default_capture: Value = None
