@@ -347,10 +347,25 @@ class Core:
                 if ref is not None and ref.owner is self._function:
                     self._function.summary.set_attr((ref.index, (*ref.path, name)), value)
                 if not is_symbolic(value):  # a parameter is per call, not per class
+                    owner.cls.note_attr(name, self._in_own_init(owner))
                     attrs = owner.cls.attrs
                     attrs[name] = join(attrs[name], value) if name in attrs else value
         else:  # subscripts and anything else: evaluate for the calls inside
             self.eval(target, state, scope)
+
+    def _in_own_init(self, owner: Instance) -> bool:
+        """``self.x = ...`` in the ``__init__`` of ``owner``'s class, on its ``self``."""
+        info = self._function
+        ref = owner.param
+        return (
+            info is not None
+            and info.name == "__init__"
+            and ref is not None
+            and ref.owner is info
+            and ref.index == 0
+            and not ref.path
+            and owner.cls.methods.get("__init__") is info
+        )
 
 
 def may_contain(values: list[Value]) -> Value:
