@@ -1,0 +1,59 @@
+# Issue 16, section 5: the spec 6 predicate as a shift, default_capture_stream assigned in a
+# function (an effect of calling it), and waits on a generic torch.Event never recorded.
+import torch
+from torch_npu.npu import ExternalStream
+
+
+# --- (a) ``(int(s.stream_id) >> 30) & 1`` narrows like ``s.stream_id & (1 << 30)`` --------
+def sync_unless_external(s):
+    if (int(s.stream_id) >> 30) & 1:
+        return
+    s.synchronize()
+
+
+def sync_if_not_bool(s):
+    if not bool((s.stream_id >> 30) & 1):
+        s.synchronize()
+
+
+def sync_unless_equal_one(s):
+    if (int(s.stream_id) >> 30) & 1 == 1:
+        return
+    s.synchronize()
+
+
+def sync_when_not_equal_one(s):
+    if ((s.stream_id >> 30) & 1) != 1:
+        s.synchronize()
+
+
+def sync_unless_not_zero(s):
+    if 1 & (s.stream_id >> 30) != 0:
+        return
+    s.synchronize()
+
+
+def sync_only_external(s):
+    if (s.stream_id >> 30) & 1:
+        s.synchronize()
+
+
+def wrong_bit(s):
+    if (int(s.stream_id) >> 29) & 1:
+        return
+    s.synchronize()
+
+
+def use_predicates(ptr):
+    ext = ExternalStream(ptr)
+    sync_unless_external(ext)
+    sync_if_not_bool(ext)
+    sync_unless_equal_one(ext)
+    sync_when_not_equal_one(ext)
+    sync_unless_not_zero(ext)
+    wrong_bit(ext)  # XST101: 5
+    sync_only_external(ext)  # XST101: 5
+    if (ext.stream_id >> 30) & 1 == 0:
+        ext.synchronize()
+    if (ext.stream_id >> 30) & 1 == 1:
+        ext.query()  # XST102: 9
