@@ -188,6 +188,11 @@ class Summary:
     yield_current: Current | None = None
     yielded: Value = None
     yield_seen: bool = False
+    #: ``torch.npu.graph.default_capture_stream = v`` in the body: the value where it
+    #: returns, joined; ``capture_kept``: some return leaves the caller's value in place.
+    capture_set: Value = None
+    capture_seen: bool = False
+    capture_kept: bool = False
     #: Bumped on every change, so the interpreter knows when a learning pass is stable.
     version: int = 0
 
@@ -220,6 +225,19 @@ class Summary:
         merged = join_current(self.exit_current, current) if self.exit_seen else current
         if not self.exit_seen or merged != self.exit_current:
             self.exit_current, self.exit_seen = merged, True
+            self.version += 1
+
+    def note_capture(self, assigned: bool, value: Value) -> None:
+        """At a return: whether the body assigned the default capture stream, and to what."""
+        if not assigned:
+            if not self.capture_kept:
+                self.capture_kept = True
+                if self.capture_seen:  # no caller can have used it before it was seen
+                    self.version += 1
+            return
+        merged = join(self.capture_set, value) if self.capture_seen else value
+        if not self.capture_seen or merged != self.capture_set:
+            self.capture_set, self.capture_seen = merged, True
             self.version += 1
 
     def note_yield(self, current: Current | None, value: Value) -> None:

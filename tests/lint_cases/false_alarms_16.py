@@ -57,3 +57,45 @@ def use_predicates(ptr):
         ext.synchronize()
     if (ext.stream_id >> 30) & 1 == 1:
         ext.query()  # XST102: 9
+
+
+# --- (b) default_capture_stream set in a function: an effect of calling it ---------------
+def use_external_for_capture(ptr):
+    torch.npu.graph.default_capture_stream = ExternalStream(ptr)
+
+
+def use_external_for_capture_sometimes(ptr, c):
+    if c:
+        torch.npu.graph.default_capture_stream = ExternalStream(ptr)
+
+
+def unrelated_capture(g):
+    with torch.npu.graph(g):
+        pass
+
+
+def set_then_capture(ptr, g):
+    torch.npu.graph.default_capture_stream = ExternalStream(ptr)
+    with torch.npu.graph(g):  # XST106: 10
+        pass
+
+
+def call_then_capture(ptr, g):
+    with torch.npu.graph(g):
+        pass
+    use_external_for_capture(ptr)
+    with torch.npu.graph(g):  # XST106: 10
+        pass
+
+
+def call_sometimes_then_capture(ptr, g, c):
+    use_external_for_capture_sometimes(ptr, c)
+    with torch.npu.graph(g):  # XST106(may): 10
+        pass
+
+
+def reset_after_call(ptr, g):
+    use_external_for_capture(ptr)
+    torch.npu.graph.default_capture_stream = torch.npu.Stream()
+    with torch.npu.graph(g):
+        pass

@@ -32,6 +32,7 @@ from ..values import (
     State,
     StreamCtx,
     Value,
+    join,
 )
 from .classes import Super
 from .core import Scope, may_contain
@@ -102,6 +103,7 @@ class Calls:
             end = self.exec_block(body, state, scope)
             if end is not None and self.learning:
                 info.summary.note_exit(end.current)
+                self.note_capture_exit(info, end)
             if self.learning and (info.returns, info.returns_seen) != returned_before:
                 info.summary.version += 1  # callers that used it must look again
             pending, self._deferred = self._deferred, outer_deferred
@@ -312,6 +314,8 @@ class Calls:
         # ``make_syncer(s)()``, ``ops["sync"](s)``: no dotted name, so the function's own.
         named = site is not None and site.callee_text != _UNNAMED_CALLEE
         self._apply(info, node, binding, state, site.callee_text if named else info.name)
+        if info.summary.capture_seen:  # it assigns torch.npu.graph.default_capture_stream
+            self._apply_capture(info.summary, binding, state)
         if "contextmanager" in info.decorators or "asynccontextmanager" in info.decorators:
             summary = info.summary
             changed, stream, label = sm.current_change(
@@ -351,6 +355,16 @@ class Calls:
                     state.env[arg.text] = target = target.with_field(path[0], actual)
                     arg = Arg(target, arg.text)
                 state.set_path(".".join((arg.text, *path)), actual)
+
+    def _apply_capture(self, summary: sm.Summary, binding: sm.Binding, state: State) -> None:
+        value = sm.substitute(summary.capture_set, binding)
+        if summary.capture_kept:  # some paths leave the value the caller had
+            if DEFAULT_CAPTURE_STREAM in state.env:
+                before = state.env[DEFAULT_CAPTURE_STREAM]
+            else:
+                before = self._default_capture if self._function is not None else None
+            value = join(before, value)
+        self.set_default_capture(value, state)
 
     def _returned(self, info: FunctionInfo, call: cst.CSTNode, binding: sm.Binding) -> Value:
         value = sm.substitute(info.returns, binding)

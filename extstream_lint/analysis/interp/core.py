@@ -319,13 +319,7 @@ class Core:
                 # torch.npu.graph.default_capture_stream = ext
                 qualified = canonical(f"{owner.qualname}.{target.attr.value}", self.transfer_to_npu)
                 if qualified == DEFAULT_CAPTURE_STREAM:
-                    state.env[qualified] = value
-                    if self.learning:
-                        seen = self._default_capture_seen
-                        self._default_capture = (
-                            join(self._default_capture, value) if seen else value
-                        )
-                        self._default_capture_seen = True
+                    self.set_default_capture(value, state)
                 return
             if key is not None:
                 state.set_path(key, value)
@@ -352,6 +346,23 @@ class Core:
                     attrs[name] = join(attrs[name], value) if name in attrs else value
         else:  # subscripts and anything else: evaluate for the calls inside
             self.eval(target, state, scope)
+
+    def set_default_capture(self, value: Value, state: State) -> None:
+        """``torch.npu.graph.default_capture_stream = value`` runs here. Outside functions it
+        is state every function may see; in a function body it is an effect of calling that
+        function (its summary, :meth:`note_capture_exit`), seen in program order."""
+        state.env[DEFAULT_CAPTURE_STREAM] = value
+        if self.learning and self._function is None:
+            seen = self._default_capture_seen
+            self._default_capture = join(self._default_capture, value) if seen else value
+            self._default_capture_seen = True
+
+    def note_capture_exit(self, info: FunctionInfo, state: State) -> None:
+        """A return of ``info``: what it leaves as the default capture stream."""
+        if DEFAULT_CAPTURE_STREAM in state.env:
+            info.summary.note_capture(True, state.env[DEFAULT_CAPTURE_STREAM])
+        else:
+            info.summary.note_capture(False, None)
 
     def _in_own_init(self, owner: Instance) -> bool:
         """``self.x = ...`` in the ``__init__`` of ``owner``'s class, on its ``self``."""

@@ -88,6 +88,7 @@ class Statements:
             value = self.eval(stmt.value, state, scope) if stmt.value is not None else Const(None)
             info = scope.function
             if info is not None and self.learning:
+                self.note_capture_exit(info, state)
                 # inside ``with torch.npu.stream(s):`` the caller gets back its own stream
                 info.summary.note_exit(self._restores[0] if self._restores else state.current)
             if info is not None and self.learning and not info.returns_known:
