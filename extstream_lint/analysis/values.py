@@ -93,6 +93,10 @@ class CVoidP:
 class Event:
     """A torch_npu or generic event: ``record()``/``wait()`` default to the current stream."""
 
+    #: A generic ``torch.Event(...)``: the call that made it (its ``wait`` returns early
+    #: until it is recorded, contract row X07). None: a torch_npu event, or not known.
+    generic_origin: object = None
+
 
 @dataclass(frozen=True)
 class Graph:

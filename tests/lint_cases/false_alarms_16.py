@@ -99,3 +99,37 @@ def reset_after_call(ptr, g):
     torch.npu.graph.default_capture_stream = torch.npu.Stream()
     with torch.npu.graph(g):
         pass
+
+
+# --- (c) torch.Event.wait(ext) returns early on an event never recorded (row X07) --------
+def wait_on_fresh_events(ptr):
+    ext = ExternalStream(ptr)
+    torch.Event(device="npu").wait(ext)
+    fresh = torch.Event(device="npu")
+    fresh.wait(ext)
+    fresh.wait(stream=ext)
+    with torch.npu.stream(ext):
+        fresh.wait()
+
+
+def wait_on_recorded_events(ptr, helper):
+    ext = ExternalStream(ptr)
+    recorded = torch.Event(device="npu")
+    recorded.record()
+    recorded.wait(ext)  # XST104: 5
+    given = torch.Event(device="npu")
+    torch.npu.current_stream().record_event(given)
+    given.wait(ext)  # XST104: 5
+    handed = torch.Event(device="npu")
+    helper([handed])
+    handed.wait(ext)  # XST104: 5
+    npu_event = torch.npu.Event()
+    npu_event.wait(ext)  # XST104: 5
+
+
+def record_later_in_a_loop(ptr, steps):
+    ext = ExternalStream(ptr)
+    done = torch.Event(device="npu")
+    for _ in steps:
+        done.wait(ext)  # XST104: 9
+        done.record()

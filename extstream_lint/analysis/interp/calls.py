@@ -21,6 +21,7 @@ from ..syntax import dotted_name
 from ..values import (
     Bound,
     ClassInfo,
+    Event,
     ExtStream,
     FunctionInfo,
     Instance,
@@ -203,9 +204,12 @@ class Calls:
                 return self._super(scope, state)
         callee_text = dotted_name(func) or (method or _UNNAMED_CALLEE)
         site = self._arguments(node, state, scope, callee_text)
+        self._note_recorded_events(site, receiver if method == "record" else None)
         current = self._current(state)
         if method is not None:
             issues, yielded = method_effects(site, method, receiver, receiver_text, current)
+            if method == "wait" and self._never_recorded(receiver):
+                issues = []  # torch.Event.wait returns early: nothing to wait for (X07)
             for issue in issues:
                 self._report(node, issue)
             if yielded is not None:
@@ -231,6 +235,24 @@ class Calls:
         if callee is None and isinstance(func, cst.Name) and func.value in _BUILTINS:
             return self._call_builtin(func.value, site, state, current)
         return self._call_value(callee, node, site, state, current)
+
+    def _note_recorded_events(self, site: CallSite, recorded: Value) -> None:
+        """``ev.record(...)``, and any call that is given a generic event (it may record
+        it): from here on, in this file, that event may have been recorded."""
+        values = [a.value for a in site.positional]
+        if site.keywords:
+            values.extend(a.value for a in site.keywords.values())
+        if recorded is not None:
+            values.append(recorded)
+        for value in values:
+            for item in value.items if isinstance(value, Seq) else (value,):
+                if isinstance(item, Event) and isinstance(item.generic_origin, cst.CSTNode):
+                    self._recorded_events[id(item.generic_origin)] = item.generic_origin
+
+    def _never_recorded(self, receiver: Value) -> bool:
+        """A generic ``torch.Event`` made in this file that nothing records or is given."""
+        origin = receiver.generic_origin if isinstance(receiver, Event) else None
+        return isinstance(origin, cst.CSTNode) and id(origin) not in self._recorded_events
 
     def _call_value(
         self,

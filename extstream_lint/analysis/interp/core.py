@@ -112,6 +112,9 @@ class Core:
         self._record_inits: dict[int, FunctionInfo] = {}
         #: Per record class (by ``id``): field name -> value when the constructor omits it.
         self._field_defaults: dict[int, dict[str, Value]] = {}
+        #: ``torch.Event(...)`` calls whose event may be recorded somewhere in the file
+        #: (``ev.record()``, or passed to any call): by ``id``, learnt in every pass.
+        self._recorded_events: dict[int, cst.CSTNode] = {}
         #: Summaries applied during this learning pass, with the version they had then.
         self._applied: list[tuple[sm.Summary, int]] = []
         #: Inside ``if TYPE_CHECKING:`` (see :meth:`_static_only`).
