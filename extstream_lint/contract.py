@@ -842,7 +842,12 @@ def _event_method(
         native=generic_native,
         rows=(generic_row,),
         guard_blind=_C_TYPE,
-        example=f"torch.Event('npu').{attr}()",
+        # wait() returns early on an event never recorded (X07): the example records first
+        example=(
+            "ev = torch.Event('npu'); ev.record(); ev.wait(ext)"
+            if attr == "wait"
+            else f"torch.Event('npu').{attr}()"
+        ),
     )
     return npu, generic
 

@@ -327,7 +327,13 @@ def call_effects(
         return _constructor(site, api)
     outcome = Outcome(_function_issues(site, api, current, default_capture))
     outcome.value = _yielded(site, api, current, default_capture, outcome)
+    if qualname == GENERIC_EVENT:
+        outcome.value = Event(generic_origin=site.node)
     return outcome
+
+
+#: ``torch.Event``: the device-generic event (``NPUGuardImpl``), not torch_npu's own.
+GENERIC_EVENT = "torch.Event"
 
 
 def _unbound_issues(site: CallSite, api: Api) -> list[Issue]:

@@ -240,6 +240,11 @@ def attribute(value: Value, name: str) -> Value:
         cls_value = value.cls.attr(name)
         if value.param is None:
             return cls_value
+        if isinstance(cls_value, Instance) and cls_value.param is None:
+            # ``self.kv = KVConnector(dev)``: what the class built is the class's own state
+            # (``self.kv.stream``, its methods); only the fields it took from another call's
+            # parameters are, for this ``self``, whatever the caller's instance holds.
+            return _rebased(cls_value, value.param.child(name))
         if _holds_parameter(cls_value):
             # ``self.streams = [s]`` in ``__init__``: the class only saw another call's
             # parameter; for this ``self`` it is whatever the caller's instance holds.
@@ -256,6 +261,17 @@ def attribute(value: Value, name: str) -> Value:
     if isinstance(value, ExtStream) and value.param is not None:
         return _step(value, name)
     return None
+
+
+def _rebased(instance: Instance, ref: ParamRef) -> Instance:
+    """``instance`` with each field that holds a parameter read from ``ref`` instead."""
+    if not any(_holds_parameter(item) for _, item in instance.fields):
+        return instance
+    fields = tuple(
+        (key, symbolic(ref.child(key)) if _holds_parameter(item) else item)
+        for key, item in instance.fields
+    )
+    return replace(instance, fields=fields)
 
 
 def _holds_parameter(value: Value, depth: int = 0) -> bool:

@@ -93,6 +93,10 @@ class CVoidP:
 class Event:
     """A torch_npu or generic event: ``record()``/``wait()`` default to the current stream."""
 
+    #: A generic ``torch.Event(...)``: the call that made it (its ``wait`` returns early
+    #: until it is recorded, contract row X07). None: a torch_npu event, or not known.
+    generic_origin: object = None
+
 
 @dataclass(frozen=True)
 class Graph:
@@ -223,6 +227,11 @@ class Summary:
     yield_current: Current | None = None
     yielded: Value = None
     yield_seen: bool = False
+    #: ``torch.npu.graph.default_capture_stream = v`` in the body: the value where it
+    #: returns, joined; ``capture_kept``: some return leaves the caller's value in place.
+    capture_set: Value = None
+    capture_seen: bool = False
+    capture_kept: bool = False
     #: Bumped on every change, so the interpreter knows when a learning pass is stable.
     version: int = 0
 
@@ -255,6 +264,19 @@ class Summary:
         merged = join_current(self.exit_current, current) if self.exit_seen else current
         if not self.exit_seen or merged != self.exit_current:
             self.exit_current, self.exit_seen = merged, True
+            self.version += 1
+
+    def note_capture(self, assigned: bool, value: Value) -> None:
+        """At a return: whether the body assigned the default capture stream, and to what."""
+        if not assigned:
+            if not self.capture_kept:
+                self.capture_kept = True
+                if self.capture_seen:  # no caller can have used it before it was seen
+                    self.version += 1
+            return
+        merged = join(self.capture_set, value) if self.capture_seen else value
+        if not self.capture_seen or merged != self.capture_set:
+            self.capture_set, self.capture_seen = merged, True
             self.version += 1
 
     def note_yield(self, current: Current | None, value: Value) -> None:
@@ -306,6 +328,12 @@ class ClassInfo:
     bases: list[ClassInfo] = field(default_factory=list)
     #: Fields of a dataclass, ``NamedTuple`` or attrs class, in order (index access).
     fields: list[str] = field(default_factory=list)
+    #: Attributes only this class's own ``__init__`` sets through ``self`` (a subclass whose
+    #: ``__init__`` does not chain to it never gets them), and those set anywhere else.
+    init_only: set[str] = field(default_factory=set)
+    set_elsewhere: set[str] = field(default_factory=set)
+    #: False when the class defines ``__init__`` and it calls no ``__init__`` of a base.
+    init_chains: bool = True
 
     def mro(self) -> list[ClassInfo]:
         """This class then its bases, depth first, each once (cycles cannot recurse)."""
@@ -327,13 +355,44 @@ class ClassInfo:
         return None
 
     def attr(self, name: str) -> Value:
-        for cls in self.mro():
-            if name in cls.attrs:
+        for cls in self._with_attrs():
+            if name in cls.attrs and not cls._init_skipped(name, self):
                 return cls.attrs[name]
         return None
 
     def has_attr(self, name: str) -> bool:
-        return any(name in cls.attrs for cls in self.mro())
+        return any(
+            name in cls.attrs and not cls._init_skipped(name, self) for cls in self._with_attrs()
+        )
+
+    def note_attr(self, name: str, in_init: bool) -> None:
+        """``self.name = ...`` ran in this class's own ``__init__`` or somewhere else."""
+        if in_init and name not in self.set_elsewhere:
+            self.init_only.add(name)
+        elif not in_init:
+            self.set_elsewhere.add(name)
+            self.init_only.discard(name)
+
+    def _with_attrs(self) -> list[ClassInfo]:
+        return self.mro() if self.bases else [self]
+
+    def _init_skipped(self, name: str, instance_cls: ClassInfo) -> bool:
+        """An attribute only this class's ``__init__`` sets, on an instance of
+        ``instance_cls`` whose constructor never runs that ``__init__``."""
+        if self is instance_cls or name not in self.init_only:
+            return False
+        return not any(cls is self for cls in instance_cls.inits_run())
+
+    def inits_run(self) -> list[ClassInfo]:
+        """The classes whose own ``__init__`` runs when this class is instantiated: the
+        first ``__init__`` in the MRO, then the next for as long as each chains to a base."""
+        running: list[ClassInfo] = []
+        for cls in self.mro():
+            if "__init__" in cls.methods:
+                running.append(cls)
+                if not cls.init_chains:
+                    break
+        return running
 
 
 @dataclass(frozen=True)

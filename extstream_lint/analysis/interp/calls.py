@@ -22,6 +22,7 @@ from ..syntax import dotted_name
 from ..values import (
     Bound,
     ClassInfo,
+    Event,
     ExtStream,
     FunctionInfo,
     Instance,
@@ -34,6 +35,7 @@ from ..values import (
     StreamCtx,
     Tensor,
     Value,
+    join,
 )
 from .classes import Super
 from .core import Scope, may_contain
@@ -97,17 +99,20 @@ class Calls:
             self._learn_predicate(info, body, state.copy(), scope)
         returned_before = (info.returns, info.returns_seen)
         outer, self._function = self._function, info
+        outer_restores, self._restores = self._restores, []
         try:
             outer_deferred = self._deferred
             self._deferred = []
             end = self.exec_block(body, state, scope)
             if end is not None and self.learning:
                 info.summary.note_exit(end.current)
+                self.note_capture_exit(info, end)
             if self.learning and (info.returns, info.returns_seen) != returned_before:
                 info.summary.version += 1  # callers that used it must look again
             pending, self._deferred = self._deferred, outer_deferred
         finally:
             self._function = outer
+            self._restores = outer_restores
         for inner, parent_scope, inner_cls in pending:
             self._run_function(inner, parent_scope, inner_cls)
 
@@ -201,9 +206,12 @@ class Calls:
                 return self._super(scope, state)
         callee_text = dotted_name(func) or (method or _UNNAMED_CALLEE)
         site = self._arguments(node, state, scope, callee_text)
+        self._note_recorded_events(site, receiver if method == "record" else None)
         current = self._current(state)
         if method is not None:
             issues, yielded = method_effects(site, method, receiver, receiver_text, current)
+            if method == "wait" and self._never_recorded(receiver):
+                issues = []  # torch.Event.wait returns early: nothing to wait for (X07)
             for issue in issues:
                 self._report(node, issue)
             if yielded is not None:
@@ -229,6 +237,24 @@ class Calls:
         if callee is None and isinstance(func, cst.Name) and func.value in _BUILTINS:
             return self._call_builtin(func.value, site, state, current)
         return self._call_value(callee, node, site, state, current)
+
+    def _note_recorded_events(self, site: CallSite, recorded: Value) -> None:
+        """``ev.record(...)``, and any call that is given a generic event (it may record
+        it): from here on, in this file, that event may have been recorded."""
+        values = [a.value for a in site.positional]
+        if site.keywords:
+            values.extend(a.value for a in site.keywords.values())
+        if recorded is not None:
+            values.append(recorded)
+        for value in values:
+            for item in value.items if isinstance(value, Seq) else (value,):
+                if isinstance(item, Event) and isinstance(item.generic_origin, cst.CSTNode):
+                    self._recorded_events[id(item.generic_origin)] = item.generic_origin
+
+    def _never_recorded(self, receiver: Value) -> bool:
+        """A generic ``torch.Event`` made in this file that nothing records or is given."""
+        origin = receiver.generic_origin if isinstance(receiver, Event) else None
+        return isinstance(origin, cst.CSTNode) and id(origin) not in self._recorded_events
 
     def _call_value(
         self,
@@ -318,6 +344,8 @@ class Calls:
         # ``make_syncer(s)()``, ``ops["sync"](s)``: no dotted name, so the function's own.
         named = site is not None and site.callee_text != _UNNAMED_CALLEE
         self._apply(info, node, binding, state, site.callee_text if named else info.name)
+        if info.summary.capture_seen:  # it assigns torch.npu.graph.default_capture_stream
+            self._apply_capture(info.summary, binding, state)
         if "contextmanager" in info.decorators or "asynccontextmanager" in info.decorators:
             summary = info.summary
             changed, stream, label = sm.current_change(
@@ -357,6 +385,16 @@ class Calls:
                     state.env[arg.text] = target = target.with_field(path[0], actual)
                     arg = Arg(target, arg.text)
                 state.set_path(".".join((arg.text, *path)), actual)
+
+    def _apply_capture(self, summary: sm.Summary, binding: sm.Binding, state: State) -> None:
+        value = sm.substitute(summary.capture_set, binding)
+        if summary.capture_kept:  # some paths leave the value the caller had
+            if DEFAULT_CAPTURE_STREAM in state.env:
+                before = state.env[DEFAULT_CAPTURE_STREAM]
+            else:
+                before = self._default_capture if self._function is not None else None
+            value = join(before, value)
+        self.set_default_capture(value, state)
 
     def _returned(self, info: FunctionInfo, call: cst.CSTNode, binding: sm.Binding) -> Value:
         value = sm.substitute(info.returns, binding)

@@ -16,7 +16,7 @@ import libcst as cst
 
 from .. import summaries as sm
 from ..effects import Arg
-from ..syntax import dotted_name, tail_name
+from ..syntax import children, dotted_name, tail_name
 from ..values import (
     Bound,
     ClassInfo,
@@ -43,6 +43,7 @@ class Classes:
         info = self._classes.get(node)
         if info is None:
             info = self._classes[node] = ClassInfo(node.name.value)
+            info.init_chains = _init_chains(node)
         if self.learning:
             with self._silenced():
                 bases = [self.eval(arg.value, state, scope) for arg in node.bases]
@@ -224,3 +225,20 @@ def _annotated_fields(node: cst.ClassDef) -> list[str]:
                 if (dotted_name(head) or "").rsplit(".", 1)[-1] != "ClassVar":
                     names.append(small.target.value)
     return names
+
+
+def _init_chains(node: cst.ClassDef) -> bool:
+    """Whether the class's own ``__init__`` (if it has one) calls some ``__init__``
+    (``super().__init__(...)``, ``Base.__init__(self)``): if not, the bases' ``__init__``
+    never run for its instances. A class without its own ``__init__`` chains."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    inits = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"]
+    if len(inits) != 1:
+        return True
+    stack: list[cst.CSTNode] = [inits[0].body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Attribute) and current.attr.value == "__init__":
+            return True
+        stack.extend(children(current))
+    return False

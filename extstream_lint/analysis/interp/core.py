@@ -22,6 +22,7 @@ from ..effects import DEFAULT_CAPTURE_STREAM, IMPLICIT_MODULES, Issue, canonical
 from ..syntax import dotted_name
 from ..values import (
     ClassInfo,
+    Current,
     ExtStream,
     FunctionInfo,
     Instance,
@@ -99,6 +100,9 @@ class Core:
         self._classes: dict[cst.ClassDef, ClassInfo] = {}
         self._deferred: list[tuple[cst.FunctionDef, Scope, ClassInfo | None]] = []
         self._loops: list[Loop] = []
+        #: The current stream before each stream-changing ``with`` the running function is
+        #: inside, outermost first: a ``return`` leaves through every ``__exit__``.
+        self._restores: list[Current | None] = []
         #: ``torch.npu.graph.default_capture_stream`` is process-wide: every assignment to
         #: it anywhere in the file, joined (learnt in the first pass).
         self._default_capture: Value = None
@@ -108,6 +112,9 @@ class Core:
         self._record_inits: dict[int, FunctionInfo] = {}
         #: Per record class (by ``id``): field name -> value when the constructor omits it.
         self._field_defaults: dict[int, dict[str, Value]] = {}
+        #: ``torch.Event(...)`` calls whose event may be recorded somewhere in the file
+        #: (``ev.record()``, or passed to any call): by ``id``, learnt in every pass.
+        self._recorded_events: dict[int, cst.CSTNode] = {}
         #: Summaries applied during this learning pass, with the version they had then.
         self._applied: list[tuple[sm.Summary, int]] = []
         #: Inside ``if TYPE_CHECKING:`` (see :meth:`_static_only`).
@@ -315,13 +322,7 @@ class Core:
                 # torch.npu.graph.default_capture_stream = ext
                 qualified = canonical(f"{owner.qualname}.{target.attr.value}", self.transfer_to_npu)
                 if qualified == DEFAULT_CAPTURE_STREAM:
-                    state.env[qualified] = value
-                    if self.learning:
-                        seen = self._default_capture_seen
-                        self._default_capture = (
-                            join(self._default_capture, value) if seen else value
-                        )
-                        self._default_capture_seen = True
+                    self.set_default_capture(value, state)
                 return
             if key is not None:
                 state.set_path(key, value)
@@ -343,10 +344,42 @@ class Core:
                 if ref is not None and ref.owner is self._function:
                     self._function.summary.set_attr((ref.index, (*ref.path, name)), value)
                 if not is_symbolic(value):  # a parameter is per call, not per class
+                    owner.cls.note_attr(name, self._in_own_init(owner))
                     attrs = owner.cls.attrs
                     attrs[name] = join(attrs[name], value) if name in attrs else value
         else:  # subscripts and anything else: evaluate for the calls inside
             self.eval(target, state, scope)
+
+    def set_default_capture(self, value: Value, state: State) -> None:
+        """``torch.npu.graph.default_capture_stream = value`` runs here. Outside functions it
+        is state every function may see; in a function body it is an effect of calling that
+        function (its summary, :meth:`note_capture_exit`), seen in program order."""
+        state.env[DEFAULT_CAPTURE_STREAM] = value
+        if self.learning and self._function is None:
+            seen = self._default_capture_seen
+            self._default_capture = join(self._default_capture, value) if seen else value
+            self._default_capture_seen = True
+
+    def note_capture_exit(self, info: FunctionInfo, state: State) -> None:
+        """A return of ``info``: what it leaves as the default capture stream."""
+        if DEFAULT_CAPTURE_STREAM in state.env:
+            info.summary.note_capture(True, state.env[DEFAULT_CAPTURE_STREAM])
+        else:
+            info.summary.note_capture(False, None)
+
+    def _in_own_init(self, owner: Instance) -> bool:
+        """``self.x = ...`` in the ``__init__`` of ``owner``'s class, on its ``self``."""
+        info = self._function
+        ref = owner.param
+        return (
+            info is not None
+            and info.name == "__init__"
+            and ref is not None
+            and ref.owner is info
+            and ref.index == 0
+            and not ref.path
+            and owner.cls.methods.get("__init__") is info
+        )
 
 
 def may_contain(values: list[Value]) -> Value:

@@ -219,30 +219,71 @@ _EXTERNAL_MARK = 1 << 30
 
 
 def _stream_id_check(test: cst.CSTNode) -> tuple[cst.CSTNode, bool] | None:
-    """``x.stream_id & (1 << 30)`` (``!= 0``, ``== 0``, ``bool()``): (x, is it the test for
-    "external"). ``None`` for any other test."""
+    """``x.stream_id & (1 << 30)`` or ``(x.stream_id >> 30) & 1`` (``!= 0``, ``== 0``,
+    ``bool()``; ``== 1`` / ``!= 1`` for the shift, whose value is 0 or 1): (x, is it the test
+    for "external"). ``None`` for any other test."""
     positive = True
     if isinstance(test, cst.Call) and (dotted_name(test.func) or "") == "bool" and test.args:
         test = test.args[0].value
+    compared: tuple[cst.BaseCompOp, str] | None = None
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
-        zero = isinstance(target.comparator, cst.Integer) and target.comparator.value == "0"
-        if not zero:
+        if not isinstance(target.comparator, cst.Integer) or target.comparator.value not in (
+            "0",
+            "1",
+        ):
             return None
-        if isinstance(target.operator, cst.Equal):
-            positive = False
-        elif not isinstance(target.operator, (cst.NotEqual, cst.GreaterThan)):
-            return None
+        compared = (target.operator, target.comparator.value)
         test = test.left
+    found = _masked_stream_id(test)
+    if found is None:
+        return None
+    subject, shifted = found
+    if compared is not None:
+        operator, value = compared
+        if value == "1" and not shifted:
+            return None  # ``x & (1 << 30) == 1`` is never true: no test of ours
+        if isinstance(operator, cst.Equal):
+            positive = value == "1"
+        elif isinstance(operator, cst.NotEqual):
+            positive = value == "0"
+        elif isinstance(operator, cst.GreaterThan) and value == "0":
+            positive = True
+        else:
+            return None
+    return subject, positive
+
+
+def _masked_stream_id(test: cst.CSTNode) -> tuple[cst.CSTNode, bool] | None:
+    """``x.stream_id & MARK`` -> (x, False); ``(x.stream_id >> 30) & 1`` -> (x, True)."""
     if not (isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.BitAnd)):
         return None
     for side, other in ((test.left, test.right), (test.right, test.left)):
+        shifted = False
         if _is_mark(other):
-            if isinstance(side, cst.Call) and (dotted_name(side.func) or "") == "int":
-                side = side.args[0].value if side.args else side
-            if isinstance(side, cst.Attribute) and side.attr.value == "stream_id":
-                return side.value, positive
+            pass
+        elif _is_one(other) and _is_shift_by_30(side):
+            side, shifted = side.left, True  # type: ignore[attr-defined]
+        else:
+            continue
+        if isinstance(side, cst.Call) and (dotted_name(side.func) or "") == "int":
+            side = side.args[0].value if side.args else side
+        if isinstance(side, cst.Attribute) and side.attr.value == "stream_id":
+            return side.value, shifted
     return None
+
+
+def _is_one(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Integer) and node.value == "1"
+
+
+def _is_shift_by_30(node: cst.CSTNode) -> bool:
+    return (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.RightShift)
+        and isinstance(node.right, cst.Integer)
+        and node.right.value == "30"
+    )
 
 
 def _device_type_check(test: cst.CSTNode) -> tuple[cst.CSTNode, bool] | None:

@@ -88,7 +88,9 @@ class Statements:
             value = self.eval(stmt.value, state, scope) if stmt.value is not None else Const(None)
             info = scope.function
             if info is not None and self.learning:
-                info.summary.note_exit(state.current)
+                self.note_capture_exit(info, state)
+                # inside ``with torch.npu.stream(s):`` the caller gets back its own stream
+                info.summary.note_exit(self._restores[0] if self._restores else state.current)
             if info is not None and self.learning and not info.returns_known:
                 self._learn_return(info, value)
             return None
@@ -282,7 +284,13 @@ class Statements:
                     state,
                     scope,
                 )
-        end = self._suite(node.body, state, scope)
+        if changed:
+            self._restores.append(saved)
+        try:
+            end = self._suite(node.body, state, scope)
+        finally:
+            if changed:
+                self._restores.pop()
         if changed:  # __exit__ restores the stream, however the block is left
             if end is not None:
                 end.current = saved
