@@ -191,6 +191,8 @@ def element(value: Value) -> Value:
     """
     if isinstance(value, Seq) and value.keys:
         return join_all([Const(key) for key, _ in value.keys])
+    if isinstance(value, Seq) and value.is_dict:
+        return value.key
     if isinstance(value, ExtStream) and value.param is not None:
         return _step(value, ITERATED)
     return contents(value)
@@ -307,9 +309,11 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             return actual.weakened()
         return actual
     if isinstance(value, Seq):
-        return Seq(
-            tuple(substitute(item, binding, depth + 1) for item in value.items),
-            tuple((key, substitute(item, binding, depth + 1)) for key, item in value.keys),
+        return replace(
+            value,
+            items=tuple(substitute(item, binding, depth + 1) for item in value.items),
+            keys=tuple((key, substitute(item, binding, depth + 1)) for key, item in value.keys),
+            key=substitute(value.key, binding, depth + 1),
         )
     if isinstance(value, StreamCtx):
         return replace(

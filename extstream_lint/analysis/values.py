@@ -134,6 +134,10 @@ class Seq:
     #: A dict display with literal keys: ``(key, value)`` pairs, so ``d["a"]`` is the value
     #: stored under ``"a"`` and not every value of the dict (``items`` holds their join).
     keys: tuple[tuple[object, Value], ...] = ()
+    #: A dict whose keys are not literals (``dict(zip(names, streams))``, a comprehension):
+    #: iterating it gives ``key`` (the join of its keys), not the values in ``items``.
+    is_dict: bool = False
+    key: Value = None
 
 
 #: A parameter path of the summarised function: index, attribute path.
@@ -409,7 +413,10 @@ def join(a: Value, b: Value) -> Value:
             stream = ctx.stream.weakened()
         return StreamCtx(stream, ctx.label)
     if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items):
-        return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items)))
+        items = tuple(join(x, y) for x, y in zip(a.items, b.items))
+        if a.is_dict and b.is_dict:  # still a dict: iterating gives keys, not values
+            return Seq(items, is_dict=True, key=join(a.key, b.key))
+        return Seq(items)
     if isinstance(a, Instance) and isinstance(b, Instance) and a.cls is b.cls:
         mine, theirs = dict(a.fields), dict(b.fields)
         fields = tuple((k, join(mine.get(k), theirs.get(k))) for k in {**mine, **theirs})

@@ -290,10 +290,34 @@ class Calls:
             return may_contain([made])
         if name == "next" and values:
             return self.element_of(values[0])
+        if name == "dict":
+            return self._make_dict(site)
         if name in ("list", "tuple", "set", "frozenset", "sorted", "reversed", "iter") and values:
             value = values[0]
             return value if isinstance(value, Seq) else may_contain([self.element_of(value)])
         return None
+
+    def _make_dict(self, site: CallSite) -> Value:
+        """``dict(pairs)``, ``dict(mapping)``, ``dict(k=v)``: values by literal keyword, or
+        a dict whose values are any of the pairs' second items (``dict(zip(names, streams))``).
+        """
+        if site.star_at is not None or site.double_star or len(site.positional) > 1:
+            return None
+        keywords = tuple((key, arg.value) for key, arg in site.keywords.items())
+        if not site.positional:
+            values = [value for _, value in keywords]
+            made = may_contain(values)
+            return Seq(made.items, keywords) if isinstance(made, Seq) else None
+        source = site.positional[0].value
+        if not isinstance(source, Seq):
+            return None
+        if source.keys or source.is_dict:  # a copy of a dict (keywords: unknown keys)
+            return None if keywords else source
+        pair = self._as_seq(self.element_of(source))
+        if not isinstance(pair, Seq) or len(pair.items) != 2 or keywords:
+            return None
+        key, value = pair.items
+        return Seq((value,), is_dict=True, key=key) if value is not None else None
 
     def _call_function(
         self,
@@ -415,6 +439,7 @@ _UNNAMED_CALLEE = "call"
 _BUILTINS = frozenset(
     {
         "getattr",
+        "dict",
         "enumerate",
         "zip",
         "map",
