@@ -42,6 +42,7 @@ __all__ = [
     "handle_matches",
     "is_external_class",
     "method_effects",
+    "unbound_issues",
 ]
 
 # --- the call as the analysis sees it ----------------------------------------------------------
@@ -161,6 +162,8 @@ for _api in c.APIS:
     else:
         for _name in _api.spellings:
             _FUNCTIONS.setdefault(_name, _api)
+#: Refused method names: one read off a stream or handle is kept as a value that can be called.
+REFUSED_METHODS = frozenset(_METHODS)
 _CAPTURING: Mapping[str, Api] = {a.yields: a for a in c.REFUSED if a.yields == c.CAPTURING_GRAPH}
 #: What ``from <module> import *`` binds that the table cares about.
 STAR_EXPORTS: dict[str, tuple[str, ...]] = {}
@@ -321,6 +324,13 @@ def call_effects(
     outcome = Outcome(_function_issues(site, api, current, default_capture))
     outcome.value = _yielded(site, api, current, default_capture, outcome)
     return outcome
+
+
+def unbound_issues(site: CallSite, qualname: str) -> list[Issue]:
+    """A refused method named by its class and called as a value (``partial(f, ext)()``,
+    ``map(f, streams)``); nothing for any other name."""
+    api = _UNBOUND.get(qualname)
+    return [] if api is None else _unbound_issues(site, api)
 
 
 def _unbound_issues(site: CallSite, api: Api) -> list[Issue]:

@@ -38,6 +38,7 @@ from .values import (
     Sink,
     SinkKey,
     StreamCtx,
+    StreamMethod,
     Value,
     join,
     join_all,
@@ -322,13 +323,17 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             yielded=substitute(value.yielded, binding, depth + 1),
         )
     if isinstance(value, Partial):  # return functools.partial(_sync, s)
-        return Partial(
-            substitute(value.func, binding, depth + 1),
-            tuple(_substitute_arg(arg, binding, depth) for arg in value.args),
-            tuple((k, _substitute_arg(arg, binding, depth)) for k, arg in value.keywords),
+        return replace(
+            value,
+            func=substitute(value.func, binding, depth + 1),
+            args=tuple(_substitute_arg(arg, binding, depth) for arg in value.args),
+            keywords=tuple((k, _substitute_arg(arg, binding, depth)) for k, arg in value.keywords),
         )
     if isinstance(value, Bound):  # return Holder(s).flush
         return replace(value, receiver=substitute(value.receiver, binding, depth + 1))
+    if isinstance(value, StreamMethod):  # return s.query: the caller's stream, unnamed
+        receiver = substitute(value.receiver, binding, depth + 1)
+        return replace(value, receiver=receiver, text=None) if receiver != value.receiver else value
     if isinstance(value, Instance):
         if value.param is not None:
             if value.param.owner is not binding.info:
@@ -435,6 +440,9 @@ def current_change(
 
 def describe_call(callee: str, sink: Sink, where: str) -> str:
     """The operation part of a call-site message: what the helper does and where."""
+    if sink.bound:  # poll() calls query() (bound line 8), and query() on ...
+        bound = f"{sink.operation} (bound {where})"
+        return f"{callee}() calls {bound}, and {sink.operation}" if callee else bound
     via = "".join(f" through {name}()" for name in sink.through)
     if sink.implicit:
         return f"{callee}() calls {sink.operation}{via} ({where}), and {sink.operation}"

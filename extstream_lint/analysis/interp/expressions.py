@@ -200,7 +200,8 @@ class Expressions:
         name = node.attr.value
         if isinstance(base, Ref):
             return Ref(canonical(f"{base.qualname}.{name}", self.transfer_to_npu))
-        return self._attribute_of(base, name, dotted_name(node.value))
+        text = dotted_name(node.value)
+        return self._stream_method(base, name, text, node) or self._attribute_of(base, name, text)
 
 
 #: Not a literal dict key (an expression whose value the analysis does not know).
