@@ -348,7 +348,7 @@ class Partial:
     #: The ``partial(...)`` call, for messages: where a torch method got its receiver.
     at: object = field(default=None, compare=False)
     #: ``f`` as written (``torch.npu.Stream.synchronize``), for messages.
-    text: str | None = None
+    text: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -101,3 +101,25 @@ def through_helpers(ptr):
     syncer_of(ExternalStream(ptr))()  # XST101: 5
     syncer_of(torch.npu.Stream())()
 
+
+
+def polls_what_it_is_given(s):
+    m = s.query
+    m()
+
+
+def syncs_each(streams):
+    list(map(torch.npu.Stream.synchronize, streams))
+
+
+def waits_later(s):
+    return functools.partial(s.wait_stream, torch.npu.Stream())
+
+
+def helpers_that_bind(ptr):
+    polls_what_it_is_given(ExternalStream(ptr))  # XST102: 5
+    polls_what_it_is_given(torch.npu.Stream())
+    syncs_each([ExternalStream(ptr)])  # XST101: 5
+    syncs_each([torch.npu.Stream()])
+    waits_later(ExternalStream(ptr))()  # XST104: 5
+    waits_later(torch.npu.Stream())()
