@@ -6,7 +6,9 @@ evaluates its arguments into a :class:`~..effects.CallSite` and goes, by what th
 to :mod:`..effects` for a torch API or a method of a stream, to the function's summary
 (argument binding, sinks reached, attributes set, the current stream it leaves, what it
 returns or yields), to a class's ``__init__``, to ``functools.partial`` and bound methods,
-or to the builtins that move values (``getattr``, ``zip``, ``map``, ...).
+or to the builtins that move values (``getattr``, ``zip``, ``map``, ``dict``, ...). A refused
+method read off a stream (``poll = ext.query``) is a value too: calling it is checked like the
+direct call, and reported naming where it was bound.
 """
 
 from __future__ import annotations
