@@ -512,7 +512,7 @@ def _mapped_element(element_of: Callable[[Value], Value], value: Value) -> Value
     return element_of(value)
 
 
-#: Receivers whose refused methods are kept as values when read (not called) .
+#: Receivers whose refused methods are kept as values when read (not called).
 _METHOD_RECEIVERS = (ExtStream, Event, Graph, CapturingGraph, Work)
 
 
