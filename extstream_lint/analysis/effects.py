@@ -43,6 +43,7 @@ __all__ = [
     "handle_matches",
     "is_external_class",
     "method_effects",
+    "unbound_issues",
 ]
 
 # --- the call as the analysis sees it ----------------------------------------------------------
@@ -162,6 +163,8 @@ for _api in c.APIS:
     else:
         for _name in _api.spellings:
             _FUNCTIONS.setdefault(_name, _api)
+#: Refused method names: one read off a stream or handle is kept as a value that can be called.
+REFUSED_METHODS = frozenset(_METHODS)
 _CAPTURING: Mapping[str, Api] = {a.yields: a for a in c.REFUSED if a.yields == c.CAPTURING_GRAPH}
 #: What ``from <module> import *`` binds that the table cares about.
 STAR_EXPORTS: dict[str, tuple[str, ...]] = {}
@@ -334,6 +337,13 @@ def call_effects(
 
 #: ``torch.Event``: the device-generic event (``NPUGuardImpl``), not torch_npu's own.
 GENERIC_EVENT = "torch.Event"
+
+
+def unbound_issues(site: CallSite, qualname: str) -> list[Issue]:
+    """A refused method named by its class and called as a value (``partial(f, ext)()``,
+    ``map(f, streams)``); nothing for any other name."""
+    api = _UNBOUND.get(qualname)
+    return [] if api is None else _unbound_issues(site, api)
 
 
 def _unbound_issues(site: CallSite, api: Api) -> list[Issue]:

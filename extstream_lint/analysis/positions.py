@@ -28,6 +28,10 @@ _KINDS: dict[type, tuple[type, ...]] = {
     cst.AnnAssign: (ast.AnnAssign,),
 }
 _AST_TO_KIND: dict[type, type] = {a: c for c, group in _KINDS.items() for a in group}
+#: Attribute reads are located only when asked for (where a method was bound, for messages).
+_WITH_ATTRIBUTES: dict[type, tuple[type, ...]] = {**_KINDS, cst.Attribute: (ast.Attribute,)}
+_AST_TO_KIND_WITH_ATTRIBUTES = {a: c for c, group in _WITH_ATTRIBUTES.items() for a in group}
+_NO_AST_EXPRESSIONS = (cst.Import, cst.ImportFrom)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
@@ -37,7 +41,8 @@ def locate(
     source: str,
     tree: ast.Module | None,
 ) -> dict[cst.CSTNode, Position]:
-    """Positions of the ``wanted`` nodes (calls, withs, defs, annotated assignments)."""
+    """Positions of the ``wanted`` nodes (calls, withs, defs, annotated assignments, and
+    attribute reads)."""
     wanted = set(wanted)
     if not wanted:
         return {}
@@ -55,8 +60,11 @@ def _match_with_ast(
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
+    kinds, ast_to_kind = _KINDS, _AST_TO_KIND
+    if any(type(node) is cst.Attribute for node in wanted):
+        kinds, ast_to_kind = _WITH_ATTRIBUTES, _AST_TO_KIND_WITH_ATTRIBUTES
     ranks: dict[cst.CSTNode, int] = {}
-    counts: dict[type, int] = dict.fromkeys(_KINDS, 0)
+    counts: dict[type, int] = dict.fromkeys(kinds, 0)
     stack: list[cst.CSTNode] = [module]
     while stack:  # iterative pre-order: deep nesting must not overflow the stack
         node = stack.pop()
@@ -65,10 +73,12 @@ def _match_with_ast(
             if node in wanted:
                 ranks[node] = counts[kind]
             counts[kind] += 1
+        elif kind in _NO_AST_EXPRESSIONS:
+            continue  # dotted import names are attributes in libcst only; they hold no code
         stack.extend(reversed(list(children(node))))
-    by_kind: dict[type, list[ast.AST]] = {kind: [] for kind in _KINDS}
+    by_kind: dict[type, list[ast.AST]] = {kind: [] for kind in kinds}
     for node in ast.walk(tree):
-        kind = _AST_TO_KIND.get(type(node))
+        kind = ast_to_kind.get(type(node))
         if kind is not None:
             by_kind[kind].append(node)
     for kind, nodes in by_kind.items():

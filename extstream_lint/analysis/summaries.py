@@ -40,6 +40,7 @@ from .values import (
     Sink,
     SinkKey,
     StreamCtx,
+    StreamMethod,
     Tensor,
     Value,
     join,
@@ -194,6 +195,8 @@ def element(value: Value) -> Value:
     """
     if isinstance(value, Seq) and value.keys:
         return join_all([Const(key) for key, _ in value.keys])
+    if isinstance(value, Seq) and value.is_dict:
+        return value.key
     if isinstance(value, ExtStream) and value.param is not None:
         return _step(value, ITERATED)
     if isinstance(value, PinnedLoader):  # a batch: every tensor in it is pinned
@@ -330,9 +333,11 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             return actual.weakened()
         return actual
     if isinstance(value, Seq):
-        return Seq(
-            tuple(substitute(item, binding, depth + 1) for item in value.items),
-            tuple((key, substitute(item, binding, depth + 1)) for key, item in value.keys),
+        return replace(
+            value,
+            items=tuple(substitute(item, binding, depth + 1) for item in value.items),
+            keys=tuple((key, substitute(item, binding, depth + 1)) for key, item in value.keys),
+            key=substitute(value.key, binding, depth + 1),
         )
     if isinstance(value, StreamCtx):
         return replace(
@@ -341,10 +346,11 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             yielded=substitute(value.yielded, binding, depth + 1),
         )
     if isinstance(value, Partial):  # return functools.partial(_sync, s)
-        return Partial(
-            substitute(value.func, binding, depth + 1),
-            tuple(_substitute_arg(arg, binding, depth) for arg in value.args),
-            tuple((k, _substitute_arg(arg, binding, depth)) for k, arg in value.keywords),
+        return replace(
+            value,
+            func=substitute(value.func, binding, depth + 1),
+            args=tuple(_substitute_arg(arg, binding, depth) for arg in value.args),
+            keywords=tuple((k, _substitute_arg(arg, binding, depth)) for k, arg in value.keywords),
         )
     if isinstance(value, Tensor) and value.made is not None and value.made.param is not None:
         # Computed on the helper's current stream or a parameter made current: the caller's.
@@ -354,6 +360,9 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         return replace(value, made=None, made_known=made is None)
     if isinstance(value, Bound):  # return Holder(s).flush
         return replace(value, receiver=substitute(value.receiver, binding, depth + 1))
+    if isinstance(value, StreamMethod):  # return s.query: the caller's stream, unnamed
+        receiver = substitute(value.receiver, binding, depth + 1)
+        return replace(value, receiver=receiver, text=None) if receiver != value.receiver else value
     if isinstance(value, Instance):
         if value.param is not None:
             if value.param.owner is not binding.info:
@@ -460,6 +469,9 @@ def current_change(
 
 def describe_call(callee: str, sink: Sink, where: str) -> str:
     """The operation part of a call-site message: what the helper does and where."""
+    if sink.bound:  # poll() calls query() (bound line 8), and query() on ...
+        bound = f"{sink.operation} (bound {where})"
+        return f"{callee}() calls {bound}, and {sink.operation}" if callee else bound
     via = "".join(f" through {name}()" for name in sink.through)
     if sink.implicit:
         return f"{callee}() calls {sink.operation}{via} ({where}), and {sink.operation}"

@@ -173,6 +173,10 @@ class Seq:
     #: A dict display with literal keys: ``(key, value)`` pairs, so ``d["a"]`` is the value
     #: stored under ``"a"`` and not every value of the dict (``items`` holds their join).
     keys: tuple[tuple[object, Value], ...] = ()
+    #: A dict whose keys are not literals (``dict(zip(names, streams))``, a comprehension):
+    #: iterating it gives ``key`` (the join of its keys), not the values in ``items``.
+    is_dict: bool = False
+    key: Value = None
 
 
 #: A parameter path of the summarised function: index, attribute path.
@@ -207,6 +211,9 @@ class Sink:
     #: The sink does not apply when this parameter path is surely external: an earlier
     #: check raises first (``a.wait_stream(b)``: recording on ``b`` fails before ``a`` waits).
     unless: ParamPath | None = None
+    #: ``anchor`` is where a method was bound to its receiver (``poll = ext.query``), and
+    #: the call site calls that bound method: the message names the binding, not a helper.
+    bound: bool = False
 
 
 @dataclass(eq=False)
@@ -432,6 +439,25 @@ class Partial:
     func: Value
     args: tuple[object, ...]
     keywords: tuple[tuple[str, object], ...]
+    #: The ``partial(...)`` call, for messages: where a torch method got its receiver.
+    at: object = field(default=None, compare=False)
+    #: ``f`` as written (``torch.npu.Stream.synchronize``), for messages.
+    text: str | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class StreamMethod:
+    """A refused method read from a stream or handle and kept for later (``poll = ext.query``,
+    ``getattr(ext, "synchronize")``): a value that carries its receiver, so calling it is the
+    method call on ``receiver``, checked then, with the current stream of then."""
+
+    method: str
+    #: The stream, handle or unknown object (``None``: ``side.wait_stream`` on a managed one).
+    receiver: Value
+    #: How the source names the receiver (``ext``), for messages.
+    text: str | None
+    #: Where the method was read (a libcst node or a :class:`Remote`): the message names it.
+    bound_at: object = field(compare=False)
 
 
 @dataclass(eq=False)
@@ -466,6 +492,7 @@ Value = Union[
     Instance,
     Bound,
     Partial,
+    StreamMethod,
     Module,
     None,
 ]
@@ -505,7 +532,14 @@ def join(a: Value, b: Value) -> Value:
             stream = ctx.stream.weakened()
         return StreamCtx(stream, ctx.label)
     if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items):
-        return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items)))
+        items = tuple(join(x, y) for x, y in zip(a.items, b.items))
+        if a.is_dict and b.is_dict:  # still a dict: iterating gives keys, not values
+            return Seq(items, is_dict=True, key=join(a.key, b.key))
+        return Seq(items)
+    if isinstance(a, StreamMethod) and isinstance(b, StreamMethod) and a.method == b.method:
+        # ``(a if c else b).query`` kept for later: the same method of either receiver.
+        text = a.text if a.text == b.text else None
+        return StreamMethod(a.method, join(a.receiver, b.receiver), text, a.bound_at)
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         return _join_tensors(a, b)
     if isinstance(a, Instance) and isinstance(b, Instance) and a.cls is b.cls:

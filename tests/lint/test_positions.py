@@ -91,3 +91,32 @@ def test_non_ascii_columns_are_characters() -> None:
     call = next(n for n in _all_nodes(module) if isinstance(n, cst.Call))
     fast = _match_with_ast(module, {call}, source, ast.parse(source))
     assert fast == {call: (1, 10)}
+
+
+def _attributes(module: cst.Module) -> list[cst.CSTNode]:
+    """Attribute reads outside import statements (whose dotted names ``ast`` has no node for)."""
+    found, stack = [], [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            continue
+        if isinstance(node, cst.Attribute):
+            found.append(node)
+        stack.extend(children(node))
+    return found
+
+
+@pytest.mark.parametrize(
+    "path", FAST_PATH_CASES + _torch_sources(5), ids=lambda p: f"{p.parent.name}/{p.name}"
+)
+def test_attribute_positions_match_position_provider(path: Path) -> None:
+    """Where a method was bound (``poll = ext.query``) is an attribute read; dotted import
+    names are attributes in libcst only, and must not shift the ranks of the others."""
+    source = path.read_text(encoding="utf-8")
+    module = cst.parse_module(source)
+    wanted = _attributes(module)
+    fast = _match_with_ast(module, set(wanted), source, ast.parse(source))
+    assert fast is not None, "ranks did not line up with the ast tree"
+    expected = _expected(module, wanted)
+    mismatched = [(fast[n], expected[n]) for n in wanted if fast[n][0] != expected[n][0]]
+    assert not mismatched, mismatched[:10]

@@ -6,7 +6,9 @@ evaluates its arguments into a :class:`~..effects.CallSite` and goes, by what th
 to :mod:`..effects` for a torch API or a method of a stream, to the function's summary
 (argument binding, sinks reached, attributes set, the current stream it leaves, what it
 returns or yields), to a class's ``__init__``, to ``functools.partial`` and bound methods,
-or to the builtins that move values (``getattr``, ``zip``, ``map``, ...).
+or to the builtins that move values (``getattr``, ``zip``, ``map``, ``dict``, ...). A refused
+method read off a stream (``poll = ext.query``) is a value too: calling it is checked like the
+direct call, and reported naming where it was bound.
 """
 
 from __future__ import annotations
@@ -16,15 +18,27 @@ from collections.abc import Callable
 import libcst as cst
 
 from .. import summaries as sm
-from ..effects import DEFAULT_CAPTURE_STREAM, Arg, CallSite, call_effects, canonical, method_effects
+from ..effects import (
+    DEFAULT_CAPTURE_STREAM,
+    REFUSED_METHODS,
+    Arg,
+    CallSite,
+    Issue,
+    call_effects,
+    canonical,
+    method_effects,
+    unbound_issues,
+)
 from ..hazards import called_hazards, computed
 from ..syntax import dotted_name
 from ..values import (
     Bound,
+    CapturingGraph,
     ClassInfo,
     Event,
     ExtStream,
     FunctionInfo,
+    Graph,
     Instance,
     Module,
     ParamRef,
@@ -33,8 +47,10 @@ from ..values import (
     Seq,
     State,
     StreamCtx,
+    StreamMethod,
     Tensor,
     Value,
+    Work,
     join,
 )
 from .classes import Super
@@ -232,7 +248,8 @@ class Calls:
         if isinstance(callee, Ref):
             if callee.qualname == "functools.partial" and site.positional:
                 first, rest = site.positional[0], site.positional[1:]
-                return Partial(first.value, tuple(rest), tuple(site.keywords.items()))
+                keywords = tuple(site.keywords.items())
+                return Partial(first.value, tuple(rest), keywords, node, first.text)
             return self._call_ref(callee.qualname, site, state, scope, current)
         if callee is None and isinstance(func, cst.Name) and func.value in _BUILTINS:
             return self._call_builtin(func.value, site, state, current)
@@ -265,6 +282,7 @@ class Calls:
         current: ExtStream | None,
     ) -> Value:
         """Call a value that is not a torch API: a project function, method, class."""
+        bound_at: object = None
         if isinstance(callee, Partial):
             site = CallSite(
                 node,
@@ -274,7 +292,22 @@ class Calls:
                 None if site.star_at is None else site.star_at + len(callee.args),
                 site.double_star,
             )
-            callee = callee.func
+            bound_at, text, callee = callee.at, callee.text, callee.func
+            if isinstance(callee, Ref):  # partial(torch.npu.Stream.synchronize, ext)
+                named = CallSite(node, text or callee.qualname, site.positional, site.keywords)
+                issues = unbound_issues(named, callee.qualname)
+                self._report_bound(node, issues, bound_at, site.callee_text)
+                return None
+        if isinstance(callee, StreamMethod):  # poll = ext.query; poll()
+            issues, yielded = method_effects(
+                site, callee.method, callee.receiver, callee.text, current
+            )
+            self._report_bound(node, issues, callee.bound_at, site.callee_text)
+            return yielded
+        if isinstance(callee, Ref):  # map(torch.npu.Stream.synchronize, streams)
+            for issue in unbound_issues(site, callee.qualname):
+                self._report(node, issue)
+            return None
         if isinstance(callee, Bound):
             receiver = Arg(callee.receiver, callee.text)
             return self._call_function(callee.func, node, site, receiver, state, current)
@@ -311,7 +344,9 @@ class Calls:
             literal = site.node.args[1].value
             attr = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
             if isinstance(attr, str) and attr.isidentifier():
-                return self._attribute_of(values[0], attr, site.positional[0].text)
+                text = site.positional[0].text
+                method = self._stream_method(values[0], attr, text, site.node)
+                return method or self._attribute_of(values[0], attr, text)
             return None
         if name == "enumerate" and values:
             return Seq((Seq((None, self.element_of(values[0]))),))
@@ -319,15 +354,74 @@ class Calls:
             return Seq((Seq(tuple(self.element_of(v) for v in values)),))
         if name == "map" and len(values) >= 2:
             inner = CallSite(site.node, site.positional[0].text or "map")
-            inner.positional = [Arg(self.element_of(v), None) for v in values[1:]]
+            inner.positional = [Arg(_mapped_element(self.element_of, v), None) for v in values[1:]]
             made = self._call_value(values[0], site.node, inner, state, current)
             return may_contain([made])
         if name == "next" and values:
             return self.element_of(values[0])
+        if name == "dict":
+            return self._make_dict(site)
         if name in ("list", "tuple", "set", "frozenset", "sorted", "reversed", "iter") and values:
             value = values[0]
             return value if isinstance(value, Seq) else may_contain([self.element_of(value)])
         return None
+
+    def _stream_method(self, base: Value, name: str, text: str | None, node: object) -> Value:
+        """``base.name`` kept as a value when it is a refused method of a stream or handle
+        (``poll = ext.query``); ``None`` for anything else (the caller reads it as usual)."""
+        if name in REFUSED_METHODS and (base is None or isinstance(base, _METHOD_RECEIVERS)):
+            return StreamMethod(name, base, text, node)
+        return None
+
+    def _report_bound(
+        self, node: cst.Call, issues: list[Issue], bound_at: object, callee_text: str
+    ) -> None:
+        """Report the issues of calling a method bound elsewhere, naming where it was bound."""
+        named = "" if callee_text == _UNNAMED_CALLEE else callee_text
+        for issue in issues:
+            stream = issue.stream
+            if bound_at is not None and isinstance(stream, ExtStream) and stream.param is None:
+                sink = sm.Sink(
+                    issue.code,
+                    issue.operation,
+                    bound_at,
+                    "",
+                    stream.must,
+                    issue.implicit,
+                    bound=True,
+                )
+                issue = sm.CallIssue(
+                    issue.code,
+                    issue.operation,
+                    stream,
+                    issue.text,
+                    issue.implicit,
+                    sink=sink,
+                    callee=named,
+                )
+            self._report(node, issue)
+
+    def _make_dict(self, site: CallSite) -> Value:
+        """``dict(pairs)``, ``dict(mapping)``, ``dict(k=v)``: values by literal keyword, or
+        a dict whose values are any of the pairs' second items (``dict(zip(names, streams))``).
+        """
+        if site.star_at is not None or site.double_star or len(site.positional) > 1:
+            return None
+        keywords = tuple((key, arg.value) for key, arg in site.keywords.items())
+        if not site.positional:
+            values = [value for _, value in keywords]
+            made = may_contain(values)
+            return Seq(made.items, keywords) if isinstance(made, Seq) else None
+        source = site.positional[0].value
+        if not isinstance(source, Seq):
+            return None
+        if source.keys or source.is_dict:  # a copy of a dict (keywords: unknown keys)
+            return None if keywords else source
+        pair = self._as_seq(self.element_of(source))
+        if not isinstance(pair, Seq) or len(pair.items) != 2 or keywords:
+            return None
+        key, value = pair.items
+        return Seq((value,), is_dict=True, key=key) if value is not None else None
 
     def _call_function(
         self,
@@ -453,6 +547,20 @@ def _defaults(params: cst.Parameters, evaluate: Callable[[cst.CSTNode], Value]) 
     return found
 
 
+def _mapped_element(element_of: Callable[[Value], Value], value: Value) -> Value:
+    """The element ``map`` surely calls its function on: a listed external stream if any
+    (``map(f, [side, ext])`` calls ``f(ext)``), else any element."""
+    if isinstance(value, Seq) and not value.keys and not value.is_dict:
+        for item in value.items:
+            if isinstance(item, ExtStream) and item.must and item.param is None:
+                return item
+    return element_of(value)
+
+
+#: Receivers whose refused methods are kept as values when read (not called).
+_METHOD_RECEIVERS = (ExtStream, Event, Graph, CapturingGraph, Work)
+
+
 #: How a call is named when its callee has no dotted name (``f()()``, ``ops["k"]()``).
 _UNNAMED_CALLEE = "call"
 
@@ -461,6 +569,7 @@ _UNNAMED_CALLEE = "call"
 _BUILTINS = frozenset(
     {
         "getattr",
+        "dict",
         "enumerate",
         "zip",
         "map",

@@ -177,11 +177,11 @@ class Expressions:
                 self.eval(cond.test, inner, scope)
             for_in = for_in.inner_for_in
         if isinstance(node, cst.DictComp):
-            self.eval(node.key, inner, scope)
+            key = self.eval(node.key, inner, scope)
             made = self.eval(node.value, inner, scope)
-        else:
-            made = self.eval(node.elt, inner, scope)
-        return may_contain([made])
+            # Iterating the dict gives its keys; its values are read by subscript or values().
+            return Seq((made,), is_dict=True, key=key) if made is not None else None
+        return may_contain([self.eval(node.elt, inner, scope)])
 
     def _bind_local(self, target: cst.CSTNode, value: Value, state: State) -> None:
         """Bind comprehension targets: they do not leak into the enclosing scope."""
@@ -204,7 +204,8 @@ class Expressions:
         name = node.attr.value
         if isinstance(base, Ref):
             return Ref(canonical(f"{base.qualname}.{name}", self.transfer_to_npu))
-        return self._attribute_of(base, name, dotted_name(node.value))
+        text = dotted_name(node.value)
+        return self._stream_method(base, name, text, node) or self._attribute_of(base, name, text)
 
 
 #: Not a literal dict key (an expression whose value the analysis does not know).
