@@ -146,8 +146,12 @@ class Expressions:
 
     def _eval_binary(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
         # a + b + c + ... nests to the left: walk the spine instead of recursing, so long
-        # generated expressions do not exhaust the stack.
-        operands = [self.eval(operand, state, scope) for operand in _left_spine(node, type(node))]
+        # generated expressions do not exhaust the stack. A plain loop, not a comprehension:
+        # ``a ** b ** c`` nests to the right through here, and a comprehension is one more
+        # frame per level (the deepest nesting CPython accepts must still be analysed).
+        operands = []
+        for operand in _left_spine(node, type(node)):
+            operands.append(self.eval(operand, state, scope))
         if isinstance(node, cst.BinaryOperation):  # ``a * b``: computed now (hazard rules)
             return computed(self._current(state), operands)
         return None
