@@ -1302,7 +1302,8 @@ HAZARDS: tuple[Hazard, ...] = (
         COPY_INTO,
         _COPY_CODES,
         position=0,
-        keyword="src",
+        # torch's Python binding names it ``other`` (``UntypedStorage.copy_``'s is ``src``).
+        keyword="other",
         flag_position=1,
         rows=("2.6-1", "hazard 1"),
         example="t.copy_(pinned, non_blocking=True)",

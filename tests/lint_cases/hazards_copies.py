@@ -33,6 +33,8 @@ with torch.npu.stream(ext):
     pinned.copy_(out, non_blocking=True)  # XST201: 5
     pinned.copy_(out)
     pinned.untyped_storage().copy_(out.untyped_storage(), non_blocking=True)  # XST201: 5
+    out.copy_(other=pinned, non_blocking=True)  # XST201: 5
+    out.copy_(other=pageable, non_blocking=True)
     pageable.untyped_storage().copy_(out.untyped_storage(), non_blocking=True)
     # a view of pinned memory is pinned; a new tensor computed from it is not
     dev = pinned[0].to("npu", non_blocking=True)  # XST201: 11
