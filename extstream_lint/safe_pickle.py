@@ -23,7 +23,7 @@ import io
 import os
 import pickle
 from functools import lru_cache
-from typing import IO, Any
+from typing import IO, Any, Callable
 
 __all__ = ["UnsafeEntry", "code_fingerprint", "load", "loads"]
 
@@ -61,13 +61,17 @@ class _Unpickler(pickle.Unpickler):
         raise UnsafeEntry(f"cache entry names {module}.{name}, which is not analysis data")
 
 
-def load(handle: IO[bytes]) -> object:
-    """Unpickle an entry that may only hold the analysis's data (raises otherwise)."""
-    return _Unpickler(handle).load()
+def load(handle: IO[bytes], persistent_load: Callable[[Any], object] | None = None) -> object:
+    """Unpickle an entry that may only hold the analysis's data (raises otherwise).
+    ``persistent_load`` resolves the references the writer's ``persistent_id`` made."""
+    unpickler = _Unpickler(handle)
+    if persistent_load is not None:
+        unpickler.persistent_load = persistent_load  # type: ignore[method-assign]
+    return unpickler.load()
 
 
-def loads(data: bytes) -> object:
-    return load(io.BytesIO(data))
+def loads(data: bytes, persistent_load: Callable[[Any], object] | None = None) -> object:
+    return load(io.BytesIO(data), persistent_load)
 
 
 @lru_cache(maxsize=1)

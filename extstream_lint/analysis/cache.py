@@ -18,7 +18,7 @@ import hashlib
 import os
 
 from ..diskio import CACHE_DIR, entry_directory, load, project_root, store
-from .entries import Entry, FindingsEntry
+from .entries import Entry, FindingsEntry, StoredEntry
 
 __all__ = ["CACHE_DIR", "DiskCache", "project_root"]
 
@@ -45,7 +45,7 @@ class DiskCache:
             entry = load(self._location(path, kind))
         except Exception:  # missing, truncated, corrupt, from another layout: rebuild
             return None
-        if not isinstance(entry, (Entry, FindingsEntry)):
+        if not isinstance(entry, (Entry, StoredEntry, FindingsEntry)):
             return None
         self.hits += 1
         return entry

@@ -33,6 +33,25 @@ class Entry:
 
 
 @dataclass
+class StoredEntry:
+    """An :class:`Entry` as ``.extstream_cache/`` keeps it: what it was computed from, in
+    the clear (checked before anything else is read), and its summary's fields pickled
+    apart (``body``) with every other project module it holds named, not copied: a copy
+    would repeat, in every entry, the summaries of everything the module reaches
+    (:meth:`.index.ProjectIndex._stored`)."""
+
+    name: str
+    stamp: Stamp
+    deps: dict[str, Stamp | None]
+    external: bool
+    links: dict[str, str | None]
+    digest: str
+    group: tuple[str, ...]
+    #: ``(exports, all_names, path)`` of the summary, pickled with module references.
+    body: bytes
+
+
+@dataclass
 class FindingsEntry:
     """The findings of one linted file, and what they rest on: the digest of the text they
     were computed from, the paths looked at (with stamps) and, for every project module the

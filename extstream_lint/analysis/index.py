@@ -9,10 +9,11 @@ The index answers as mypy processes import cycles. The modules a summary follows
 graph (a module follows an import when the target may hand out an external stream or
 reach a refused operation: :mod:`..graph`; a package's ``__init__`` follows its own
 package). Its strongly connected components are summarised in dependency order: every
-module parsed once, a cycle iterated as a whole (each member summarised with the other
-members' summaries of the previous round, starting from nothing, until no export changes
-or :data:`CYCLE_ROUNDS`), and the result is final: shared for the rest of the run and, with
-a cache, kept in ``.extstream_cache/``. Findings do not depend on which file asked first.
+module parsed once, a cycle iterated as a whole by a worklist (members in import order,
+starting from nothing; a member is summarised again when a summary it used has changed, at
+most :data:`CYCLE_ROUNDS` times), and the result is final: shared for the rest of the run
+and, with a cache, kept in ``.extstream_cache/``. The order depends on the component alone,
+so findings do not depend on which file asked first.
 
 An entry (:class:`.entries.Entry`) records its file's stamp and, for every project module
 it asked for, the interface digest it used (mypy's interface hash). A warm run reuses an
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import os
 import pickle
 from collections import Counter
@@ -31,19 +33,20 @@ from collections import Counter
 import libcst as cst
 
 from .. import modules as mods
+from .. import safe_pickle
 from ..findings import Finding
 from ..graph import components, graph_for
 from ..modules import NEVER_PROJECT as _NEVER_PROJECT
 from ..modules import Stamp, run_memo, stamp_of
 from ..sources import read_text
 from .budget import BudgetedInterpreter, BudgetExceeded
-from .entries import Entry, FindingsEntry
+from .entries import Entry, FindingsEntry, StoredEntry
 from .positions import locate
 from .values import ExtStream, Module, Remote, Value
 
 __all__ = ["CYCLE_ROUNDS", "PARSES", "Entry", "Importer", "ProjectIndex"]
 
-#: Rounds of summaries over one import cycle at most (two when nothing feeds back).
+#: Summaries of one member of an import cycle, at most, while computing the cycle.
 CYCLE_ROUNDS = 4
 #: Every libcst parse of a project file by the analysis, by path (tests count them).
 PARSES: Counter[str] = Counter()
@@ -120,6 +123,8 @@ class ProjectIndex:
         self.over_budget: dict[str, int] = {}
         #: Digest of every final summary, by module name (see :func:`_digest`).
         self._by_name: dict[str, str] = {}
+        #: Every final summary, by module name: what a stored entry's references resolve to.
+        self._modules: dict[str, Module] = {}
 
     # --- the run ------------------------------------------------------------------------
 
@@ -280,18 +285,7 @@ class ProjectIndex:
         results: dict[str, Entry | None] = {}
         self._working.append(current)
         try:
-            cyclic = len(members) > 1 or members[0] in self._followed_links(members[0])
-            for _ in range(CYCLE_ROUNDS if cyclic else 1):
-                results = {m: self._summarise(m, *texts[m]) for m in texts}
-                changed = False
-                for member in members:
-                    entry = results.get(member)
-                    now = (entry.module, entry.digest) if entry is not None else (None, "")
-                    if now[1] != current[member][1]:
-                        changed = True
-                    current[member] = now
-                if not changed:
-                    break
+            self._iterate(self._order(members), texts, current, results)
         finally:
             self._working.pop()
         self.analysed.extend(texts)
@@ -311,18 +305,148 @@ class ProjectIndex:
                     entry.links[link] = group if results.get(link) is not None else None
             self._entries[member] = entry
             self._by_name[entry.module.name] = group
-            if self.cache is not None:
-                self.cache.store(member, entry)  # type: ignore[attr-defined]
+            self._modules[entry.module.name] = entry.module
+        if self.cache is not None:
+            for member in members:
+                if member in self._entries and results.get(member) is not None:
+                    stored = self._stored(self._entries[member])
+                    if stored is not None:
+                        self.cache.store(member, stored)  # type: ignore[attr-defined]
+
+    def _stored(self, entry: Entry) -> StoredEntry | None:
+        """``entry`` as the disk cache keeps it: every final summary it holds (its own
+        included) by name, resolved by :meth:`_loaded`; ``None`` if it cannot be pickled."""
+        buffer = io.BytesIO()
+        pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+
+        def persistent_id(value: object) -> object:
+            if isinstance(value, Module) and self._modules.get(value.name) is value:
+                return ("module", value.name)
+            return None
+
+        pickler.persistent_id = persistent_id  # type: ignore[method-assign]
+        module = entry.module
+        try:
+            pickler.dump((module.exports, module.all_names, module.path))
+        except Exception:  # unpicklable: simply not cached
+            return None
+        return StoredEntry(
+            module.name,
+            entry.stamp,
+            entry.deps,
+            entry.external,
+            entry.links,
+            entry.digest,
+            entry.group,
+            buffer.getvalue(),
+        )
+
+    def _loaded(self, found: dict[str, Entry | StoredEntry]) -> dict[str, Entry]:
+        """The entries of one component, the stored ones unpickled: their references to
+        final summaries resolve to the component's own modules or to those already final
+        (every link was settled by the check). Raises on a reference to nothing."""
+        shells = {
+            entry.name: Module(entry.name)
+            for entry in found.values()
+            if isinstance(entry, StoredEntry)
+        }
+        members = {
+            entry.module.name: entry.module for entry in found.values() if isinstance(entry, Entry)
+        }
+
+        def resolve(reference: object) -> Module:
+            kind, name = reference  # type: ignore[misc]
+            module = shells.get(name) or members.get(name) or self._modules.get(name)
+            if kind != "module" or module is None:
+                raise KeyError(f"a stored summary names {name!r}, which is not known")
+            return module
+
+        out: dict[str, Entry] = {}
+        for path, entry in found.items():
+            if isinstance(entry, Entry):
+                out[path] = entry
+                continue
+            module = shells[entry.name]
+            body = safe_pickle.loads(entry.body, resolve)
+            module.exports, module.all_names, module.path = body  # type: ignore[misc]
+            out[path] = Entry(
+                module, entry.stamp, entry.deps, entry.external, entry.links, entry.digest
+            )
+            out[path].group = entry.group
+        return out
+
+    def _order(self, members: tuple[str, ...]) -> list[str]:
+        """The members, each after those it imports as far as the cycle allows (a
+        depth-first post-order from the sorted members): the order depends on the
+        component alone, never on which file asked first."""
+        inside = set(members)
+        seen: set[str] = set()
+        order: list[str] = []
+        for root in members:  # sorted by components()
+            if root in seen:
+                continue
+            seen.add(root)
+            frames = [(root, iter(sorted(self._followed_links(root))))]
+            while frames:
+                node, pending = frames[-1]
+                following = next(pending, None)
+                if following is None:
+                    frames.pop()
+                    order.append(node)
+                elif following in inside and following not in seen:
+                    seen.add(following)
+                    frames.append((following, iter(sorted(self._followed_links(following)))))
+        return order
+
+    def _iterate(
+        self,
+        order: list[str],
+        texts: dict[str, tuple[str, cst.Module, str]],
+        current: dict[str, tuple[Module | None, str]],
+        results: dict[str, Entry | None],
+    ) -> None:
+        """Summarise the members of one component to a fixpoint, by a worklist.
+
+        Each member is summarised once, in ``order``, seeing the summaries of the members
+        done before it (nothing yet of the others). A member is summarised again only
+        when a summary it used has changed since (its digest), at most
+        :data:`CYCLE_ROUNDS` times in all: a cycle costs what feeds back in it, not a
+        round of every member per step of propagation.
+        """
+        position = {member: i for i, member in enumerate(order)}
+        pending = set(texts)
+        runs: Counter[str] = Counter()
+        while pending:
+            member = min(pending, key=position.__getitem__)
+            pending.discard(member)
+            runs[member] += 1
+            entry = self._summarise(member, *texts[member])
+            results[member] = entry
+            now = (entry.module, entry.digest) if entry is not None else (None, "")
+            if now[1] == current[member][1]:
+                continue  # the same facts: keep the module the others already hold
+            current[member] = now
+            for reader, used in results.items():
+                if (
+                    used is not None
+                    and member in used.links
+                    and used.links[member] != now[1]
+                    and runs[reader] < CYCLE_ROUNDS
+                ):
+                    pending.add(reader)
+        for member, entry in results.items():
+            if entry is not None and current[member][0] is not None:
+                entry.module = current[member][0]  # what the readers hold, same digest
 
     def _reusable(self, members: tuple[str, ...], state: _RunState) -> bool:
         """Whether every member has an entry (in memory or on disk) made for this very
         component, from the files as they are, from the digests that hold now."""
-        found: dict[str, Entry] = {}
+        found: dict[str, Entry | StoredEntry] = {}
         for member in members:
-            entry = self._entries.get(member)
+            entry: Entry | StoredEntry | None = self._entries.get(member)
             if entry is None and self.cache is not None:
                 loaded = self.cache.load(member)  # type: ignore[attr-defined]
-                entry = loaded if isinstance(loaded, Entry) else None
+                entry = loaded if isinstance(loaded, StoredEntry) else None
             if entry is None:
                 return False
             found[member] = entry
@@ -338,11 +462,13 @@ class ProjectIndex:
                             return False
                     elif self._digest_now(link, member, state) != digest:
                         return False
+            entries = self._loaded(found)
         except Exception:  # a damaged entry: recomputed
             return False
-        self._entries.update(found)
-        for entry in found.values():
+        self._entries.update(entries)
+        for entry in entries.values():
             self._by_name[entry.module.name] = entry.digest
+            self._modules[entry.module.name] = entry.module
         return True
 
     def _digest_now(self, link: str, importer: str, state: _RunState) -> str | None:
@@ -412,8 +538,6 @@ def _digest(module: Module, outside: dict[str, str]) -> str:
     holds (``import pkg.x``) counts by name, and by its own digest when that module is
     final already (outside the component being computed), so the digest is linear in the
     summary, not in everything it reaches."""
-    import io
-
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
 

@@ -135,6 +135,10 @@ class Classes:
     def _attribute_of(self, base: Value, name: str, text: str | None) -> Value:
         """``base.name`` for values that are not torch modules (``getattr(obj, "x")``)."""
         if isinstance(base, Module):
+            # Asked again by name: the facts as they are now (a module of an import cycle
+            # being summarised may have grown since this value was taken), and the provider
+            # records that they were used.
+            base = self._project_module(base.name) or base
             if name in base.exports:
                 return base.exports[name]
             return self._project_module(f"{base.name}.{name}")  # a submodule

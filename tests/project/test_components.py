@@ -1,0 +1,148 @@
+"""Import cycles summarised as a whole: by a worklist, with what is stored kept linear.
+
+Counted, never timed: how many times members are summarised, how many bytes the disk
+cache holds. Each test also checks the finding the cycle must carry, so a cheaper
+iteration can never pass by knowing less.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from extstream_lint.analysis import analyze_source, index
+from extstream_lint.analysis.cache import CACHE_DIR, DiskCache
+from extstream_lint.analysis.index import ProjectIndex
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'g'\n", encoding="utf-8")
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def summaries(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Every summary computed from source, by file name."""
+    counted: Counter[str] = Counter()
+    original = ProjectIndex._summarise
+
+    def counting(self: ProjectIndex, path: str, *args: object) -> object:
+        counted[Path(path).name] += 1
+        return original(self, path, *args)
+
+    monkeypatch.setattr(ProjectIndex, "_summarise", counting)
+    return counted
+
+
+def _codes(root: Path, name: str, project: ProjectIndex) -> list[tuple[int, str]]:
+    path = root / name
+    found = analyze_source(path.read_text(encoding="utf-8"), str(path), project=project)
+    return [(f.line, f.code) for f in found]
+
+
+RING = 30
+_LEAF = (
+    "from torch_npu.npu import ExternalStream\nfrom gen.m00 import f\n\n\n"
+    "def run(ptr):\n    f(ExternalStream(ptr))\n"
+)
+
+
+def _ring(root: Path) -> None:
+    """m00 -> m01 -> ... -> m29 -> m00: each ``f`` hands its argument to the next; the
+    last one synchronizes it. The sink travels the whole ring, against the imports."""
+    files = {"gen/__init__.py": "", "leaf.py": _LEAF}
+    for n in range(RING):
+        following = (n + 1) % RING
+        body = "    s.synchronize()\n" if n == RING - 1 else f"    m{following:02d}.f(s)\n"
+        files[f"gen/m{n:02d}.py"] = f"from gen import m{following:02d}\n\n\ndef f(s):\n{body}"
+    _write(root, files)
+
+
+def test_a_ring_is_summarised_about_once_per_member(
+    tmp_path: Path, summaries: Counter[str]
+) -> None:
+    _ring(tmp_path)
+    assert _codes(tmp_path, "leaf.py", ProjectIndex()) == [(6, "XST101")]
+    ring = {name: count for name, count in summaries.items() if name.startswith("m")}
+    assert len(ring) == RING
+    # Members in import order: each sees the facts of the ones it imports. Only the one
+    # whose import closes the ring (it saw nothing of m00 yet) runs again; rounds of every
+    # member would need one round per member to carry the sink around.
+    assert sum(ring.values()) <= RING + 2, summaries.most_common(5)
+
+
+def test_a_module_held_by_another_is_read_as_it_is_now(tmp_path: Path) -> None:
+    """``q`` reads ``r.m.relay``; ``m`` learns its sink only after ``q`` ran (``m`` closes
+    the cycle), and ``r``'s own facts do not change (it only holds ``m``). ``q`` must see
+    ``m`` as it ends, so ``m`` counts as read by ``q``."""
+    _write(
+        tmp_path,
+        {
+            "gen/__init__.py": "",
+            "gen/a.py": "from gen import q\n\n\ndef sink(s):\n    s.synchronize()\n",
+            "gen/q.py": "from gen import r\n\n\ndef use(s):\n    r.m.relay(s)\n",
+            "gen/r.py": "from gen import m\n",
+            "gen/m.py": "from gen import a\n\n\ndef relay(s):\n    a.sink(s)\n",
+            "leaf.py": (
+                "from torch_npu.npu import ExternalStream\nfrom gen.q import use\n\n\n"
+                "def run(ptr):\n    use(ExternalStream(ptr))\n"
+            ),
+        },
+    )
+    assert _codes(tmp_path, "leaf.py", ProjectIndex()) == [(6, "XST101")]
+
+
+def _chain(root: Path, size: int) -> None:
+    """m00 <- m01 <- ...: each module holds the one before it, its ``g`` calls that one's."""
+    files = {
+        "gen/__init__.py": "",
+        "gen/m00.py": (
+            "from torch_npu.npu import ExternalStream\n\n\n"
+            "def g0(ptr):\n    return ExternalStream(ptr)\n"
+        ),
+    }
+    for n in range(1, size):
+        files[f"gen/m{n:02d}.py"] = (
+            f"from gen import m{n - 1:02d} as before\n\n\n"
+            f"def g{n}(ptr):\n    return before.g{n - 1}(ptr)\n"
+        )
+    files["leaf.py"] = (
+        f"from gen.m{size - 1:02d} import g{size - 1}\n\n\n"
+        f"def run(ptr):\n    g{size - 1}(ptr).synchronize()\n"
+    )
+    _write(root, files)
+
+
+def _stored_bytes(root: Path) -> int:
+    return sum(p.stat().st_size for p in (root / CACHE_DIR).rglob("*.pickle"))
+
+
+def test_stored_summaries_name_the_modules_they_hold(tmp_path: Path) -> None:
+    """A summary that holds another module stores its name, not a copy of its summary
+    (and, through it, of everything it reaches): the cache grows with the project, and a
+    warm run reads it back to the same findings."""
+    sizes = {}
+    for size in (20, 40):
+        root = tmp_path / f"chain{size}"
+        _chain(root, size)
+        cold = _codes(root, "leaf.py", ProjectIndex(cache=DiskCache()))
+        assert cold == [(5, "XST101")]
+        sizes[size] = _stored_bytes(root)
+        warm_index = ProjectIndex(cache=DiskCache())
+        assert _codes(root, "leaf.py", warm_index) == cold
+        assert not warm_index.analysed  # every summary came from the cache
+    assert sizes[40] <= 2.3 * sizes[20], sizes  # a copy per entry would make it 4x
+
+
+def test_parses_count_each_member_once(tmp_path: Path) -> None:
+    _ring(tmp_path)
+    before = index.PARSES.copy()
+    _codes(tmp_path, "leaf.py", ProjectIndex())
+    parsed = index.PARSES - before
+    assert parsed and max(parsed.values()) == 1
