@@ -40,12 +40,16 @@ class DiskCache:
 
     def load(self, path: str, kind: str = "") -> object | None:
         """The entry of ``kind`` ("": a module's summary, "findings:": a linted file's
-        findings) for the file ``path``, or ``None``."""
+        findings, "runs:": the summaries of its last computation) for the file ``path``, or
+        ``None``."""
         try:
             entry = load(self._location(path, kind))
         except Exception:  # missing, truncated, corrupt, from another layout: rebuild
             return None
-        if not isinstance(entry, (Entry, StoredEntry, FindingsEntry)):
+        if isinstance(entry, list):  # the summaries of a cycle member's last computation
+            if not all(isinstance(run, StoredEntry) for run in entry):
+                return None
+        elif not isinstance(entry, (Entry, StoredEntry, FindingsEntry)):
             return None
         self.hits += 1
         return entry

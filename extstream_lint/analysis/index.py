@@ -125,6 +125,8 @@ class ProjectIndex:
         self._by_name: dict[str, str] = {}
         #: Every final summary, by module name: what a stored entry's references resolve to.
         self._modules: dict[str, Module] = {}
+        #: The summaries made when each cycle member was last computed, with what they read.
+        self._runs: dict[str, list[StoredEntry]] = {}
 
     # --- the run ------------------------------------------------------------------------
 
@@ -276,22 +278,18 @@ class ProjectIndex:
         if self._reusable(members, state):
             state.final.update(members)
             return
-        texts: dict[str, tuple[str, cst.Module, str]] = {}
-        for member in members:
-            prepared = self._prepare(member)
-            if prepared is not None:
-                texts[member] = prepared
         current: dict[str, tuple[Module | None, str]] = {m: (None, "") for m in members}
         results: dict[str, Entry | None] = {}
+        bodies: dict[str, bytes] = {}
         self._working.append(current)
         try:
-            self._iterate(self._order(members), texts, current, results)
+            summarised = self._iterate(self._order(members), current, results, bodies, state)
         finally:
             self._working.pop()
-        self.analysed.extend(texts)
-        # One digest for the component: a dependent may reach any member through another
-        # (``a.b.f``), so a change of any member's facts is a change of all of theirs.
-        group = hashlib.sha1("".join(current[m][1] for m in members).encode("ascii")).hexdigest()
+        self.analysed.extend(summarised)
+        # Each member keeps its own digest: a dependent that reaches a member through
+        # another (``a.b.f``) asks for it by name (:meth:`.interp.classes.Classes._attribute_of`),
+        # so it records that member and is recomputed when that member's facts change.
         for member in members:
             entry = results.get(member)
             state.final.add(member)
@@ -299,47 +297,57 @@ class ProjectIndex:
                 self._entries.pop(member, None)
                 continue
             entry.group = members
-            entry.digest = group
-            for link in entry.links:  # what the last round used, now final
+            entry.digest = current[member][1]
+            for link in entry.links:  # what the last summary used, now final
                 if link in current:
-                    entry.links[link] = group if results.get(link) is not None else None
+                    entry.links[link] = current[link][1] if results.get(link) is not None else None
             self._entries[member] = entry
-            self._by_name[entry.module.name] = group
+            self._by_name[entry.module.name] = entry.digest
             self._modules[entry.module.name] = entry.module
         if self.cache is not None:
             for member in members:
-                if member in self._entries and results.get(member) is not None:
-                    stored = self._stored(self._entries[member])
-                    if stored is not None:
-                        self.cache.store(member, stored)  # type: ignore[attr-defined]
+                if member in self._entries and member in bodies:
+                    stored = _stored(self._entries[member], bodies[member])
+                    self.cache.store(member, stored)  # type: ignore[attr-defined]
 
-    def _stored(self, entry: Entry) -> StoredEntry | None:
-        """``entry`` as the disk cache keeps it: every final summary it holds (its own
-        included) by name, resolved by :meth:`_loaded`; ``None`` if it cannot be pickled."""
+    def _body(self, module: Module, members: dict[str, Module]) -> bytes | None:
+        """The fields of ``module``'s summary, pickled with every project module they hold
+        (a final one, or a member of the cycle being computed) named, not copied: resolved
+        by :meth:`_revived`. ``None`` if they cannot be pickled (then not kept)."""
         buffer = io.BytesIO()
         pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
 
         def persistent_id(value: object) -> object:
-            if isinstance(value, Module) and self._modules.get(value.name) is value:
+            if isinstance(value, Module) and (
+                value.name in members or self._modules.get(value.name) is value
+            ):
                 return ("module", value.name)
             return None
 
         pickler.persistent_id = persistent_id  # type: ignore[method-assign]
-        module = entry.module
         try:
             pickler.dump((module.exports, module.all_names, module.path))
-        except Exception:  # unpicklable: simply not cached
+        except Exception:  # unpicklable: simply not kept
             return None
-        return StoredEntry(
-            module.name,
-            entry.stamp,
-            entry.deps,
-            entry.external,
-            entry.links,
-            entry.digest,
-            entry.group,
-            buffer.getvalue(),
-        )
+        return buffer.getvalue()
+
+    def _revived(self, stored: StoredEntry, module: Module, members: dict[str, Module]) -> Entry:
+        """The entry ``stored`` describes, its summary's fields put into ``module``: the
+        modules it names are ``members`` (by name) or final summaries. Raises on a name
+        that is neither."""
+
+        def resolve(reference: object) -> Module:
+            kind, name = reference  # type: ignore[misc]
+            found = members.get(name) or self._modules.get(name)
+            if kind != "module" or found is None:
+                raise KeyError(f"a stored summary names {name!r}, which is not known")
+            return found
+
+        body = safe_pickle.loads(stored.body, resolve)
+        module.exports, module.all_names, module.path = body  # type: ignore[misc]
+        entry = Entry(module, stored.stamp, dict(stored.deps), stored.external, dict(stored.links))
+        entry.digest, entry.group = stored.digest, stored.group
+        return entry
 
     def _loaded(self, found: dict[str, Entry | StoredEntry]) -> dict[str, Entry]:
         """The entries of one component, the stored ones unpickled: their references to
@@ -353,27 +361,13 @@ class ProjectIndex:
         members = {
             entry.module.name: entry.module for entry in found.values() if isinstance(entry, Entry)
         }
-
-        def resolve(reference: object) -> Module:
-            kind, name = reference  # type: ignore[misc]
-            module = shells.get(name) or members.get(name) or self._modules.get(name)
-            if kind != "module" or module is None:
-                raise KeyError(f"a stored summary names {name!r}, which is not known")
-            return module
-
-        out: dict[str, Entry] = {}
-        for path, entry in found.items():
-            if isinstance(entry, Entry):
-                out[path] = entry
-                continue
-            module = shells[entry.name]
-            body = safe_pickle.loads(entry.body, resolve)
-            module.exports, module.all_names, module.path = body  # type: ignore[misc]
-            out[path] = Entry(
-                module, entry.stamp, entry.deps, entry.external, entry.links, entry.digest
-            )
-            out[path].group = entry.group
-        return out
+        members.update(shells)
+        return {
+            path: entry
+            if isinstance(entry, Entry)
+            else self._revived(entry, shells[entry.name], members)
+            for path, entry in found.items()
+        }
 
     def _order(self, members: tuple[str, ...]) -> list[str]:
         """The members, each after those it imports as far as the cycle allows (a
@@ -401,27 +395,49 @@ class ProjectIndex:
     def _iterate(
         self,
         order: list[str],
-        texts: dict[str, tuple[str, cst.Module, str]],
         current: dict[str, tuple[Module | None, str]],
         results: dict[str, Entry | None],
-    ) -> None:
-        """Summarise the members of one component to a fixpoint, by a worklist.
+        bodies: dict[str, bytes],
+        state: _RunState,
+    ) -> list[str]:
+        """Summarise the members of one component to a fixpoint, by a worklist; returns
+        the members summarised from source.
 
         Each member is summarised once, in ``order``, seeing the summaries of the members
         done before it (nothing yet of the others). A member is summarised again only
         when a summary it used has changed since (its digest), at most
         :data:`CYCLE_ROUNDS` times in all: a cycle costs what feeds back in it, not a
         round of every member per step of propagation.
+
+        Every summary made is kept with what it read (:meth:`_replay`): computing the
+        component again after an edit replays, without parsing, each summary whose file
+        and readings are unchanged, so the result is exactly that of a fresh computation
+        and costs what the edit changed.
         """
         position = {member: i for i, member in enumerate(order)}
-        pending = set(texts)
+        pending = set(order)
         runs: Counter[str] = Counter()
+        texts: dict[str, tuple[str, cst.Module, str] | None] = {}
+        made: dict[str, list[StoredEntry]] = {member: [] for member in order}
         while pending:
             member = min(pending, key=position.__getitem__)
             pending.discard(member)
             runs[member] += 1
-            entry = self._summarise(member, *texts[member])
+            members = {m.name: m for m, _ in current.values() if m is not None}
+            entry, kept = self._replay(member, members, state)
+            if entry is None:
+                if member not in texts:
+                    texts[member] = self._prepare(member)
+                prepared = texts[member]
+                entry = self._summarise(member, *prepared) if prepared is not None else None
+                body = self._body(entry.module, members) if entry is not None else None
+                kept = _stored(entry, body) if entry is not None and body is not None else None
             results[member] = entry
+            if kept is not None:
+                made[member].append(kept)
+                bodies[member] = kept.body
+            else:
+                bodies.pop(member, None)
             now = (entry.module, entry.digest) if entry is not None else (None, "")
             if now[1] == current[member][1]:
                 continue  # the same facts: keep the module the others already hold
@@ -437,6 +453,38 @@ class ProjectIndex:
         for member, entry in results.items():
             if entry is not None and current[member][0] is not None:
                 entry.module = current[member][0]  # what the readers hold, same digest
+        for member, kept_runs in made.items():
+            self._runs[member] = kept_runs
+            if self.cache is not None and kept_runs:
+                self.cache.store(member, kept_runs, _RUNS)  # type: ignore[attr-defined]
+        return [member for member, prepared in texts.items() if prepared is not None]
+
+    def _replay(
+        self, member: str, members: dict[str, Module], state: _RunState
+    ) -> tuple[Entry | None, StoredEntry | None]:
+        """A summary of ``member`` kept from an earlier computation whose file and
+        readings all hold now (a verifying trace: the same inputs, read in the same
+        order, give the same summary), revived; ``(None, None)`` if there is none."""
+        kept = self._runs.get(member)
+        if kept is None and self.cache is not None:
+            loaded = self.cache.load(member, _RUNS)  # type: ignore[attr-defined]
+            kept = loaded if isinstance(loaded, list) else []
+            self._runs[member] = kept
+        for stored in kept or ():
+            try:
+                if not isinstance(stored, StoredEntry) or stamp_of(member) != stored.stamp:
+                    continue
+                if not _same_presence(stored.deps):
+                    continue
+                if any(
+                    self._digest_now(link, member, state) != digest
+                    for link, digest in stored.links.items()
+                ):
+                    continue
+                return self._revived(stored, Module(stored.name), members), stored
+            except Exception:  # a damaged record: summarised from source
+                continue
+        return None, None
 
     def _reusable(self, members: tuple[str, ...], state: _RunState) -> bool:
         """Whether every member has an entry (in memory or on disk) made for this very
@@ -477,6 +525,9 @@ class ProjectIndex:
         package = _package_of(importer, roots)
         if not (package is not None and _head(link, roots) == package) and not self.follows(link):
             return None
+        for working in reversed(self._working):
+            if link in working:  # a member of a cycle being computed: as it is now
+                return working[link][1]
         if link not in state.final:
             self._settle_from(link, state)
         entry = self._entries.get(link)
@@ -527,6 +578,21 @@ class ProjectIndex:
 
 
 _FINDINGS = "findings:"
+_RUNS = "runs:"
+
+
+def _stored(entry: Entry, body: bytes) -> StoredEntry:
+    module = entry.module
+    return StoredEntry(
+        module.name,
+        entry.stamp,
+        dict(entry.deps),
+        entry.external,
+        dict(entry.links),
+        entry.digest,
+        entry.group,
+        body,
+    )
 
 
 def _text_digest(text: str) -> str:

@@ -7,10 +7,14 @@ iteration can never pass by knowing less.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from extstream_lint.analysis import analyze_source, index
 from extstream_lint.analysis.cache import CACHE_DIR, DiskCache
@@ -23,7 +27,8 @@ def _write(root: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")  # others keep their stamps
 
 
 @pytest.fixture
@@ -146,3 +151,59 @@ def test_parses_count_each_member_once(tmp_path: Path) -> None:
     _codes(tmp_path, "leaf.py", ProjectIndex())
     parsed = index.PARSES - before
     assert parsed and max(parsed.values()) == 1
+
+
+_SMALL_RING = 6
+_BODIES = {
+    "pass": "    m{next:02d}.f(s)\n",
+    "sink": "    s.synchronize()\n",
+    "both": "    s.query()\n    m{next:02d}.f(s)\n",
+    "none": "    return s\n",
+    "comment": "    m{next:02d}.f(s)  # edited\n",
+}
+
+
+def _small_ring(root: Path, bodies: dict[int, str]) -> None:
+    files = {"gen/__init__.py": "", "leaf.py": _LEAF}
+    for n in range(_SMALL_RING):
+        following = (n + 1) % _SMALL_RING
+        body = _BODIES[bodies.get(n, "sink" if n == _SMALL_RING - 1 else "pass")]
+        files[f"gen/m{n:02d}.py"] = (
+            f"from gen import m{following:02d}\n\n\ndef f(s):\n" + body.format(next=following)
+        )
+    _write(root, files)
+
+
+def _all_codes(root: Path, project: ProjectIndex) -> list[tuple[str, int, str]]:
+    names = ["leaf.py"] + [f"gen/m{n:02d}.py" for n in range(_SMALL_RING)]
+    return [(name, *found) for name in names for found in _codes(root, name, project)]
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, _SMALL_RING - 1), st.sampled_from(sorted(_BODIES))),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_a_cycle_computed_again_after_edits_agrees_with_a_fresh_one(
+    edits: list[tuple[int, str]],
+) -> None:
+    """Replayed summaries (kept with what they read) give exactly a fresh computation,
+    on disk and in a long-lived index, whatever members are edited, in any order."""
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        bodies: dict[int, str] = {}
+        _small_ring(root, bodies)
+        memory = ProjectIndex(cache=DiskCache())
+        _all_codes(root, memory)
+        for tick, (member, body) in enumerate(edits, 1):
+            bodies[member] = body
+            _small_ring(root, bodies)
+            path = root / "gen" / f"m{member:02d}.py"
+            stamp = path.stat().st_mtime_ns + tick * 1_000_000_000
+            os.utime(path, ns=(stamp, stamp))
+            fresh = _all_codes(root, ProjectIndex())
+            assert _all_codes(root, ProjectIndex(cache=DiskCache())) == fresh
+            assert _all_codes(root, memory) == fresh
