@@ -30,6 +30,12 @@ class Entry:
     digest: str = ""
     #: The members of its import component, computed together to a fixpoint.
     group: tuple[str, ...] = ()
+    #: The digest of each name the summary exports (``digest`` is theirs together): an
+    #: importer that read only some names depends on those alone.
+    exports: dict[str, str] = field(default_factory=dict)
+    #: Of each module in ``links`` with a summary, the digests of the names read from it
+    #: (``None``: all of it, as a ``*`` import reads it).
+    reads: dict[str, dict[str, str] | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -47,6 +53,8 @@ class StoredEntry:
     links: dict[str, str | None]
     digest: str
     group: tuple[str, ...]
+    exports: dict[str, str]
+    reads: dict[str, dict[str, str] | None]
     #: ``(exports, all_names, path)`` of the summary, pickled with module references.
     body: bytes
 
@@ -60,5 +68,7 @@ class FindingsEntry:
     text: str
     deps: dict[str, Stamp | None]
     links: dict[str, str]
+    #: Of each module asked for, the digests of the names read from it (see :class:`Entry`).
+    reads: dict[str, dict[str, str] | None]
     #: (line, column, code, message) of each finding.
     findings: list[tuple[int, int, str, str]]

@@ -7,7 +7,7 @@ the module exports, as abstract values) or ``None`` (not a project module, or no
 following). What the answer depends on (which files, which stamps) is the provider's to
 record: one provider is handed to the interpreter of each module, bound to that importer.
 
-Keeping this one method the only contact lets the project model change how it finds,
+Keeping these two methods the only contact lets the project model change how it finds,
 orders, caches and bounds its work without touching the interpreter, and lets the
 interpreter be split or tested alone with a dict-backed provider.
 """
@@ -24,4 +24,10 @@ class ModuleFacts(Protocol):
 
     def module(self, name: str) -> Module | None:
         """The facts of project module ``name`` (absolute, dotted), or ``None``."""
+        ...
+
+    def read(self, module: str, name: str | None) -> None:
+        """The interpreter read the export ``name`` of ``module`` (a module this provider
+        handed out; ``None``: all its exports, as ``from m import *`` does). What an
+        importer's result depends on is then those names, not all the module says."""
         ...

@@ -73,6 +73,11 @@ class Importer:
         self.used: dict[str, Stamp | None] = {} if used is None else used
         #: Project files asked for: the digest of the summary used, ``None`` if not followed.
         self.links: dict[str, str | None] = {}
+        #: Of each file in ``links`` with a summary, the digests of the names read from it
+        #: (``None``: all of them).
+        self.reads: dict[str, dict[str, str] | None] = {}
+        #: The file of each module handed out, by name.
+        self._paths: dict[str, str] = {}
         #: True: the file being linted, follow all its project imports; a package name: a
         #: package's ``__init__`` (re-exports), follow all imports within that package.
         self.direct = direct
@@ -94,7 +99,21 @@ class Importer:
             return None
         module, digest = self.index.summary(path, name, self.roots)
         self.links[path] = digest
+        if module is not None:
+            self._paths[name] = path
+            self.reads.setdefault(path, {})
         return module
+
+    def read(self, module: str, name: str | None) -> None:
+        path = self._paths.get(module)
+        if path is None:
+            return  # not a summary handed out by this importer: nothing rests on it
+        if name is None:
+            self.reads[path] = None
+            return
+        names = self.reads.get(path)
+        if names is not None and name not in names:
+            names[name] = self.index.export_digest(path, name)
 
 
 class _RunState:
@@ -127,6 +146,9 @@ class ProjectIndex:
         self._modules: dict[str, Module] = {}
         #: The summaries made when each cycle member was last computed, with what they read.
         self._runs: dict[str, list[StoredEntry]] = {}
+        #: The digest of each export of the latest summary of each file (final, or of a
+        #: cycle member being computed).
+        self._exports: dict[str, dict[str, str]] = {}
 
     # --- the run ------------------------------------------------------------------------
 
@@ -187,6 +209,10 @@ class ProjectIndex:
             return None, ""
         return entry.module, entry.digest
 
+    def export_digest(self, path: str, name: str) -> str:
+        """The digest of the export ``name`` of the latest summary of ``path`` ("-": none)."""
+        return self._exports.get(path, {}).get(name, _ABSENT)
+
     def prepare(self, path: str) -> None:
         """Make final, now, the summaries of everything the file ``path`` imports (the CLI
         does this before its workers fork, so that they share them)."""
@@ -219,7 +245,9 @@ class ProjectIndex:
                 if link not in state.final:
                     self._settle_from(link, state)
                 entry = self._entries.get(link)
-                if (entry.digest if entry is not None else "") != digest:
+                now = entry.digest if entry is not None else ""
+                exports = entry.exports if entry is not None else {}
+                if not _holds(digest, kept.reads.get(link), now, exports):
                     return None
             return [Finding(*finding) for finding in kept.findings]
         except Exception:  # a damaged entry: analysed again
@@ -236,6 +264,7 @@ class ProjectIndex:
             _text_digest(text),
             dict(importer.used),
             links,
+            _copy_reads(importer.reads),
             [(f.line, f.col, f.code, f.message) for f in findings],
         )
         self.cache.store(path, kept, _FINDINGS)  # type: ignore[attr-defined]
@@ -300,8 +329,13 @@ class ProjectIndex:
             entry.digest = current[member][1]
             for link in entry.links:  # what the last summary used, now final
                 if link in current:
-                    entry.links[link] = current[link][1] if results.get(link) is not None else None
+                    found = results.get(link)
+                    entry.links[link] = current[link][1] if found is not None else None
+                    names = entry.reads.get(link)
+                    if found is not None and names is not None:
+                        entry.reads[link] = {n: found.exports.get(n, _ABSENT) for n in names}
             self._entries[member] = entry
+            self._exports[member] = entry.exports
             self._by_name[entry.module.name] = entry.digest
             self._modules[entry.module.name] = entry.module
         if self.cache is not None:
@@ -347,6 +381,7 @@ class ProjectIndex:
         module.exports, module.all_names, module.path = body  # type: ignore[misc]
         entry = Entry(module, stored.stamp, dict(stored.deps), stored.external, dict(stored.links))
         entry.digest, entry.group = stored.digest, stored.group
+        entry.exports, entry.reads = dict(stored.exports), _copy_reads(stored.reads)
         return entry
 
     def _loaded(self, found: dict[str, Entry | StoredEntry]) -> dict[str, Entry]:
@@ -442,11 +477,13 @@ class ProjectIndex:
             if now[1] == current[member][1]:
                 continue  # the same facts: keep the module the others already hold
             current[member] = now
+            exports = entry.exports if entry is not None else {}
+            self._exports[member] = exports
             for reader, used in results.items():
                 if (
                     used is not None
                     and member in used.links
-                    and used.links[member] != now[1]
+                    and not _holds(used.links[member], used.reads.get(member), now[1], exports)
                     and runs[reader] < CYCLE_ROUNDS
                 ):
                     pending.add(reader)
@@ -476,8 +513,13 @@ class ProjectIndex:
                     continue
                 if not _same_presence(stored.deps):
                     continue
-                if any(
-                    self._digest_now(link, member, state) != digest
+                if not all(
+                    _holds(
+                        digest,
+                        stored.reads.get(link),
+                        self._digest_now(link, member, state),
+                        self._exports.get(link, {}),
+                    )
                     for link, digest in stored.links.items()
                 ):
                     continue
@@ -505,18 +547,26 @@ class ProjectIndex:
                 if not _same_presence(entry.deps):
                     return False
                 for link, digest in entry.links.items():
+                    names = entry.reads.get(link)
                     if link in found:
-                        if (found[link].digest or None) != digest:
+                        other = found[link]
+                        if not _holds(digest, names, other.digest or None, other.exports):
                             return False
-                    elif self._digest_now(link, member, state) != digest:
+                    elif not _holds(
+                        digest,
+                        names,
+                        self._digest_now(link, member, state),
+                        self._exports.get(link, {}),
+                    ):
                         return False
             entries = self._loaded(found)
         except Exception:  # a damaged entry: recomputed
             return False
         self._entries.update(entries)
-        for entry in entries.values():
+        for path, entry in entries.items():
             self._by_name[entry.module.name] = entry.digest
             self._modules[entry.module.name] = entry.module
+            self._exports[path] = entry.exports
         return True
 
     def _digest_now(self, link: str, importer: str, state: _RunState) -> str | None:
@@ -573,12 +623,15 @@ class ProjectIndex:
             return None
         external = any(_carries_external(v) for v in module.exports.values())
         entry = Entry(module, stamp, importer.used, external, importer.links)
-        entry.digest = _digest(module, self._by_name)
+        entry.digest, entry.exports = _digests(module, self._by_name)
+        entry.reads = importer.reads
         return entry
 
 
 _FINDINGS = "findings:"
 _RUNS = "runs:"
+#: The digest of a name a summary does not export.
+_ABSENT = "-"
 
 
 def _stored(entry: Entry, body: bytes) -> StoredEntry:
@@ -591,6 +644,8 @@ def _stored(entry: Entry, body: bytes) -> StoredEntry:
         dict(entry.links),
         entry.digest,
         entry.group,
+        dict(entry.exports),
+        _copy_reads(entry.reads),
         body,
     )
 
@@ -599,25 +654,47 @@ def _text_digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _digest(module: Module, outside: dict[str, str]) -> str:
-    """The interface digest of a summary: what its dependents saw of it. Another module it
-    holds (``import pkg.x``) counts by name, and by its own digest when that module is
+def _digests(module: Module, outside: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """The interface digest of a summary (what its dependents saw of it) and the digest of
+    each name it exports (what a dependent that read only some names saw). Another module
+    it holds (``import pkg.x``) counts by name, and by its own digest when that module is
     final already (outside the component being computed), so the digest is linear in the
     summary, not in everything it reaches."""
+    names = {name: _value_digest(value, module, outside) for name, value in module.exports.items()}
+    whole = hashlib.sha1(repr((sorted(names.items()), module.all_names)).encode("utf-8"))
+    return whole.hexdigest(), names
+
+
+def _value_digest(value: object, module: Module, outside: dict[str, str]) -> str:
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
 
-    def persistent_id(value: object) -> object:
-        if isinstance(value, Module) and value is not module:
-            return ("module", value.name, outside.get(value.name, ""))
+    def persistent_id(held: object) -> object:
+        if isinstance(held, Module):
+            return ("module", held.name, "" if held is module else outside.get(held.name, ""))
         return None
 
     pickler.persistent_id = persistent_id  # type: ignore[method-assign]
     try:
-        pickler.dump((module.exports, module.all_names))
+        pickler.dump(value)
     except Exception:  # unpicklable: never equal to anything, dependents recompute
-        return f"unique:{id(module)}"
+        return f"unique:{id(value)}"
     return hashlib.sha1(buffer.getvalue()).hexdigest()
+
+
+def _holds(
+    digest: str | None, names: dict[str, str] | None, now: str | None, exports: dict[str, str]
+) -> bool:
+    """Whether a reading of a module still holds: it was not followed, or had no summary,
+    and still is so; or it read all of the summary (``names`` is ``None``), whose digest is
+    unchanged; or it read some names, whose digests (``exports`` now) are unchanged."""
+    if names is None or not digest or not now:
+        return now == digest
+    return all(exports.get(name, _ABSENT) == seen for name, seen in names.items())
+
+
+def _copy_reads(reads: dict[str, dict[str, str] | None]) -> dict[str, dict[str, str] | None]:
+    return {path: None if names is None else dict(names) for path, names in reads.items()}
 
 
 def _same_presence(probes: dict[str, Stamp | None]) -> bool:

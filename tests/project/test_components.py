@@ -160,6 +160,8 @@ _BODIES = {
     "both": "    s.query()\n    m{next:02d}.f(s)\n",
     "none": "    return s\n",
     "comment": "    m{next:02d}.f(s)  # edited\n",
+    # A new export no one reads: readers of f only are not recomputed.
+    "extra": "    m{next:02d}.f(s)\n\n\ndef g(s):\n    s.synchronize()\n",
 }
 
 

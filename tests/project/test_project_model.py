@@ -218,6 +218,18 @@ def test_warm_runs_do_only_what_changed(tmp_path: Path) -> None:
         assert again == cold
         assert set(parses) == {str(edited)}
 
+    # A new export that no one reads: only the module that has it is parsed again (its
+    # importers read ``make_ext`` alone, whose facts are unchanged).
+    edited = root / "gen" / "adapter.py"
+    edited.write_text(
+        edited.read_text(encoding="utf-8") + "\n\ndef unused():\n    return 1\n",
+        encoding="utf-8",
+    )
+    _forget()
+    again, _opens, parses = _counted(lambda: _cli(root, cache=True))
+    assert again == cold
+    assert set(parses) == {str(edited)}
+
     # An edit of the adapter's exports: its dependents are recomputed, the result changes.
     adapter = root / "gen" / "adapter.py"
     adapter.write_text("import torch\n\n\ndef make_ext(ptr):\n    return torch.npu.Stream()\n")

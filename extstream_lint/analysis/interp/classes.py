@@ -139,6 +139,8 @@ class Classes:
             # being summarised may have grown since this value was taken), and the provider
             # records that they were used.
             base = self._project_module(base.name) or base
+            if self.facts is not None:
+                self.facts.read(base.name, name)
             if name in base.exports:
                 return base.exports[name]
             return self._project_module(f"{base.name}.{name}")  # a submodule

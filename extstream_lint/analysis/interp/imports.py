@@ -95,6 +95,8 @@ class Imports:
     ) -> None:
         """``from pkg.streams import make_ext``: the names the module's summary holds."""
         if isinstance(stmt.names, cst.ImportStar):
+            if self.facts is not None:
+                self.facts.read(source.name, None)
             names = source.all_names
             if names is None:
                 names = tuple(n for n in source.exports if not n.startswith("_"))
