@@ -259,7 +259,7 @@ def process_memos() -> list[dict]:
     import importlib
 
     memos = []
-    for name in ("analysis.engine", "modules", "sources"):
+    for name in ("analysis.projects", "modules", "sources"):
         try:
             module = importlib.import_module(f"extstream_lint.{name}")
         except ImportError:
@@ -337,7 +337,7 @@ def run_shape(args: argparse.Namespace, shape: str) -> int:
             for path in hits:
                 analyze_source(texts[path], str(path), project=index)
 
-        from extstream_lint.analysis import engine
+        from extstream_lint.analysis import projects
         from extstream_lint.cli import Options, Selection, run
 
         def cli(paths: list[Path], cache: bool) -> list:
@@ -347,7 +347,7 @@ def run_shape(args: argparse.Namespace, shape: str) -> int:
             options = Options(tuple(map(str, paths)), selection, (), str(root), jobs=1, cache=cache)
             return run(options)
 
-        memory = engine.index_for((), False)  # the in-memory index, no disk cache
+        memory = projects.index_for((), False)  # the in-memory index, no disk cache
         cli(hits, False)  # warm the in-memory baseline once
         assert memory.analysed, "the baseline must hold the adapter's summary"
         in_memory = [(memo, memo[(), False]) for memo in process_memos() if ((), False) in memo]

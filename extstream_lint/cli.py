@@ -99,11 +99,16 @@ def lint_text(
 def _analyse(text: str, filename: str, src: tuple[str, ...], cache: bool) -> list[Finding]:
     """The analysis of a file that passed the pre-filter (never raises)."""
     try:
-        from .analysis import analyze_source  # libcst only for files that need it
-        from .analysis.engine import index_for
+        from .analysis.projects import index_for, kept_findings
 
         project = index_for(src, cache)
-        return list(analyze_source(_normalize_newlines(text), filename, project=project))
+        text = _normalize_newlines(text)
+        kept = kept_findings(text, filename, project)
+        if kept is not None:
+            return kept
+        from .analysis import analyze_source  # libcst only for files that need it
+
+        return list(analyze_source(text, filename, project=project))
     except Exception as exc:  # analyze_source must not raise; one bad file must not end the run
         return [cannot_analyse(f"internal error in the analysis: {exc!r}; {HOW_TO_REPORT}")]
 
@@ -488,7 +493,7 @@ def _prepare(jobs: list[Job]) -> None:
     """Make the summaries the files need, here, before the workers fork (never raises:
     a failure here only means the workers compute what they need themselves)."""
     try:
-        from .analysis.engine import index_for
+        from .analysis.projects import index_for
 
         for shown, _text, src, cache in jobs:
             index_for(src, cache).prepare(os.path.abspath(shown))

@@ -68,11 +68,14 @@ class ExtStreamChecker:
             return
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
-            from .analysis import analyze_source  # libcst only when a file needs it
-            from .analysis.engine import index_for
+            from .analysis.projects import index_for, kept_findings
 
             project = index_for(src, cache)
-            findings = analyze_source(source, self.filename, tree=tree, project=project)
+            findings = kept_findings(source, self.filename, project)
+            if findings is None:
+                from .analysis import analyze_source  # libcst only when a file needs it
+
+                findings = analyze_source(source, self.filename, tree=tree, project=project)
         except Exception as error:  # a broken install must not abort the user's flake8 run
             reason = f"the analysis could not run, {type(error).__name__}: {error}; {HOW_TO_REPORT}"
             findings = [cannot_analyse(reason)]

@@ -18,6 +18,7 @@ from .effects import Issue
 from .index import Importer, ProjectIndex
 from .interpreter import Interpreter
 from .positions import Position, locate
+from .projects import decode, placed
 from .summaries import CallIssue, describe_call
 from .values import ExtStream, Remote
 
@@ -38,8 +39,8 @@ def analyze_source(
     """
     limit = sys.getrecursionlimit()
     try:
-        text = _decode(source)
-        index, path = _placed(filename, project)
+        text = decode(source)
+        index, path = placed(filename, project)
         with one_run():  # the files do not change while one file is analysed: stat once
             if index is not None and path is not None:
                 known = index.known_findings(path, text)
@@ -103,32 +104,6 @@ def _analyse(
 
 
 _RECURSION_LIMIT = 8000
-_INDEXES: dict[tuple[tuple[str, ...], bool], ProjectIndex] = {}
-
-
-def index_for(src: tuple[str, ...] = (), cache: bool = False) -> ProjectIndex:
-    """The process-wide project index for these settings (configured roots, disk cache)."""
-    key = (src, cache)
-    index = _INDEXES.get(key)
-    if index is None:
-        from .cache import DiskCache
-
-        index = _INDEXES[key] = ProjectIndex(src, DiskCache() if cache else None)
-    return index
-
-
-def default_index() -> ProjectIndex:
-    """The index used when the caller gives none: in memory only, no configured roots."""
-    return index_for()
-
-
-def _placed(filename: str, project: ProjectIndex | None) -> tuple[ProjectIndex | None, str | None]:
-    """The index and absolute path of a file with a real path; (None, None) for a buffer
-    without one (``<stdin>``), which is analysed alone."""
-    if not filename or filename.startswith("<") or filename in ("-", "stdin"):
-        return None, None
-    index = project if project is not None else default_index()
-    return index, os.path.abspath(filename)
 
 
 def _interpreter(
@@ -141,21 +116,6 @@ def _interpreter(
     name = module_name(filename, roots)
     is_package = os.path.basename(filename) == "__init__.py"
     return BudgetedInterpreter(module, Importer(index, roots), name, is_package)
-
-
-def decode(source: str | bytes) -> str:
-    """Decode a file's bytes like Python does (coding cookie, BOM)."""
-    return _decode(source)
-
-
-def _decode(source: str | bytes) -> str:
-    if isinstance(source, bytes):
-        import io
-        import tokenize
-
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-        source = source.decode(encoding)
-    return source[1:] if source.startswith("\ufeff") else source
 
 
 def _python_parse(text: str) -> ast.Module:

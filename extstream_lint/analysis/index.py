@@ -23,14 +23,12 @@ changes no exported fact re-summarises only the edited module.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import io
 import os
 import pickle
 from collections import Counter
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from .. import modules as mods
 from .. import safe_pickle
@@ -39,10 +37,11 @@ from ..graph import components, graph_for
 from ..modules import NEVER_PROJECT as _NEVER_PROJECT
 from ..modules import Stamp, run_memo, stamp_of
 from ..sources import read_text
-from .budget import BudgetedInterpreter, BudgetExceeded
 from .entries import Entry, FindingsEntry, StoredEntry
-from .positions import locate
-from .values import ExtStream, Module, Remote, Value
+from .values import ExtStream, Module, Value
+
+if TYPE_CHECKING:  # libcst only when a summary is computed, not when one is checked
+    import libcst as cst
 
 __all__ = ["CYCLE_ROUNDS", "PARSES", "Entry", "Importer", "ProjectIndex"]
 
@@ -133,7 +132,12 @@ class ProjectIndex:
     def __init__(self, src: tuple[str, ...] = (), cache: object | None = None) -> None:
         self.src = src
         self.cache = cache
-        self._entries: dict[str, Entry] = {}
+        #: Final entries by path; a stored one stays pickled until asked for (:meth:`_revive`).
+        self._entries: dict[str, Entry | StoredEntry] = {}
+        #: Modules whose stored summary is final but not unpickled yet, by name.
+        self._stored_names: dict[str, str] = {}
+        #: Files whose stored summaries could not be unpickled: computed from source.
+        self._damaged: set[str] = set()
         #: Current summaries of the members of the cycles being iterated, innermost last.
         self._working: list[dict[str, tuple[Module | None, str]]] = []
         #: Modules summarised from source (not reused) by this index, once per computation.
@@ -177,6 +181,8 @@ class ProjectIndex:
             known = state.trees.get(path)
             if known is not None and known[0] == text:
                 return known[1]
+        import libcst as cst
+
         tree = cst.parse_module(text)
         if path is not None:
             PARSES[path] += 1
@@ -205,6 +211,8 @@ class ProjectIndex:
         if path not in state.final:
             self._settle_from(path, state)
         entry = self._entries.get(path)
+        if isinstance(entry, StoredEntry):
+            entry = self._revive(path, state)
         if entry is None:
             return None, ""
         return entry.module, entry.digest
@@ -372,7 +380,7 @@ class ProjectIndex:
 
         def resolve(reference: object) -> Module:
             kind, name = reference  # type: ignore[misc]
-            found = members.get(name) or self._modules.get(name)
+            found = members.get(name) or self._module_named(name)
             if kind != "module" or found is None:
                 raise KeyError(f"a stored summary names {name!r}, which is not known")
             return found
@@ -531,6 +539,8 @@ class ProjectIndex:
     def _reusable(self, members: tuple[str, ...], state: _RunState) -> bool:
         """Whether every member has an entry (in memory or on disk) made for this very
         component, from the files as they are, from the digests that hold now."""
+        if self._damaged.intersection(members):
+            return False
         found: dict[str, Entry | StoredEntry] = {}
         for member in members:
             entry: Entry | StoredEntry | None = self._entries.get(member)
@@ -559,15 +569,51 @@ class ProjectIndex:
                         self._exports.get(link, {}),
                     ):
                         return False
-            entries = self._loaded(found)
         except Exception:  # a damaged entry: recomputed
             return False
-        self._entries.update(entries)
-        for path, entry in entries.items():
-            self._by_name[entry.module.name] = entry.digest
-            self._modules[entry.module.name] = entry.module
+        # Final now; a stored summary is unpickled only when asked for (:meth:`_revive`):
+        # checking kept findings needs the digests alone.
+        for path, entry in found.items():
+            self._entries[path] = entry
             self._exports[path] = entry.exports
+            if isinstance(entry, StoredEntry):
+                self._by_name[entry.name] = entry.digest
+                self._stored_names[entry.name] = path
+            else:
+                self._by_name[entry.module.name] = entry.digest
+                self._modules[entry.module.name] = entry.module
         return True
+
+    def _revive(self, path: str, state: _RunState) -> Entry | None:
+        """Unpickle the stored summaries of the component of ``path`` (final, checked);
+        if one is damaged, the component is computed again instead."""
+        stored = self._entries[path]
+        found = {m: self._entries[m] for m in stored.group if m in self._entries}
+        try:
+            entries = self._loaded(found)
+        except Exception:
+            for member, entry in found.items():
+                self._entries.pop(member, None)
+                state.final.discard(member)
+                if isinstance(entry, StoredEntry):
+                    self._stored_names.pop(entry.name, None)
+            self._damaged.update(found)
+            self._settle_from(path, state)
+            entry = self._entries.get(path)
+            return entry if isinstance(entry, Entry) else None
+        for member, entry in entries.items():
+            self._entries[member] = entry
+            self._modules[entry.module.name] = entry.module
+            self._stored_names.pop(entry.module.name, None)
+        return entries.get(path)
+
+    def _module_named(self, name: str) -> Module | None:
+        """The final summary of module ``name``, unpickled if it was not yet."""
+        module = self._modules.get(name)
+        if module is None and name in self._stored_names:
+            self._revive(self._stored_names[name], self._run())
+            module = self._modules.get(name)
+        return module
 
     def _digest_now(self, link: str, importer: str, state: _RunState) -> str | None:
         """The digest ``importer`` would use for ``link`` now (``None``: not followed)."""
@@ -598,6 +644,9 @@ class ProjectIndex:
         return name, tree, text
 
     def _summarise(self, path: str, name: str, tree: cst.Module, text: str) -> Entry | None:
+        from .budget import BudgetedInterpreter, BudgetExceeded
+        from .exported import export, literal_all
+
         stamp = stamp_of(path)
         if stamp is None:
             return None
@@ -612,7 +661,7 @@ class ProjectIndex:
             exports = interpreter.summarise()
             # Reading ``__all__`` evaluates string literals, which raises on a bad escape
             # such as ``"\N{NOSUCHNAME}"``: part of the same "not followed" rule.
-            module = Module(name, {}, _literal_all(tree), shown)
+            module = Module(name, {}, literal_all(tree), shown)
             module.exports = export(exports, tree, text, shown)
         except RecursionError:
             raise  # the engine turns it into XST000 for the file being linted
@@ -716,117 +765,7 @@ def _head(path: str, roots: tuple[str, ...]) -> str | None:
     return name.split(".", 1)[0] if name else None
 
 
-def _literal_all(tree: cst.Module) -> tuple[str, ...] | None:
-    for line in tree.body:
-        if not isinstance(line, cst.SimpleStatementLine):
-            continue
-        for small in line.body:
-            if (
-                isinstance(small, cst.Assign)
-                and len(small.targets) == 1
-                and isinstance(small.targets[0].target, cst.Name)
-                and small.targets[0].target.value == "__all__"
-                and isinstance(small.value, (cst.List, cst.Tuple))
-            ):
-                names = []
-                for element in small.value.elements:
-                    value = element.value
-                    if isinstance(value, cst.SimpleString) and isinstance(
-                        value.evaluated_value, str
-                    ):
-                        names.append(value.evaluated_value)
-                return tuple(names)
-    return None
-
-
 def _carries_external(value: Value) -> bool:
     if isinstance(value, ExtStream):
         return value.param is None
     return value is not None and not isinstance(value, (str, int))
-
-
-# --- export: libcst nodes become file:line ------------------------------------------------
-
-
-def export(values: dict[str, Value], tree: cst.Module, text: str, shown: str) -> dict[str, Value]:
-    """A deep copy of ``values`` where every libcst node is a :class:`Remote` place."""
-    nodes: dict[int, cst.CSTNode] = {}
-    _walk(values, nodes, set())
-    positions = locate(tree, nodes.values(), text, None) if nodes else {}
-    remotes = {key: Remote(shown, positions[node][0]) for key, node in nodes.items()}
-    memo: dict[int, object] = {}
-    unknown = Remote(shown, 0)  # a node that is not a call, with or def: the file alone
-    return {name: _copy(value, remotes, memo, unknown) for name, value in values.items()}
-
-
-_SKIP = (str, int, float, bool, bytes, type(None))
-
-
-def _walk(value: object, nodes: dict[int, cst.CSTNode], seen: set[int]) -> None:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (*_SKIP, Module)) or id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, cst.CSTNode):
-            if _locatable(item):
-                nodes[id(item)] = item
-            continue
-        if isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple, set, frozenset)):
-            stack.extend(item)
-        elif dataclasses.is_dataclass(item):
-            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item))
-
-
-def _locatable(node: cst.CSTNode) -> bool:
-    return isinstance(node, (cst.Call, cst.With, cst.FunctionDef, cst.AnnAssign))
-
-
-def _copy(
-    value: object, remotes: dict[int, Remote], memo: dict[int, object], unknown: Remote
-) -> object:
-    if isinstance(value, (_SKIP, Module)):
-        return value  # an imported module is already exported: shared, never copied
-    key = id(value)
-    if key in memo:
-        return memo[key]
-    if isinstance(value, cst.CSTNode):
-        return remotes.get(key, unknown)
-    if isinstance(value, dict):
-        out: dict[object, object] = {}
-        memo[key] = out
-        for k, v in value.items():
-            out[_copy(k, remotes, memo, unknown)] = _copy(v, remotes, memo, unknown)
-        return out
-    if isinstance(value, list):
-        out_list: list[object] = []
-        memo[key] = out_list
-        out_list.extend(_copy(v, remotes, memo, unknown) for v in value)
-        return out_list
-    if isinstance(value, (tuple, frozenset, set)):
-        result = type(value)(_copy(v, remotes, memo, unknown) for v in value)
-        memo[key] = result
-        return result
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        params = type(value).__dataclass_params__  # type: ignore[attr-defined]
-        if params.frozen:
-            # Frozen values cannot be part of a cycle except through mutable ones.
-            changes = {
-                f.name: _copy(getattr(value, f.name), remotes, memo, unknown)
-                for f in dataclasses.fields(value)
-            }
-            result = object.__new__(type(value))
-            for name, item in changes.items():
-                object.__setattr__(result, name, item)
-            memo[key] = result
-            return result
-        clone = object.__new__(type(value))
-        memo[key] = clone
-        for f in dataclasses.fields(value):
-            object.__setattr__(clone, f.name, _copy(getattr(value, f.name), remotes, memo, unknown))
-        return clone
-    return value

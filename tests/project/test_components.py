@@ -7,7 +7,11 @@ iteration can never pass by knowing less.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import pickle
+import subprocess
+import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -16,8 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from extstream_lint import safe_pickle
 from extstream_lint.analysis import analyze_source, index
 from extstream_lint.analysis.cache import CACHE_DIR, DiskCache
+from extstream_lint.analysis.entries import StoredEntry
 from extstream_lint.analysis.index import ProjectIndex
 
 
@@ -209,3 +215,59 @@ def test_a_cycle_computed_again_after_edits_agrees_with_a_fresh_one(
             fresh = _all_codes(root, ProjectIndex())
             assert _all_codes(root, ProjectIndex(cache=DiskCache())) == fresh
             assert _all_codes(root, memory) == fresh
+
+
+_DRIVER = """\
+import sys
+from flake8.main.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print("libcst imported:", "libcst" in sys.modules, file=sys.stderr)
+"""
+
+
+def test_kept_findings_need_no_libcst(tmp_path: Path) -> None:
+    """An editor's flake8 on an unchanged file: the kept findings come back without
+    libcst being imported (its import alone costs about what flake8's own checks do)."""
+    _chain(tmp_path, 5)
+
+    def flake8() -> tuple[str, str]:
+        proc = subprocess.run(
+            [sys.executable, "-c", _DRIVER, "--isolated", "--select=XST", "leaf.py"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        return proc.stdout, proc.stderr
+
+    cold_out, cold_err = flake8()
+    assert "leaf.py:5:" in cold_out and "XST101" in cold_out, cold_out + cold_err
+    assert "libcst imported: True" in cold_err
+    warm_out, warm_err = flake8()
+    assert warm_out == cold_out
+    assert "libcst imported: False" in warm_err, warm_err
+
+
+def test_a_damaged_stored_summary_is_computed_again(tmp_path: Path) -> None:
+    """Stored summaries are unpickled only when asked for; one that cannot be (its body
+    damaged after its header was checked) makes its component computed from source."""
+    _chain(tmp_path, 6)
+    cold = _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache()))
+    damaged = 0
+    for path in (tmp_path / CACHE_DIR).rglob("*.pickle"):
+        entry = safe_pickle.loads(path.read_bytes())
+        garbage = b"\x80garbage"
+        if isinstance(entry, StoredEntry):
+            path.write_bytes(pickle.dumps(dataclasses.replace(entry, body=garbage)))
+            damaged += 1
+        elif isinstance(entry, list):  # the summaries a replay would take
+            path.write_bytes(pickle.dumps([dataclasses.replace(e, body=garbage) for e in entry]))
+    assert damaged
+    leaf = tmp_path / "leaf.py"
+    leaf.write_text(leaf.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    again = ProjectIndex(cache=DiskCache())
+    assert _codes(tmp_path, "leaf.py", again) == cold
+    assert again.analysed  # computed from source, not taken from the damaged bodies

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from extstream_lint import cli, sources
-from extstream_lint.analysis import engine
+from extstream_lint.analysis import engine, projects
 from extstream_lint.diskio import CACHE_DIR
 from extstream_lint.prefilter import should_analyse
 
@@ -53,8 +53,8 @@ def project(tmp_path: Path) -> Path:
 
 def _new_process() -> None:
     """Forget what this process learnt, as a new ``extstream-lint`` process would."""
-    for key in [k for k in engine._INDEXES if k[1]]:
-        del engine._INDEXES[key]
+    for key in [k for k in projects._INDEXES if k[1]]:
+        del projects._INDEXES[key]
     for key in [k for k in sources._SHARED if k[1]]:
         del sources._SHARED[key]
 
@@ -203,7 +203,7 @@ def test_cached_and_uncached_runs_agree_after_any_edits(
         else:
             _write(root / "pkg" / "relay.py", _RELAYS[relay], tick)
         sources._SHARED.pop(((), False), None)  # the reference starts from nothing
-        engine._INDEXES.pop(((), False), None)
+        projects._INDEXES.pop(((), False), None)
         uncached = _run(root, cache=False)
         assert _run(root) == uncached  # this process, cache kept in memory
         _new_process()

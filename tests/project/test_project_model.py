@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from extstream_lint import cli, sources
-from extstream_lint.analysis import engine, index
+from extstream_lint.analysis import engine, index, projects
 from extstream_lint.analysis.budget import BudgetedInterpreter
 
 SIZE = 300
@@ -69,7 +69,7 @@ def _project(root: Path, adapter: bool) -> Path:
 
 def _forget() -> None:
     """A new process: nothing learnt in memory."""
-    engine._INDEXES.clear()
+    projects._INDEXES.clear()
     sources._SHARED.clear()
 
 

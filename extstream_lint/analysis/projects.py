@@ -1,0 +1,71 @@
+"""Which project index a file is analysed with, and the findings kept for it.
+
+Plain Python, no libcst: an unchanged file in an unchanged project gets its kept findings
+(:meth:`.index.ProjectIndex.known_findings`) from here without libcst being imported,
+which is most of what an editor's flake8 run on save would otherwise cost. Only a file
+that must be analysed goes on to :mod:`.engine`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..findings import Finding
+from ..modules import one_run
+from .index import ProjectIndex
+
+__all__ = ["decode", "default_index", "index_for", "kept_findings", "placed"]
+
+_INDEXES: dict[tuple[tuple[str, ...], bool], ProjectIndex] = {}
+
+
+def index_for(src: tuple[str, ...] = (), cache: bool = False) -> ProjectIndex:
+    """The process-wide project index for these settings (configured roots, disk cache)."""
+    key = (src, cache)
+    index = _INDEXES.get(key)
+    if index is None:
+        from .cache import DiskCache
+
+        index = _INDEXES[key] = ProjectIndex(src, DiskCache() if cache else None)
+    return index
+
+
+def default_index() -> ProjectIndex:
+    """The index used when the caller gives none: in memory only, no configured roots."""
+    return index_for()
+
+
+def placed(filename: str, project: ProjectIndex | None) -> tuple[ProjectIndex | None, str | None]:
+    """The index and absolute path of a file with a real path; (None, None) for a buffer
+    without one (``<stdin>``), which is analysed alone."""
+    if not filename or filename.startswith("<") or filename in ("-", "stdin"):
+        return None, None
+    index = project if project is not None else default_index()
+    return index, os.path.abspath(filename)
+
+
+def decode(source: str | bytes) -> str:
+    """Decode a file's bytes like Python does (coding cookie, BOM)."""
+    if isinstance(source, bytes):
+        import io
+        import tokenize
+
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        source = source.decode(encoding)
+    return source[1:] if source.startswith("\ufeff") else source
+
+
+def kept_findings(
+    source: str | bytes, filename: str, project: ProjectIndex | None = None
+) -> list[Finding] | None:
+    """The findings kept for this very text of ``filename`` if nothing they rest on has
+    changed (only with a disk cache); ``None`` when it must be analysed. Never raises."""
+    try:
+        text = decode(source)
+        index, path = placed(filename, project)
+        if index is None or path is None or index.cache is None:
+            return None
+        with one_run():
+            return index.known_findings(path, text)
+    except Exception:  # whatever went wrong, the analysis proper decides
+        return None
