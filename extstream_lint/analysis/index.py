@@ -28,6 +28,7 @@ import io
 import os
 import pickle
 from collections import Counter
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .. import modules as mods
@@ -248,15 +249,8 @@ class ProjectIndex:
                 return None
             if not _same_presence(kept.deps):
                 return None
-            state = self._run()
-            for link, digest in kept.links.items():
-                if link not in state.final:
-                    self._settle_from(link, state)
-                entry = self._entries.get(link)
-                now = entry.digest if entry is not None else ""
-                exports = entry.exports if entry is not None else {}
-                if not _holds(digest, kept.reads.get(link), now, exports):
-                    return None
+            if not self._readings_hold(kept.links, kept.reads, None, self._run()):
+                return None
             return [Finding(*finding) for finding in kept.findings]
         except Exception:  # a damaged entry: analysed again
             return None
@@ -462,11 +456,13 @@ class ProjectIndex:
         runs: Counter[str] = Counter()
         texts: dict[str, tuple[str, cst.Module, str] | None] = {}
         made: dict[str, list[StoredEntry]] = {member: [] for member in order}
+        #: The members' current modules by name; who read each member in its latest summary.
+        members: dict[str, Module] = {m.name: m for m, _ in current.values() if m is not None}
+        readers: dict[str, set[str]] = {}
         while pending:
             member = min(pending, key=position.__getitem__)
             pending.discard(member)
             runs[member] += 1
-            members = {m.name: m for m, _ in current.values() if m is not None}
             entry, kept = self._replay(member, members, state)
             if entry is None:
                 if member not in texts:
@@ -475,6 +471,11 @@ class ProjectIndex:
                 entry = self._summarise(member, *prepared) if prepared is not None else None
                 body = self._body(entry.module, members) if entry is not None else None
                 kept = _stored(entry, body) if entry is not None and body is not None else None
+            before = results.get(member)
+            for link in before.links if before is not None else ():
+                readers[link].discard(member)
+            for link in entry.links if entry is not None else ():
+                readers.setdefault(link, set()).add(member)
             results[member] = entry
             if kept is not None:
                 made[member].append(kept)
@@ -484,13 +485,17 @@ class ProjectIndex:
             now = (entry.module, entry.digest) if entry is not None else (None, "")
             if now[1] == current[member][1]:
                 continue  # the same facts: keep the module the others already hold
+            if current[member][0] is not None:
+                members.pop(current[member][0].name, None)
+            if now[0] is not None:
+                members[now[0].name] = now[0]
             current[member] = now
             exports = entry.exports if entry is not None else {}
             self._exports[member] = exports
-            for reader, used in results.items():
+            for reader in readers.get(member, ()):
+                used = results[reader]
                 if (
                     used is not None
-                    and member in used.links
                     and not _holds(used.links[member], used.reads.get(member), now[1], exports)
                     and runs[reader] < CYCLE_ROUNDS
                 ):
@@ -517,18 +522,8 @@ class ProjectIndex:
             self._runs[member] = kept
         for stored in kept or ():
             try:
-                if not isinstance(stored, StoredEntry) or stamp_of(member) != stored.stamp:
-                    continue
-                if not _same_presence(stored.deps):
-                    continue
-                if not all(
-                    _holds(
-                        digest,
-                        stored.reads.get(link),
-                        self._digest_now(link, member, state),
-                        self._exports.get(link, {}),
-                    )
-                    for link, digest in stored.links.items()
+                if not isinstance(stored, StoredEntry) or not self._entry_holds(
+                    stored, member, state
                 ):
                     continue
                 return self._revived(stored, Module(stored.name), members), stored
@@ -552,23 +547,8 @@ class ProjectIndex:
             found[member] = entry
         try:
             for member, entry in found.items():
-                if entry.group != members or stamp_of(member) != entry.stamp:
+                if entry.group != members or not self._entry_holds(entry, member, state, found):
                     return False
-                if not _same_presence(entry.deps):
-                    return False
-                for link, digest in entry.links.items():
-                    names = entry.reads.get(link)
-                    if link in found:
-                        other = found[link]
-                        if not _holds(digest, names, other.digest or None, other.exports):
-                            return False
-                    elif not _holds(
-                        digest,
-                        names,
-                        self._digest_now(link, member, state),
-                        self._exports.get(link, {}),
-                    ):
-                        return False
         except Exception:  # a damaged entry: recomputed
             return False
         # Final now; a stored summary is unpickled only when asked for (:meth:`_revive`):
@@ -582,6 +562,46 @@ class ProjectIndex:
             else:
                 self._by_name[entry.module.name] = entry.digest
                 self._modules[entry.module.name] = entry.module
+        return True
+
+    def _entry_holds(
+        self,
+        entry: Entry | StoredEntry,
+        path: str,
+        state: _RunState,
+        found: dict[str, Entry | StoredEntry] | None = None,
+    ) -> bool:
+        """Whether the summary ``entry`` of ``path`` would be computed the same now: the
+        file is unchanged, every path probed is still there or still absent, and every
+        reading of another module holds (``found``: the entries of ``path``'s component
+        being checked with it, compared with one another)."""
+        if stamp_of(path) != entry.stamp or not _same_presence(entry.deps):
+            return False
+        return self._readings_hold(entry.links, entry.reads, path, state, found)
+
+    def _readings_hold(
+        self,
+        links: Mapping[str, str | None],
+        reads: dict[str, dict[str, str] | None],
+        importer: str | None,
+        state: _RunState,
+        found: dict[str, Entry | StoredEntry] | None = None,
+    ) -> bool:
+        """Whether every module read (``links``, ``reads``) reads the same now, as the
+        summary of ``importer`` would see it (``None``: a linted file, which follows all)."""
+        for link, digest in links.items():
+            names = reads.get(link)
+            if found is not None and link in found:
+                other = found[link]
+                now, exports = other.digest or None, other.exports
+            else:
+                if importer is None:
+                    now = self._current_digest(link, state)
+                else:
+                    now = self._digest_now(link, importer, state)
+                exports = self._exports.get(link, {})
+            if not _holds(digest, names, now, exports):
+                return False
         return True
 
     def _revive(self, path: str, state: _RunState) -> Entry | None:
@@ -621,6 +641,10 @@ class ProjectIndex:
         package = _package_of(importer, roots)
         if not (package is not None and _head(link, roots) == package) and not self.follows(link):
             return None
+        return self._current_digest(link, state)
+
+    def _current_digest(self, link: str, state: _RunState) -> str:
+        """The digest of the summary of ``link`` as a reader gets it now ("": none)."""
         for working in reversed(self._working):
             if link in working:  # a member of a cycle being computed: as it is now
                 return working[link][1]
