@@ -108,7 +108,7 @@ def _analyse(text: str, filename: str, src: tuple[str, ...], cache: bool) -> lis
             return kept
         from .analysis import analyze_source  # libcst only for files that need it
 
-        return list(analyze_source(text, filename, project=project))
+        return list(analyze_source(text, filename, project=project, kept=False))
     except Exception as exc:  # analyze_source must not raise; one bad file must not end the run
         return [cannot_analyse(f"internal error in the analysis: {exc!r}; {HOW_TO_REPORT}")]
 

@@ -75,7 +75,9 @@ class ExtStreamChecker:
             if findings is None:
                 from .analysis import analyze_source  # libcst only when a file needs it
 
-                findings = analyze_source(source, self.filename, tree=tree, project=project)
+                findings = analyze_source(
+                    source, self.filename, tree=tree, project=project, kept=False
+                )
         except Exception as error:  # a broken install must not abort the user's flake8 run
             reason = f"the analysis could not run, {type(error).__name__}: {error}; {HOW_TO_REPORT}"
             findings = [cannot_analyse(reason)]

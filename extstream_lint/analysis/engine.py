@@ -28,6 +28,7 @@ def analyze_source(
     filename: str = "<unknown>",
     tree: ast.Module | None = None,
     project: ProjectIndex | None = None,
+    kept: bool = True,
 ) -> list[Finding]:
     """Analyse one file and return its findings in line order.
 
@@ -35,14 +36,16 @@ def analyze_source(
     used only for positions. ``filename`` places the file in its project: imports of the
     project's modules are followed through ``project`` (by default a process-wide index
     without a disk cache). Never raises: a file that cannot be analysed yields a single
-    XST000 finding saying why, so one odd file never stops a run.
+    XST000 finding saying why, so one odd file never stops a run. With ``kept``, findings
+    kept from an earlier lint are returned if nothing they rest on changed (an adapter
+    that asked :func:`.projects.kept_findings` already passes ``False``).
     """
     limit = sys.getrecursionlimit()
     try:
         text = decode(source)
         index, path = placed(filename, project)
         with one_run():  # the files do not change while one file is analysed: stat once
-            if index is not None and path is not None:
+            if kept and index is not None and path is not None:
                 known = index.known_findings(path, text)
                 if known is not None:  # nothing it rests on changed: not even parsed
                     return known

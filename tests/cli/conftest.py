@@ -35,6 +35,7 @@ class FakeAnalysis:
         filename: str = "<unknown>",
         tree: object = None,
         project: object = None,
+        kept: bool = True,
     ) -> list[Finding]:
         text = source.decode() if isinstance(source, bytes) else source
         self.calls.append((filename, text))

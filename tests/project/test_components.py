@@ -271,3 +271,30 @@ def test_a_damaged_stored_summary_is_computed_again(tmp_path: Path) -> None:
     again = ProjectIndex(cache=DiskCache())
     assert _codes(tmp_path, "leaf.py", again) == cold
     assert again.analysed  # computed from source, not taken from the damaged bodies
+
+
+def test_a_changed_file_checks_its_kept_findings_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The adapters ask for kept findings before importing the analysis; a file that must
+    be analysed again is not checked a second time by the analysis."""
+    from extstream_lint import cli
+    from extstream_lint.analysis import projects
+
+    _chain(tmp_path, 4)
+    leaf = tmp_path / "leaf.py"
+    projects._INDEXES.clear()
+    cold = cli._analyse(leaf.read_text(encoding="utf-8"), str(leaf), (), True)
+    leaf.write_text(leaf.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    loads: Counter[str] = Counter()
+    original = DiskCache.load
+
+    def counting(self: DiskCache, path: str, kind: str = "") -> object:
+        loads[kind] += 1
+        return original(self, path, kind)
+
+    monkeypatch.setattr(DiskCache, "load", counting)
+    projects._INDEXES.clear()
+    again = cli._analyse(leaf.read_text(encoding="utf-8"), str(leaf), (), True)
+    assert again == cold
+    assert loads["findings:"] == 1, loads
