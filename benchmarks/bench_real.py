@@ -247,52 +247,21 @@ def pick_hub(counts: Counter[str]) -> str:
 
 def in_cycles(graph: Mapping[str, set[str]]) -> int:
     """How many modules lie on an import cycle (strongly connected components of more than
-    one module, Tarjan's algorithm, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
+    one module), by the linter's own Tarjan (:func:`extstream_lint.graph.components`)."""
+    from extstream_lint.graph import components
+
+    def successors(node: str) -> list[str]:
+        return sorted(following for following in graph[node] if following in graph)
+
+    done: set[str] = set()
     cyclic = 0
-    counter = 0
     for start in graph:
-        if start in index:
+        if start in done:
             continue
-        work = [(start, iter(sorted(graph[start])))]
-        index[start] = low[start] = counter
-        counter += 1
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, edges = work[-1]
-            advanced = False
-            for nxt in edges:
-                if nxt not in graph:
-                    continue
-                if nxt not in index:
-                    index[nxt] = low[nxt] = counter
-                    counter += 1
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, iter(sorted(graph[nxt]))))
-                    advanced = True
-                    break
-                if nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    cyclic += len(component)
+        for members in components(start, successors, done.__contains__):
+            done.update(members)
+            if len(members) > 1:
+                cyclic += len(members)
     return cyclic
 
 
