@@ -446,12 +446,15 @@ class ProjectIndex:
         :data:`CYCLE_ROUNDS` times in all: a cycle costs what feeds back in it, not a
         round of every member per step of propagation.
 
-        Every summary made is kept with what it read (:meth:`_replay`): computing the
+        Every summary made in a cycle is kept with what it read (:meth:`_replay`): computing the
         component again after an edit replays, without parsing, each summary whose file
         and readings are unchanged, so the result is exactly that of a fresh computation
         and costs what the edit changed.
         """
         position = {member: i for i, member in enumerate(order)}
+        # A module alone is recomputed exactly when its entry no longer holds, and a
+        # replay checks the same: only the members of a cycle keep their summaries.
+        cycle = len(order) > 1
         pending = set(order)
         runs: Counter[str] = Counter()
         texts: dict[str, tuple[str, cst.Module, str] | None] = {}
@@ -463,7 +466,7 @@ class ProjectIndex:
             member = min(pending, key=position.__getitem__)
             pending.discard(member)
             runs[member] += 1
-            entry, kept = self._replay(member, members, state)
+            entry, kept = self._replay(member, members, state) if cycle else (None, None)
             if entry is None:
                 if member not in texts:
                     texts[member] = self._prepare(member)
@@ -503,7 +506,7 @@ class ProjectIndex:
         for member, entry in results.items():
             if entry is not None and current[member][0] is not None:
                 entry.module = current[member][0]  # what the readers hold, same digest
-        for member, kept_runs in made.items():
+        for member, kept_runs in made.items() if cycle else ():
             self._runs[member] = kept_runs
             if self.cache is not None and kept_runs:
                 self.cache.store(member, kept_runs, _RUNS)  # type: ignore[attr-defined]
