@@ -36,9 +36,9 @@ from torch._C._distributed_c10d import _create_work_from_future
 from extstream_lint.contract import native_not_supported
 
 from . import fake_c
+from .patching import MISSING, Patches
 
 NPU = "npu"
-_MISSING = object()
 
 #: ProcessGroup methods the simulated backend serves (torch 2.13 names).
 COLLECTIVE_METHODS = (
@@ -65,7 +65,7 @@ class GroupState:
 _groups: dict[int, tuple[Any, GroupState]] = {}
 #: HCCL works not yet collected: id -> (weak reference, devices).
 _works: dict[int, tuple[weakref.ref[Any], tuple[int, ...]]] = {}
-_saved: dict[tuple[Any, str], Any] = {}
+_patches = Patches()
 
 
 def new_group(backend: str = "hccl") -> Any:
@@ -131,12 +131,12 @@ def _serve(group_state: GroupState, name: str, args: tuple[Any, ...], record: bo
 
 
 def _method(name: str, record: bool) -> Any:
-    real = vars(dist.ProcessGroup).get(name, _MISSING)
+    real = vars(dist.ProcessGroup).get(name, MISSING)
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         group_state = _state_of(self)
         if group_state is None:
-            if real is _MISSING:
+            if real is MISSING:
                 raise AttributeError(name)
             return real(self, *args, **kwargs)
         return _serve(group_state, name, (*args, *kwargs.values()), record)
@@ -158,31 +158,20 @@ def _wait(real: Any) -> Any:
     return wait
 
 
-def _set(owner: Any, name: str, value: Any) -> None:
-    _saved.setdefault((owner, name), vars(owner).get(name, _MISSING))
-    setattr(owner, name, value)
-
-
 def activate() -> None:
     """Put the simulated C++ behaviour into ``ProcessGroup`` and ``Work`` (undone below)."""
-    if _saved:
+    if _patches:
         return
     for name in COLLECTIVE_METHODS:
-        _set(dist.ProcessGroup, name, _method(name, record=False))
+        _patches.set(dist.ProcessGroup, name, _method(name, record=False))
     for name in EVENT_RECORD_METHODS:
-        _set(dist.ProcessGroup, name, _method(name, record=True))
+        _patches.set(dist.ProcessGroup, name, _method(name, record=True))
     for name in ("wait", "synchronize"):
-        _set(dist.Work, name, _wait(vars(dist.Work)[name]))
+        _patches.set(dist.Work, name, _wait(vars(dist.Work)[name]))
 
 
 def deactivate() -> None:
-    for (owner, name), value in _saved.items():
-        if value is _MISSING:
-            if name in vars(owner):
-                delattr(owner, name)
-        else:
-            setattr(owner, name, value)
-    _saved.clear()
+    _patches.undo()
 
 
 def register(group: Any) -> None:

@@ -36,12 +36,12 @@ import torch
 from extstream_lint.contract import native_not_supported
 
 from . import fake_c, memory
+from .patching import Patches
 
 __all__ = ["SimNPUStorage", "activate", "deactivate", "npu_index", "wrap_npu"]
 
 NPU = "npu"
-_MISSING = object()
-_saved: dict[tuple[Any, str], Any] = {}
+_patches = Patches()
 #: torch's own methods, called for everything that is not the simulation's business.
 _TO = torch._C.TensorBase.to
 _COPY = torch._C.TensorBase.copy_
@@ -215,18 +215,11 @@ _REPLACED = (
 
 
 def activate() -> None:
-    if _saved:
+    if _patches:
         return
     for owner, name, function in _REPLACED:
-        _saved[(owner, name)] = vars(owner).get(name, _MISSING)
-        setattr(owner, name, _kernel(function))
+        _patches.set(owner, name, _kernel(function))
 
 
 def deactivate() -> None:
-    for (owner, name), value in _saved.items():
-        if value is _MISSING:
-            if name in vars(owner):
-                delattr(owner, name)
-        else:
-            setattr(owner, name, value)
-    _saved.clear()
+    _patches.undo()
