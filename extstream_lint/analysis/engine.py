@@ -89,9 +89,8 @@ def _analyse(
     # Statements and expressions nest within CPython's own limits, but our walk takes a
     # few frames per level: leave room, as black and pylint do.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), _RECURSION_LIMIT))
-    interpreter = _interpreter(module, filename, index, path)
     try:
-        raw = interpreter.run()
+        interpreter, raw = _interpret(module, text, filename, index, path)
     except BudgetExceeded as exceeded:
         shown = os.path.basename(filename) if path else "this file"
         return [
@@ -100,7 +99,7 @@ def _analyse(
                 "statement executions"
             )
         ]
-    findings = _render(module, raw, text, tree, filename) if raw else []
+    findings = _render(interpreter.module, raw, text, tree, filename) if raw else []
     if index is not None and path is not None and isinstance(interpreter.facts, Importer):
         index.keep_findings(path, text, interpreter.facts, findings)
     return findings
@@ -109,16 +108,33 @@ def _analyse(
 _RECURSION_LIMIT = 8000
 
 
-def _interpreter(
-    module: cst.Module, filename: str, index: ProjectIndex | None, path: str | None
-) -> Interpreter:
-    """The interpreter for one file, placed in its project when it has a real path."""
+def _interpret(
+    module: cst.Module, text: str, filename: str, index: ProjectIndex | None, path: str | None
+) -> tuple[Interpreter, list[Issue]]:
+    """The issues of one file, and the interpreter that found them, placed in its project
+    when it has a real path.
+
+    When this run summarised the file already, following every import as a lint does, the
+    summary's interpreter has learnt what a lint's learning passes would: only its reporting
+    pass runs. Should that pass ask for a module the summary did not (it never does when
+    both see the same facts), the file is interpreted afresh.
+    """
     if index is None or path is None:
-        return BudgetedInterpreter(module)
+        interpreter = BudgetedInterpreter(module)
+        return interpreter, interpreter.run()
     roots = index.roots(filename)
     name = module_name(filename, roots)
+    learnt = index.learnt(path, text, name)
+    if learnt is not None and isinstance(learnt.facts, Importer):
+        importer = learnt.facts
+        importer.as_linted()
+        asked = set(importer.links)
+        raw = learnt.report()
+        if set(importer.links) == asked:
+            return learnt, raw
     is_package = os.path.basename(filename) == "__init__.py"
-    return BudgetedInterpreter(module, Importer(index, roots), name, is_package)
+    interpreter = BudgetedInterpreter(module, Importer(index, roots), name, is_package)
+    return interpreter, interpreter.run()
 
 
 def _python_parse(text: str) -> ast.Module:

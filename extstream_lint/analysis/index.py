@@ -44,6 +44,8 @@ from .values import ExtStream, Module, Value
 if TYPE_CHECKING:  # libcst only when a summary is computed, not when one is checked
     import libcst as cst
 
+    from .interpreter import Interpreter
+
 __all__ = ["CYCLE_ROUNDS", "PARSES", "Entry", "Importer", "ProjectIndex"]
 
 #: Summaries of one member of an import cycle, at most, while computing the cycle.
@@ -81,6 +83,9 @@ class Importer:
         #: True: the file being linted, follow all its project imports; a package name: a
         #: package's ``__init__`` (re-exports), follow all imports within that package.
         self.direct = direct
+        #: Whether an import was not followed (``direct`` decided it): a lint of the same
+        #: module, which follows all, would see more than this summary did.
+        self.refused = False
 
     def module(self, name: str) -> Module | None:
         head = name.split(".", 1)[0]
@@ -96,6 +101,7 @@ class Importer:
         direct = self.direct is True or head == self.direct
         if not direct and not self.index.follows(path):
             self.links[path] = None
+            self.refused = True
             return None
         module, digest = self.index.summary(path, name, self.roots)
         self.links[path] = digest
@@ -103,6 +109,14 @@ class Importer:
             self._paths[name] = path
             self.reads.setdefault(path, {})
         return module
+
+    def as_linted(self) -> None:
+        """From now on, the importer of the file being linted (which follows all its
+        imports), recording into its own copies: what it recorded so far is also its
+        module's summary entry, which the lint must not change."""
+        self.direct = True
+        self.used, self.links = dict(self.used), dict(self.links)
+        self.reads = _copy_reads(self.reads)
 
     def read(self, module: str, name: str | None) -> None:
         path = self._paths.get(module)
@@ -125,6 +139,9 @@ class _RunState:
         #: Parsed trees of project files by path, with the text they were parsed from:
         #: the summary and the lint of the same file share one parse.
         self.trees: dict[str, tuple[str, cst.Module]] = {}
+        #: The interpreter of each summary that saw all its module's imports, with the text
+        #: it ran on, until the lint of that file takes it (:meth:`ProjectIndex.learnt`).
+        self.learnt: dict[str, tuple[str, Interpreter]] = {}
 
 
 class ProjectIndex:
@@ -221,6 +238,16 @@ class ProjectIndex:
     def export_digest(self, path: str, name: str) -> str:
         """The digest of the export ``name`` of the latest summary of ``path`` ("-": none)."""
         return self._exports.get(path, {}).get(name, _ABSENT)
+
+    def learnt(self, path: str, text: str, name: str | None) -> Interpreter | None:
+        """The interpreter that summarised ``path`` in this run, taken (at most once), if it
+        ran on ``text`` as module ``name``, followed every import (as a lint does), and its
+        summary is final as it left it: its learning passes are the lint's, only the
+        reporting pass is left to run."""
+        kept = self._run().learnt.pop(path, None)
+        if kept is None or kept[0] != text or kept[1].module_name != name:
+            return None
+        return kept[1]
 
     def prepare(self, path: str) -> None:
         """Make final, now, the summaries of everything the file ``path`` imports (the CLI
@@ -467,7 +494,9 @@ class ProjectIndex:
             pending.discard(member)
             runs[member] += 1
             entry, kept = self._replay(member, members, state) if cycle else (None, None)
-            if entry is None:
+            if entry is not None:
+                state.learnt.pop(member, None)  # replayed: no interpreter ran
+            else:
                 if member not in texts:
                     texts[member] = self._prepare(member)
                 prepared = texts[member]
@@ -504,6 +533,8 @@ class ProjectIndex:
                 ):
                     pending.add(reader)
         for member, entry in results.items():
+            if entry is not None and not _final_as_read(entry, current, results):
+                state.learnt.pop(member, None)  # stopped by the cap: a lint learns afresh
             if entry is not None and current[member][0] is not None:
                 entry.module = current[member][0]  # what the readers hold, same digest
         for member, kept_runs in made.items() if cycle else ():
@@ -674,6 +705,8 @@ class ProjectIndex:
         from .budget import BudgetedInterpreter, BudgetExceeded
         from .exported import export, literal_all
 
+        learnt = self._run().learnt
+        learnt.pop(path, None)
         stamp = stamp_of(path)
         if stamp is None:
             return None
@@ -701,6 +734,8 @@ class ProjectIndex:
         entry = Entry(module, stamp, importer.used, external, importer.links)
         entry.digest, entry.exports = _digests(module, self._by_name)
         entry.reads = importer.reads
+        if not importer.refused:
+            learnt[path] = (text, interpreter)
         return entry
 
 
@@ -767,6 +802,22 @@ def _holds(
     if names is None or not digest or not now:
         return now == digest
     return all(exports.get(name, _ABSENT) == seen for name, seen in names.items())
+
+
+def _final_as_read(
+    entry: Entry,
+    current: dict[str, tuple[Module | None, str]],
+    results: dict[str, Entry | None],
+) -> bool:
+    """Whether every member of its cycle that a summary read reads the same in the
+    cycle's final summaries (not so only where :data:`CYCLE_ROUNDS` stopped the worklist)."""
+    for link, digest in entry.links.items():
+        if link in current:
+            found = results.get(link)
+            exports = found.exports if found is not None else {}
+            if not _holds(digest, entry.reads.get(link), current[link][1], exports):
+                return False
+    return True
 
 
 def _copy_reads(reads: dict[str, dict[str, str] | None]) -> dict[str, dict[str, str] | None]:

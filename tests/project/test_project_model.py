@@ -258,3 +258,36 @@ def _tiny_budget(init):
         init(self, *args, budget=3, **kwargs)
 
     return patched
+
+
+def test_a_summarised_module_learns_once_when_it_is_linted_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The summary of ``relay`` (for ``user``) followed every import, as its lint would:
+    the lint runs only the reporting pass on the same interpreter, and finds the same."""
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    (gen / "__init__.py").write_text("")
+    (gen / "adapter.py").write_text(_ADAPTER)
+    (gen / "relay.py").write_text(
+        "from gen.adapter import make_ext\n\n\ndef relay(ptr):\n"
+        "    stream = make_ext(ptr)\n    stream.synchronize()\n    return stream\n"
+    )
+    (gen / "user.py").write_text("from gen.relay import relay\n\nrelay(1).query()\n")
+    from extstream_lint.analysis.interp.core import Core
+
+    learnt: Counter[str] = Counter()
+    learn = Core._learn
+
+    def counted(self) -> None:
+        learnt[self.module_name] += 1
+        learn(self)
+
+    monkeypatch.setattr(Core, "_learn", counted)
+    _forget()
+    found = _cli(tmp_path, cache=False, paths=(str(gen / "user.py"), str(gen / "relay.py")))
+    assert {(name, code) for name, _, code in found} == {
+        ("relay.py", "XST101"),
+        ("user.py", "XST102"),
+    }
+    assert learnt["gen.relay"] == 1, learnt

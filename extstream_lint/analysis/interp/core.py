@@ -124,6 +124,12 @@ class Core:
 
     def run(self) -> list[Issue]:
         self._learn()
+        return self.report()
+
+    def report(self) -> list[Issue]:
+        """The reporting pass alone, after :meth:`summarise` learnt the module: what
+        :meth:`run` gives when the same facts are seen (the index's reuse of a summary's
+        interpreter for the lint of the same file)."""
         self._pass(learning=False)
         return list(self.findings.values())
 
