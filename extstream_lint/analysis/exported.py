@@ -8,6 +8,7 @@ kept one does not (:mod:`.index`).
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 
 import libcst as cst
@@ -42,85 +43,115 @@ def literal_all(tree: cst.Module) -> tuple[str, ...] | None:
     return None
 
 
-def export(values: dict[str, Value], tree: cst.Module, text: str, shown: str) -> dict[str, Value]:
-    """A deep copy of ``values`` where every libcst node is a :class:`Remote` place."""
+def export(
+    values: dict[str, Value],
+    tree: cst.Module,
+    text: str,
+    shown: str,
+    python_tree: ast.Module | None = None,
+) -> dict[str, Value]:
+    """A deep copy of ``values`` where every libcst node is a :class:`Remote` place
+    (``python_tree``, CPython's tree of ``text`` if known, gives the lines)."""
     nodes: dict[int, cst.CSTNode] = {}
     _walk(values, nodes, set())
-    positions = locate(tree, nodes.values(), text, None) if nodes else {}
+    positions = locate(tree, nodes.values(), text, python_tree) if nodes else {}
     remotes = {key: Remote(shown, positions[node][0]) for key, node in nodes.items()}
     memo: dict[int, object] = {}
     unknown = Remote(shown, 0)  # a node that is not a call, with or def: the file alone
     return {name: _copy(value, remotes, memo, unknown) for name, value in values.items()}
 
 
-_SKIP = (str, int, float, bool, bytes, type(None))
+#: How each type is walked and copied, decided once per type (the walk visits millions of
+#: objects on a large project: one dictionary lookup each, not a chain of ``isinstance``).
+_KEEP, _NODE, _DICT, _LIST, _COLLECTION, _FROZEN, _RECORD = range(7)
+_KINDS: dict[type, tuple[int, tuple[str, ...]]] = {
+    kind: (_KEEP, ()) for kind in (str, int, float, bool, bytes, type(None), Module)
+}
+_LOCATABLE = (cst.Call, cst.With, cst.FunctionDef, cst.AnnAssign)
+
+
+def _kind(value: object) -> tuple[int, tuple[str, ...]]:
+    kind = type(value)
+    found = _KINDS.get(kind)
+    if found is None:
+        found = _KINDS[kind] = _classify(kind)
+    return found
+
+
+def _classify(kind: type) -> tuple[int, tuple[str, ...]]:
+    if issubclass(kind, (str, int, float, bytes, type(None), Module, type)):
+        return _KEEP, ()  # an imported module is already exported: shared, never copied
+    if issubclass(kind, cst.CSTNode):
+        return _NODE, ()
+    if issubclass(kind, dict):
+        return _DICT, ()
+    if issubclass(kind, list):
+        return _LIST, ()
+    if issubclass(kind, (tuple, frozenset, set)):
+        return _COLLECTION, ()
+    if dataclasses.is_dataclass(kind):
+        names = tuple(f.name for f in dataclasses.fields(kind))
+        frozen = kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        return (_FROZEN if frozen else _RECORD), names
+    return _KEEP, ()
 
 
 def _walk(value: object, nodes: dict[int, cst.CSTNode], seen: set[int]) -> None:
     stack = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, (*_SKIP, Module)) or id(item) in seen:
+        how, names = _kind(item)
+        if how == _KEEP or id(item) in seen:
             continue
         seen.add(id(item))
-        if isinstance(item, cst.CSTNode):
-            if _locatable(item):
-                nodes[id(item)] = item
-            continue
-        if isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple, set, frozenset)):
-            stack.extend(item)
-        elif dataclasses.is_dataclass(item):
-            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item))
-
-
-def _locatable(node: cst.CSTNode) -> bool:
-    return isinstance(node, (cst.Call, cst.With, cst.FunctionDef, cst.AnnAssign))
+        if how == _NODE:
+            if isinstance(item, _LOCATABLE):
+                nodes[id(item)] = item  # type: ignore[assignment]
+        elif how == _DICT:
+            stack.extend(item.keys())  # type: ignore[attr-defined]
+            stack.extend(item.values())  # type: ignore[attr-defined]
+        elif how in (_LIST, _COLLECTION):
+            stack.extend(item)  # type: ignore[call-overload]
+        else:
+            stack.extend([getattr(item, name) for name in names])
 
 
 def _copy(
     value: object, remotes: dict[int, Remote], memo: dict[int, object], unknown: Remote
 ) -> object:
-    if isinstance(value, (_SKIP, Module)):
-        return value  # an imported module is already exported: shared, never copied
+    how, names = _kind(value)
+    if how == _KEEP:
+        return value
     key = id(value)
     if key in memo:
         return memo[key]
-    if isinstance(value, cst.CSTNode):
+    if how == _NODE:
         return remotes.get(key, unknown)
-    if isinstance(value, dict):
+    if how == _DICT:
         out: dict[object, object] = {}
         memo[key] = out
-        for k, v in value.items():
+        for k, v in value.items():  # type: ignore[attr-defined]
             out[_copy(k, remotes, memo, unknown)] = _copy(v, remotes, memo, unknown)
         return out
-    if isinstance(value, list):
+    if how == _LIST:
         out_list: list[object] = []
         memo[key] = out_list
-        out_list.extend(_copy(v, remotes, memo, unknown) for v in value)
+        out_list.extend([_copy(v, remotes, memo, unknown) for v in value])  # type: ignore[attr-defined]
         return out_list
-    if isinstance(value, (tuple, frozenset, set)):
-        result = type(value)(_copy(v, remotes, memo, unknown) for v in value)
+    if how == _COLLECTION:
+        result = type(value)(_copy(v, remotes, memo, unknown) for v in value)  # type: ignore[call-arg, attr-defined]
         memo[key] = result
         return result
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        params = type(value).__dataclass_params__  # type: ignore[attr-defined]
-        if params.frozen:
-            # Frozen values cannot be part of a cycle except through mutable ones.
-            changes = {
-                f.name: _copy(getattr(value, f.name), remotes, memo, unknown)
-                for f in dataclasses.fields(value)
-            }
-            result = object.__new__(type(value))
-            for name, item in changes.items():
-                object.__setattr__(result, name, item)
-            memo[key] = result
-            return result
-        clone = object.__new__(type(value))
-        memo[key] = clone
-        for f in dataclasses.fields(value):
-            object.__setattr__(clone, f.name, _copy(getattr(value, f.name), remotes, memo, unknown))
-        return clone
-    return value
+    if how == _FROZEN:
+        # Frozen values cannot be part of a cycle except through mutable ones.
+        copied = [_copy(getattr(value, name), remotes, memo, unknown) for name in names]
+        result = object.__new__(type(value))
+        for name, item in zip(names, copied):
+            object.__setattr__(result, name, item)
+        memo[key] = result
+        return result
+    clone = object.__new__(type(value))
+    memo[key] = clone
+    for name in names:
+        object.__setattr__(clone, name, _copy(getattr(value, name), remotes, memo, unknown))
+    return clone
