@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import os
 import sys
-import warnings
 
 import libcst as cst
 
@@ -17,6 +16,7 @@ from .budget import BudgetedInterpreter, BudgetExceeded
 from .effects import Issue
 from .index import Importer, ProjectIndex
 from .interpreter import Interpreter
+from .parsing import Unparsable, one_line, parse
 from .positions import Position, locate
 from .projects import decode, placed
 from .summaries import CallIssue, describe_call
@@ -53,7 +53,7 @@ def analyze_source(
     except RecursionError:
         return [cannot_analyse("it is nested too deeply")]
     except Exception as error:  # a bug of ours must not end the user's lint run
-        reason = f"internal error {type(error).__name__}: {_one_line(error)}; {HOW_TO_REPORT}"
+        reason = f"internal error {type(error).__name__}: {one_line(error)}; {HOW_TO_REPORT}"
         return [cannot_analyse(reason)]
     finally:
         sys.setrecursionlimit(limit)
@@ -67,25 +67,10 @@ def _analyse(
     path: str | None,
 ) -> list[Finding]:
     """:func:`analyze_source` on the decoded text (raises; the caller turns it into XST000)."""
-    python_rejects: str | None = None  # why CPython rejects the file, if it does
-    if tree is None:
-        try:
-            tree = _python_parse(text)
-        except (RecursionError, MemoryError):
-            # CPython itself gives up; libcst would take minutes on such input.
-            return [cannot_analyse("it is nested too deeply for CPython's parser")]
-        except SyntaxError as error:  # maybe syntax newer than this Python: libcst decides
-            python_rejects = _syntax_error(error)
-        except ValueError as error:  # a null byte (a SyntaxError from Python 3.12 on)
-            python_rejects = f"syntax error: {_one_line(error)}"
     try:
-        module = index.parse(path, text) if index is not None else cst.parse_module(text)
-    except (RecursionError, MemoryError):
-        raise
-    except Exception as error:  # ParserSyntaxError, and libcst's own bugs (TypeError...)
-        if python_rejects is not None:
-            return [cannot_analyse(python_rejects)]
-        return [cannot_analyse(_libcst_cannot_parse(error))]
+        module, tree = index.parse(path, text, tree) if index is not None else parse(text, tree)
+    except Unparsable as unparsable:
+        return [cannot_analyse(unparsable.reason)]
     # Statements and expressions nest within CPython's own limits, but our walk takes a
     # few frames per level: leave room, as black and pylint do.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), _RECURSION_LIMIT))
@@ -135,54 +120,6 @@ def _interpret(
     is_package = os.path.basename(filename) == "__init__.py"
     interpreter = BudgetedInterpreter(module, Importer(index, roots), name, is_package)
     return interpreter, interpreter.run()
-
-
-def _python_parse(text: str) -> ast.Module:
-    """``ast.parse`` for positions only, without showing warnings about the user's code.
-
-    CPython warns while parsing (``DeprecationWarning``/``SyntaxWarning`` for an invalid
-    escape sequence such as ``"\\d"``); those are the compiler's and flake8's to report, and
-    showing them from a linter's internals would repeat them once per tool.
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return ast.parse(text)
-
-
-def _syntax_error(error: SyntaxError) -> str:
-    """A syntax error as Python reports it: its line, 1-based column and message."""
-    if not error.lineno:  # e.g. a null byte: CPython gives no position
-        return f"syntax error: {error.msg}"
-    column = f", column {error.offset}" if error.offset else ""
-    return f"syntax error at line {error.lineno}{column}: {error.msg}"
-
-
-def _libcst_cannot_parse(error: Exception) -> str:
-    """libcst rejected a file that CPython accepts: a limit of libcst, not of the file.
-
-    libcst's own exception text (a ``TypeError`` from deep inside it, or a parser message
-    about a token) means nothing to a user, so it is replaced by what is true and useful:
-    where, when libcst says, and which libcst.
-    """
-    where = ""
-    if isinstance(error, cst.ParserSyntaxError):
-        where = f" at line {error.editor_line}, column {error.editor_column}"
-    return f"libcst {_libcst_version()} cannot parse a construct{where} that Python accepts"
-
-
-def _libcst_version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("libcst")
-    except metadata.PackageNotFoundError:  # pragma: no cover - libcst imported fine above
-        return "(unknown version)"
-
-
-def _one_line(error: BaseException) -> str:
-    text = " ".join(str(error).split())
-    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def _render(

@@ -23,6 +23,7 @@ changes no exported fact re-summarises only the edited module.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import io
 import os
@@ -138,7 +139,7 @@ class _RunState:
         self.final: set[str] = set()
         #: Parsed trees of project files by path, with the text they were parsed from:
         #: the summary and the lint of the same file share one parse.
-        self.trees: dict[str, tuple[str, cst.Module]] = {}
+        self.trees: dict[str, tuple[str, cst.Module, ast.Module | None]] = {}
         #: The interpreter of each summary that saw all its module's imports, with the text
         #: it ran on, until the lint of that file takes it (:meth:`ProjectIndex.learnt`).
         self.learnt: dict[str, tuple[str, Interpreter]] = {}
@@ -192,21 +193,25 @@ class ProjectIndex:
         graph = self.graph()
         return graph.may_export(path) or graph.may_matter(path)
 
-    def parse(self, path: str | None, text: str) -> cst.Module:
-        """libcst's tree of ``text`` (the file ``path``), parsed once per run per file."""
+    def parse(
+        self, path: str | None, text: str, tree: ast.Module | None = None
+    ) -> tuple[cst.Module, ast.Module | None]:
+        """libcst's and CPython's trees of ``text`` (the file ``path``), parsed once per run
+        per file, CPython's first (:func:`.parsing.parse`, which raises
+        :class:`.parsing.Unparsable`); ``tree`` is CPython's when the caller has it."""
         state = self._run() if path else None
         if state is not None and path is not None:
             known = state.trees.get(path)
             if known is not None and known[0] == text:
-                return known[1]
-        import libcst as cst
+                return known[1], known[2] or tree
+        from .parsing import parse
 
-        tree = cst.parse_module(text)
+        module, tree = parse(text, tree)
         if path is not None:
             PARSES[path] += 1
             if state is not None:
-                state.trees[path] = (text, tree)
-        return tree
+                state.trees[path] = (text, module, tree)
+        return module, tree
 
     # --- lookups by the interpreter --------------------------------------------------------
 
@@ -696,10 +701,15 @@ class ProjectIndex:
         if name is None or text is None:
             return None
         try:
-            tree = self.parse(path, text)
+            tree = self.parse(path, text)[0]
         except Exception:  # unparsable: the import is simply not followed
             return None
         return name, tree, text
+
+    def _python_tree(self, path: str, text: str) -> ast.Module | None:
+        """CPython's tree of ``path`` if this run parsed ``text`` for it (for positions)."""
+        known = self._run().trees.get(path)
+        return known[2] if known is not None and known[0] == text else None
 
     def _summarise(self, path: str, name: str, tree: cst.Module, text: str) -> Entry | None:
         from .budget import BudgetedInterpreter, BudgetExceeded
@@ -722,7 +732,7 @@ class ProjectIndex:
             # Reading ``__all__`` evaluates string literals, which raises on a bad escape
             # such as ``"\N{NOSUCHNAME}"``: part of the same "not followed" rule.
             module = Module(name, {}, literal_all(tree), shown)
-            module.exports = export(exports, tree, text, shown)
+            module.exports = export(exports, tree, text, shown, self._python_tree(path, text))
         except RecursionError:
             raise  # the engine turns it into XST000 for the file being linted
         except BudgetExceeded as exceeded:

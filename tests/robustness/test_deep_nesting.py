@@ -15,8 +15,6 @@ import sys
 
 import pytest
 
-pytestmark = pytest.mark.slow
-
 HEAD = "import torch\next = torch.npu.ExternalStream(handle)\n"
 TAIL = "ext.synchronize()\n"
 
@@ -76,6 +74,7 @@ def _analyse_in_subprocess(source: str) -> dict[str, object]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_deepest_nesting_cpython_accepts_is_analysed(shape: str) -> None:
     source = HEAD + "y = " + SHAPES[shape](ACCEPTED_DEPTH[shape]) + "\n" + TAIL
@@ -84,6 +83,7 @@ def test_deepest_nesting_cpython_accepts_is_analysed(shape: str) -> None:
     assert [f[:3] for f in result["findings"]] == [[4, 0, "XST101"]], result  # type: ignore[index]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["sum", "unary minus", "attributes", "chained calls"])
 def test_nesting_beyond_cpython_gives_one_xst000_without_crashing(shape: str) -> None:
     # 10,000 levels: CPython raises RecursionError; libcst 1.9 segfaults on some of these.
@@ -93,3 +93,45 @@ def test_nesting_beyond_cpython_gives_one_xst000_without_crashing(shape: str) ->
     findings = result["findings"]
     assert [f[:3] for f in findings] == [[1, 0, "XST000"]], result  # type: ignore[index]
     assert "nested" in findings[0][3], findings  # type: ignore[index]
+
+
+_PROJECT_DRIVER = r"""
+import json, sys
+from extstream_lint.analysis import analyze_source
+findings = analyze_source(open(sys.argv[1]).read(), sys.argv[1])
+print(json.dumps([[f.line, f.code, f.message] for f in findings]))
+"""
+
+
+@pytest.mark.parametrize("imported", [False, True])
+def test_a_project_module_nested_beyond_cpython_never_crashes_its_importer(
+    tmp_path, imported: bool
+) -> None:
+    """libcst segfaults where CPython gives up: CPython's parser guards every libcst parse,
+    of an imported project module as of the linted file (not slow: CPython says no fast)."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'deep'\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "deep.py").write_text(
+        "def drain(s):\n    s.synchronize()\n\n\ny = " + "-" * 10_000 + "1\n"
+    )
+    (package / "main.py").write_text(
+        "import torch\nfrom pkg.deep import drain\n\n"
+        "drain(torch.npu.ExternalStream(1))\ntorch.npu.ExternalStream(2).query()\n"
+    )
+    linted = package / ("main.py" if imported else "deep.py")
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROJECT_DRIVER, str(linted)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, f"analysis process died with {proc.returncode}:\n{proc.stderr}"
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    if imported:  # the deep module is not followed; the rest of the file is analysed
+        assert [code for _, code, _ in found] == ["XST102"], found
+    else:
+        assert [(line, code) for line, code, _ in found] == [(1, "XST000")], found
+        assert "nested too deeply" in found[0][2]

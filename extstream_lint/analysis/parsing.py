@@ -1,0 +1,102 @@
+"""Every libcst parse of the analysis goes through :func:`parse`: CPython's parser first.
+
+libcst's native parser crashes the whole process (a segfault, not an exception) on code
+nested deeper than CPython accepts, and is super-linear near that limit. CPython's own
+parser is about five times faster and fails cleanly, so it runs first on every file,
+the file being linted and every project module it imports alike: one file nested too
+deeply must cost one XST000 (or one import not followed), never the run. Its tree is not
+wasted: it gives the positions of findings (:mod:`.positions`).
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+import libcst as cst
+
+__all__ = ["Unparsable", "one_line", "parse", "python_parse"]
+
+
+class Unparsable(Exception):
+    """The file cannot be analysed; ``reason`` says why, as a user should read it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def parse(text: str, tree: ast.Module | None = None) -> tuple[cst.Module, ast.Module | None]:
+    """libcst's tree of ``text`` and CPython's (``tree`` when the caller has it already, as
+    flake8 does; ``None`` for syntax newer than this Python, which libcst may still read).
+
+    Raises :class:`Unparsable` when neither parser accepts the file, or CPython gives up
+    on its nesting; ``RecursionError`` and ``MemoryError`` from libcst itself propagate.
+    """
+    python_rejects: str | None = None  # why CPython rejects the file, if it does
+    if tree is None:
+        try:
+            tree = python_parse(text)
+        except (RecursionError, MemoryError):
+            # CPython itself gives up; libcst would take minutes, or crash, on such input.
+            raise Unparsable("it is nested too deeply for CPython's parser") from None
+        except SyntaxError as error:  # maybe syntax newer than this Python: libcst decides
+            python_rejects = _syntax_error(error)
+        except ValueError as error:  # a null byte (a SyntaxError from Python 3.12 on)
+            python_rejects = f"syntax error: {one_line(error)}"
+    try:
+        module = cst.parse_module(text)
+    except (RecursionError, MemoryError):
+        raise
+    except Exception as error:  # ParserSyntaxError, and libcst's own bugs (TypeError...)
+        raise Unparsable(python_rejects or _libcst_cannot_parse(error)) from None
+    return module, tree
+
+
+def python_parse(text: str) -> ast.Module:
+    """``ast.parse`` without showing warnings about the user's code.
+
+    CPython warns while parsing (``DeprecationWarning``/``SyntaxWarning`` for an invalid
+    escape sequence such as ``"\\d"``); those are the compiler's and flake8's to report, and
+    showing them from a linter's internals would repeat them once per tool.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ast.parse(text)
+
+
+def one_line(error: BaseException) -> str:
+    """An exception's text on one line, at most 200 characters."""
+    text = " ".join(str(error).split())
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _syntax_error(error: SyntaxError) -> str:
+    """A syntax error as Python reports it: its line, 1-based column and message."""
+    if not error.lineno:  # e.g. a null byte: CPython gives no position
+        return f"syntax error: {error.msg}"
+    column = f", column {error.offset}" if error.offset else ""
+    return f"syntax error at line {error.lineno}{column}: {error.msg}"
+
+
+def _libcst_cannot_parse(error: Exception) -> str:
+    """libcst rejected a file that CPython accepts: a limit of libcst, not of the file.
+
+    libcst's own exception text (a ``TypeError`` from deep inside it, or a parser message
+    about a token) means nothing to a user, so it is replaced by what is true and useful:
+    where, when libcst says, and which libcst.
+    """
+    where = ""
+    if isinstance(error, cst.ParserSyntaxError):
+        where = f" at line {error.editor_line}, column {error.editor_column}"
+    return f"libcst {_libcst_version()} cannot parse a construct{where} that Python accepts"
+
+
+def _libcst_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("libcst")
+    except metadata.PackageNotFoundError:  # pragma: no cover - libcst imported fine above
+        return "(unknown version)"
