@@ -261,26 +261,29 @@ def absolute_name(module: str | None, level: int, importer: str | None, is_packa
 # Anchored on a newline (a literal) rather than ``^`` with re.M: several times faster. The
 # names of a ``from`` import are kept as written (parsed only when the module is a package).
 _IMPORT = re.compile(
-    r"\n[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import\b[ \t]*(\([^)]*\)|[^\n#;]*)"
+    r"\n([ \t]*)(?:from[ \t]+(\.*)([\w.]*)[ \t]+import\b[ \t]*(\([^)]*\)|[^\n#;]*)"
     r"|import[ \t]+([\w.][\w. \t,]*))"
 )
 
-#: (level, module, is it a plain ``import``, the names a ``from`` import binds as written)
-Import = tuple[int, str, bool, str]
+#: (level, module, is it a plain ``import``, the names a ``from`` import binds as written,
+#: is it at the top level: not indented, so run when the module is imported, unlike an
+#: import inside a function, which real projects use to break import cycles)
+Import = tuple[int, str, bool, str, bool]
 
 
 def imported_names(text: str) -> list[Import]:
     """Every import statement of ``text``, by a regex (``import a, b`` gives two)."""
     found: list[Import] = []
     for match in _IMPORT.finditer("\n" + text if text.startswith(("from", "import")) else text):
-        dots, module, names, plain = match.groups()
+        indent, dots, module, names, plain = match.groups()
+        top = not indent
         if plain is None:
-            found.append((len(dots), module, False, names))
+            found.append((len(dots), module, False, names, top))
             continue
         for part in plain.split(","):
             words = part.split()
             if words:
-                found.append((0, words[0], True, ""))
+                found.append((0, words[0], True, "", top))
     return found
 
 
@@ -333,9 +336,12 @@ def _imported_files(
                 yield os.path.abspath(sub)
 
 
-def file_imports(text: str, path: str, roots: tuple[str, ...]) -> tuple[tuple[str, ...], Probes]:
-    """The project files (absolute, in order, once each) that the imports of ``text`` (the
-    file ``path``) may run, and every path looked at with its stamp.
+def file_imports(
+    text: str, path: str, roots: tuple[str, ...]
+) -> tuple[tuple[str, ...], int, Probes]:
+    """The project files (absolute, once each) that the imports of ``text`` (the file
+    ``path``) may run, those of top-level imports first, in order, then the others; how
+    many the top-level imports run; and every path looked at with its stamp.
 
     ``import a.b`` binds ``a``: every package on the way counts. ``from a.b import c``
     binds names of ``a.b``, or its submodule ``a.b.c`` when ``a.b`` is a package. The
@@ -344,15 +350,17 @@ def file_imports(text: str, path: str, roots: tuple[str, ...]) -> tuple[tuple[st
     """
     imports = imported_names(text)
     importer: str | None = None
-    if any(level for level, _, _, _ in imports):
+    if any(level for level, _, _, _, _ in imports):
         importer = module_name(path, roots)
     is_package = os.path.basename(path) == "__init__.py"
     probes: list[tuple[str, Stamp | None]] = []
-    links: dict[str, None] = {}
-    for level, name, plain, names in imports:
+    top: dict[str, None] = {}
+    inner: dict[str, None] = {}
+    for level, name, plain, names, at_top in imports:
         full = absolute_name(name, level, importer, is_package)
         if not full or full.split(".", 1)[0] in NEVER_PROJECT:
             continue
         for found in _imported_files(full, plain, names, roots, probes):
-            links[found] = None
-    return tuple(links), tuple(dict.fromkeys(probes))
+            (top if at_top else inner)[found] = None
+    inner = {link: None for link in inner if link not in top}
+    return (*top, *inner), len(top), tuple(dict.fromkeys(probes))

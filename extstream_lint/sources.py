@@ -75,9 +75,10 @@ class FileFacts(tuple):
     """What one file's text says for the import graph, and what that rests on.
 
     A plain tuple (fast to pickle): the file's stamp, whether it mentions external streams,
-    whether it may reach a refused operation itself, the project files it imports, and the
-    paths looked at to resolve those imports with their stamps. Valid while the stamp and
-    every probe are unchanged: nothing transitive, each file answers for itself.
+    whether it may reach a refused operation itself, the project files it imports (those
+    its top-level imports run first: ``strong`` of them), and the paths looked at to
+    resolve those imports with their stamps. Valid while the stamp and every probe are
+    unchanged: nothing transitive, each file answers for itself.
     """
 
     __slots__ = ()
@@ -89,14 +90,16 @@ class FileFacts(tuple):
         refers: bool,
         links: tuple[str, ...],
         probes: Probes,
+        strong: int = 0,
     ) -> FileFacts:
-        return tuple.__new__(cls, (stamp, external, refers, links, probes))
+        return tuple.__new__(cls, (stamp, external, refers, links, probes, strong))
 
     stamp = property(lambda self: self[0])
     external = property(lambda self: self[1])
     refers = property(lambda self: self[2])
     links = property(lambda self: self[3])
     probes = property(lambda self: self[4])
+    strong = property(lambda self: self[5])
 
 
 def facts_of_text(text: str, path: str, roots: tuple[str, ...], stamp: Stamp | None) -> FileFacts:
@@ -104,10 +107,10 @@ def facts_of_text(text: str, path: str, roots: tuple[str, ...], stamp: Stamp | N
     external = might_use_external_streams(text)
     refers = external or may_reach_refused(text)
     if "import" in text:
-        links, probes = file_imports(text, path, roots)
+        links, strong, probes = file_imports(text, path, roots)
     else:
-        links, probes = (), ()
-    return FileFacts(stamp, external, refers, links, probes)
+        links, strong, probes = (), 0, ()
+    return FileFacts(stamp, external, refers, links, probes, strong)
 
 
 class SourceFacts:
@@ -189,7 +192,7 @@ class SourceFacts:
         if not isinstance(table, dict):
             return
         for key, value in table.items():
-            if isinstance(key, str) and type(value) is tuple and len(value) == 5:
+            if isinstance(key, str) and type(value) is tuple and len(value) == 6:
                 self._facts.setdefault(key, FileFacts(*value))
 
     def save(self) -> None:

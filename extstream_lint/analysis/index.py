@@ -322,15 +322,16 @@ class ProjectIndex:
             if members:
                 self._settle(members, state)
 
-    def _followed_links(self, path: str) -> list[str]:
-        """The project files the summary of ``path`` follows, by the text graph."""
+    def _followed_links(self, path: str, top_only: bool = False) -> list[str]:
+        """The project files the summary of ``path`` follows, by the text graph (with
+        ``top_only``, those its top-level imports run)."""
         facts = self.graph().facts(path)
         if facts is None:
             return []
         roots = self.roots(path)
         package = _package_of(path, roots)
         out = []
-        for link in facts.links:
+        for link in facts.links[: facts.strong] if top_only else facts.links:
             if (package is not None and _head(link, roots) == package) or self.follows(link):
                 out.append(link)
         return out
@@ -341,7 +342,7 @@ class ProjectIndex:
         if self._reusable(members, state):
             state.final.update(members)
             return
-        current: dict[str, tuple[Module | None, str]] = {m: (None, "") for m in members}
+        current = {member: self._pending(member) for member in members}
         results: dict[str, Entry | None] = {}
         bodies: dict[str, bytes] = {}
         self._working.append(current)
@@ -377,6 +378,16 @@ class ProjectIndex:
                 if member in self._entries and member in bodies:
                     stored = _stored(self._entries[member], bodies[member])
                     self.cache.store(member, stored)  # type: ignore[attr-defined]
+
+    def _pending(self, path: str) -> tuple[Module | None, str]:
+        """A member of a component before its first summary: the module its readers hold
+        for the whole computation, empty until then and filled in place by each summary
+        that changes (:func:`_fill`), so that a reader that only holds it (``import m``,
+        ``from pkg import m``) never waits for it; what a reader reads of it is recorded
+        by name, and a reader whose names change is summarised again."""
+        self._exports[path] = {}
+        name = mods.module_name(path, self.roots(path))
+        return (Module(name), _PENDING) if name is not None else (None, "")
 
     def _body(self, module: Module, members: dict[str, Module]) -> bytes | None:
         """The fields of ``module``'s summary, pickled with every project module they hold
@@ -439,9 +450,15 @@ class ProjectIndex:
         }
 
     def _order(self, members: tuple[str, ...]) -> list[str]:
-        """The members, each after those it imports as far as the cycle allows (a
-        depth-first post-order from the sorted members): the order depends on the
-        component alone, never on which file asked first."""
+        """The members, each after those its top-level imports run, as far as the cycle
+        allows (a depth-first post-order from the sorted members): the order depends on
+        the component alone, never on which file asked first.
+
+        Imports inside functions do not count, as in mypy's ordering of an import cycle:
+        they are how real projects break cycles (the standard library is full of them),
+        and a module is summarised before what it imports only there, so that readers
+        that wait for a summary are the rare ones (on the standard library, about a third
+        fewer summaries than ordering by every import)."""
         inside = set(members)
         seen: set[str] = set()
         order: list[str] = []
@@ -449,7 +466,7 @@ class ProjectIndex:
             if root in seen:
                 continue
             seen.add(root)
-            frames = [(root, iter(sorted(self._followed_links(root))))]
+            frames = [(root, iter(sorted(self._followed_links(root, top_only=True))))]
             while frames:
                 node, pending = frames[-1]
                 following = next(pending, None)
@@ -458,7 +475,8 @@ class ProjectIndex:
                     order.append(node)
                 elif following in inside and following not in seen:
                     seen.add(following)
-                    frames.append((following, iter(sorted(self._followed_links(following)))))
+                    strong = self._followed_links(following, top_only=True)
+                    frames.append((following, iter(sorted(strong))))
         return order
 
     def _iterate(
@@ -493,6 +511,7 @@ class ProjectIndex:
         made: dict[str, list[StoredEntry]] = {member: [] for member in order}
         #: The members' current modules by name; who read each member in its latest summary.
         members: dict[str, Module] = {m.name: m for m, _ in current.values() if m is not None}
+        held = {member: module for member, (module, _) in current.items() if module is not None}
         readers: dict[str, set[str]] = {}
         while pending:
             member = min(pending, key=position.__getitem__)
@@ -522,6 +541,9 @@ class ProjectIndex:
             now = (entry.module, entry.digest) if entry is not None else (None, "")
             if now[1] == current[member][1]:
                 continue  # the same facts: keep the module the others already hold
+            if now[0] is not None and member in held:
+                entry.module = _fill(held[member], now[0])  # type: ignore[union-attr]
+                now = (entry.module, now[1])  # type: ignore[union-attr]
             if current[member][0] is not None:
                 members.pop(current[member][0].name, None)
             if now[0] is not None:
@@ -753,6 +775,9 @@ _FINDINGS = "findings:"
 _RUNS = "runs:"
 #: The digest of a name a summary does not export.
 _ABSENT = "-"
+#: The digest of a member of a component being computed, not yet summarised: its readers
+#: hold its module and record the names they read of it (:meth:`ProjectIndex._pending`).
+_PENDING = "pending"
 
 
 def _stored(entry: Entry, body: bytes) -> StoredEntry:
@@ -812,6 +837,12 @@ def _holds(
     if names is None or not digest or not now:
         return now == digest
     return all(exports.get(name, _ABSENT) == seen for name, seen in names.items())
+
+
+def _fill(held: Module, summary: Module) -> Module:
+    """``held``, which readers hold, now with what ``summary`` says of the same module."""
+    held.exports, held.all_names, held.path = summary.exports, summary.all_names, summary.path
+    return held
 
 
 def _final_as_read(

@@ -109,6 +109,45 @@ def test_a_module_held_by_another_is_read_as_it_is_now(tmp_path: Path) -> None:
     assert _codes(tmp_path, "leaf.py", ProjectIndex()) == [(6, "XST101")]
 
 
+def test_a_member_that_only_holds_a_later_one_is_summarised_once(
+    tmp_path: Path, summaries: Counter[str]
+) -> None:
+    """``y`` runs first (``x`` imports it at the top level) and only holds ``x``, still
+    pending: it keeps the module ``x``'s summary then fills in, and is not summarised
+    again for it. The leaf reaches ``x``'s sink through what ``y`` holds."""
+    _write(
+        tmp_path,
+        {
+            "gen/__init__.py": "",
+            "gen/x.py": "from gen import y\n\n\ndef helper(s):\n    s.synchronize()\n",
+            "gen/y.py": "from gen import x\n\n\ndef later():\n    return x\n",
+            "leaf.py": (
+                "from torch_npu.npu import ExternalStream\nfrom gen import y\n\n\n"
+                "def run(ptr):\n    y.x.helper(ExternalStream(ptr))\n"
+            ),
+        },
+    )
+    assert _codes(tmp_path, "leaf.py", ProjectIndex()) == [(6, "XST101")]
+    assert summaries["x.py"] == 1 and summaries["y.py"] == 1, summaries
+
+
+def test_members_are_ordered_by_their_top_level_imports(tmp_path: Path) -> None:
+    """``a`` imports ``b`` only inside a function, ``b`` imports ``a`` at the top level:
+    ``a`` first, whatever the names' order (mypy orders an import cycle the same way)."""
+    _write(
+        tmp_path,
+        {
+            "gen/__init__.py": "",
+            "gen/a.py": "def use(s):\n    from gen import b\n\n    b.drain(s)\n",
+            "gen/b.py": "from gen import a\n\n\ndef drain(s):\n    s.synchronize()\n",
+        },
+    )
+    a, b = (str(tmp_path / "gen" / name) for name in ("a.py", "b.py"))
+    project = ProjectIndex()
+    assert project._order((a, b)) == [a, b]
+    assert project._order((b, a)) == [a, b]
+
+
 def _chain(root: Path, size: int) -> None:
     """m00 <- m01 <- ...: each module holds the one before it, its ``g`` calls that one's."""
     files = {
