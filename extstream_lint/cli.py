@@ -32,6 +32,7 @@ from multiprocessing.context import BaseContext
 from typing import IO
 
 from .bugreport import HOW_TO_REPORT, versions
+from .collector import fewer_collections
 from .config import (
     Config,
     ConfigError,
@@ -421,7 +422,11 @@ def run(options: Options) -> list[Located]:
     """Lint every file; the kept findings in stable order (path, line, column, code)."""
     texts: dict[str, str] = {}
     raw: list[tuple[str, list[Finding]]] = []
-    with one_run(), _Analyser(options.jobs, options.src, options.cache) as analyser:
+    with (
+        fewer_collections(),
+        one_run(),
+        _Analyser(options.jobs, options.src, options.cache) as analyser,
+    ):
         graph = graph_for(options.src, options.cache)
         for shown, content in _sources(options, graph):
             if isinstance(content, Finding):

@@ -9,6 +9,7 @@ import sys
 import libcst as cst
 
 from ..bugreport import HOW_TO_REPORT
+from ..collector import fewer_collections
 from ..contract import RULES
 from ..findings import Finding, cannot_analyse
 from ..modules import module_name, one_run
@@ -44,7 +45,8 @@ def analyze_source(
     try:
         text = decode(source)
         index, path = placed(filename, project)
-        with one_run():  # the files do not change while one file is analysed: stat once
+        # The files do not change while one file is analysed: stat once.
+        with fewer_collections(), one_run():
             if kept and index is not None and path is not None:
                 known = index.known_findings(path, text)
                 if known is not None:  # nothing it rests on changed: not even parsed
