@@ -74,6 +74,9 @@ class ExtStreamChecker:
             findings = kept_findings(source, self.filename, project)
             if findings is None:
                 from .analysis import analyze_source  # libcst only when a file needs it
+                from .collector import raise_for_the_process
+
+                raise_for_the_process()
 
                 findings = analyze_source(
                     source, self.filename, tree=tree, project=project, kept=False

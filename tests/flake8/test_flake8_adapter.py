@@ -24,7 +24,7 @@ from extstream_lint.flake8_plugin import ExtStreamChecker
 
 #: Runs flake8 in-process, then prints which of our modules got imported (last stdout line).
 _DRIVER = r"""
-import json, sys
+import gc, json, sys
 sabotage = sys.argv[1]
 if sabotage == "no-libcst":
     sys.modules["libcst"] = None  # ``import libcst`` now raises ImportError
@@ -44,6 +44,7 @@ print(json.dumps({
     "libcst": sys.modules.get("libcst") is not None,
     "analysis": "extstream_lint.analysis" in sys.modules,
     "plugin": "extstream_lint.flake8_plugin" in sys.modules,
+    "gc": gc.get_threshold()[0],
 }))
 """
 
@@ -73,6 +74,7 @@ def test_libcst_is_not_imported_for_files_without_markers(tmp_path: Path) -> Non
     assert report["plugin"] is True, (report, stderr)  # our plugin did run ...
     assert report["libcst"] is False, (report, stderr)  # ... without libcst
     assert report["analysis"] is False, (report, stderr)
+    assert report["gc"] == 700, report  # CPython's default: flake8's process left as it was
     assert output == "", output
 
 
@@ -85,6 +87,9 @@ def test_libcst_is_imported_once_a_file_needs_it(tmp_path: Path) -> None:
     assert [line.split(" ", 2)[:2] for line in output.splitlines()] == [
         ["bad.py:3:1:", "XST101"]
     ], (output, stderr)
+    # A run that analyses keeps the collector's thresholds raised between files: flake8's
+    # checks of the next file must not walk the trees the run keeps (extstream_lint.collector).
+    assert report["gc"] >= 200_000, report
 
 
 def test_analysis_exception_becomes_xst000_and_flake8_goes_on(tmp_path: Path) -> None:
