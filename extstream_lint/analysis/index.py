@@ -815,17 +815,21 @@ def _value_digest(value: object, module: Module, outside: dict[str, str]) -> str
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
 
-    def persistent_id(held: object) -> object:
-        if isinstance(held, Module):
-            return ("module", held.name, "" if held is module else outside.get(held.name, ""))
-        return None
+    def held(other: Module) -> tuple[object, tuple[str, str]]:
+        return _held_module, (other.name, "" if other is module else outside.get(other.name, ""))
 
-    pickler.persistent_id = persistent_id  # type: ignore[method-assign]
+    # A held module by name (and digest, if final), not by contents. A dispatch table is
+    # consulted for modules only; a ``persistent_id`` would be called for every object.
+    pickler.dispatch_table = {Module: held}  # type: ignore[assignment]
     try:
         pickler.dump(value)
     except Exception:  # unpicklable: never equal to anything, dependents recompute
         return f"unique:{id(value)}"
     return hashlib.sha1(buffer.getvalue()).hexdigest()
+
+
+def _held_module(name: str, digest: str) -> None:
+    """Never called: what a held module is in the pickled bytes a digest is taken of."""
 
 
 def _holds(

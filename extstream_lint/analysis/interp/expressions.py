@@ -15,7 +15,7 @@ import libcst as cst
 from .. import summaries as sm
 from ..effects import canonical
 from ..hazards import computed
-from ..syntax import children, dotted_name
+from ..syntax import children, dotted_name, string_value
 from ..values import Const, Instance, Ref, Seq, State, Tensor, Value, join, join_all
 from .calls import Calls
 from .core import Scope, may_contain
@@ -55,10 +55,10 @@ class Expressions:
 
     def _eval_string(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
         # "a" "b" "c" ... nests to the right; only f-string replacement fields hold code.
-        while isinstance(node, cst.ConcatenatedString):
-            self._eval_string(node.left, state, scope)
-            node = node.right
-        if isinstance(node, cst.FormattedString):
+        while type(node) is cst.ConcatenatedString:
+            self._eval_string(node.left, state, scope)  # type: ignore[attr-defined]
+            node = node.right  # type: ignore[attr-defined]
+        if type(node) is cst.FormattedString:
             for child in children(node):
                 self.eval(child, state, scope)
         return Const("")
@@ -218,12 +218,9 @@ _NO_KEY = object()
 
 def _literal_key(node: cst.CSTNode, value: Value) -> object:
     """The key a dict display or subscript spells literally: a plain string or an int."""
-    if isinstance(node, cst.SimpleString):
-        try:
-            evaluated = node.evaluated_value
-        except Exception:  # a bad escape (``"\N{NOSUCHNAME}"``): not a key we know
-            return _NO_KEY
-        return evaluated if isinstance(evaluated, str) else _NO_KEY
+    if type(node) is cst.SimpleString:
+        text = string_value(node)  # type: ignore[arg-type]
+        return _NO_KEY if text is None else text
     if isinstance(value, Const) and type(value.value) is int:
         return value.value
     return _NO_KEY

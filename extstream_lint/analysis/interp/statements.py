@@ -33,6 +33,9 @@ from ..values import (
 )
 from .core import Loop, Scope
 
+#: ``exec_<NodeType>`` by statement type (built once per type).
+_EXEC_NAMES: dict[type, str] = {}
+
 
 class Statements:
     """Statements and control flow: each one takes a state to the state after it, or None."""
@@ -47,13 +50,17 @@ class Statements:
         return state
 
     def exec_stmt(self, stmt: cst.CSTNode, state: State, scope: Scope) -> State | None:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                state = self.exec_small(small, state, scope)
+        kind = type(stmt)
+        if kind is cst.SimpleStatementLine:
+            for small in stmt.body:  # type: ignore[attr-defined]
+                state = self.exec_small(small, state, scope)  # type: ignore[assignment]
                 if state is None:
                     return None
             return state
-        method = getattr(self, "exec_" + type(stmt).__name__, None)
+        name = _EXEC_NAMES.get(kind)
+        if name is None:
+            name = _EXEC_NAMES[kind] = "exec_" + kind.__name__
+        method = getattr(self, name, None)
         if method is not None:
             return method(stmt, state, scope)
         for child in children(stmt):  # unknown statement: still look inside
@@ -68,23 +75,26 @@ class Statements:
         return state
 
     def exec_small(self, stmt: cst.CSTNode, state: State, scope: Scope) -> State | None:
-        if isinstance(stmt, cst.Expr):
-            self.eval(stmt.value, state, scope)
-        elif isinstance(stmt, cst.Assign):
+        # Exact types, most frequent first: libcst's node classes are final, and
+        # ``isinstance`` against them runs a Python-level ABC check on every "no".
+        kind = type(stmt)
+        if kind is cst.Expr:
+            self.eval(stmt.value, state, scope)  # type: ignore[attr-defined]
+        elif kind is cst.Assign:
             value = self.eval(stmt.value, state, scope)
             for target in stmt.targets:
                 self.bind_target(target.target, value, state, scope)
-        elif isinstance(stmt, cst.AnnAssign):
+        elif kind is cst.AnnAssign:
             declared = self.annotation_value(stmt.annotation, stmt)
             value = self.eval(stmt.value, state, scope) if stmt.value is not None else None
             if stmt.value is not None or declared is not None:
                 if declared is not None and not isinstance(value, ExtStream):
                     value = declared
                 self.bind_target(stmt.target, value, state, scope)
-        elif isinstance(stmt, cst.AugAssign):
+        elif kind is cst.AugAssign:
             self.eval(stmt.value, state, scope)
             self.bind_target(stmt.target, None, state, scope)
-        elif isinstance(stmt, cst.Return):
+        elif kind is cst.Return:
             value = self.eval(stmt.value, state, scope) if stmt.value is not None else Const(None)
             info = scope.function
             if info is not None and self.learning:
@@ -94,25 +104,23 @@ class Statements:
             if info is not None and self.learning and not info.returns_known:
                 self._learn_return(info, value)
             return None
-        elif isinstance(stmt, cst.Raise):
+        elif kind is cst.Raise:
             for child in children(stmt):
                 self.eval(child, state, scope)
             return None
-        elif isinstance(stmt, (cst.Break, cst.Continue)):
+        elif kind is cst.Break or kind is cst.Continue:
             if self._loops:
                 loop = self._loops[-1]
-                (loop.breaks if isinstance(stmt, cst.Break) else loop.continues).append(
-                    state.copy()
-                )
+                (loop.breaks if kind is cst.Break else loop.continues).append(state.copy())
             return None
-        elif isinstance(stmt, cst.Import):
+        elif kind is cst.Import:
             for alias in stmt.names:
                 self._import(alias, state, scope)
-        elif isinstance(stmt, cst.ImportFrom):
+        elif kind is cst.ImportFrom:
             self._import_from(stmt, state, scope)
-        elif isinstance(stmt, cst.Del):
+        elif kind is cst.Del:
             self._delete(stmt.target, state)
-        elif isinstance(stmt, (cst.Global, cst.Nonlocal)):
+        elif kind is cst.Global or kind is cst.Nonlocal:
             self._declare_outer(stmt, scope)
         else:
             for child in children(stmt):
