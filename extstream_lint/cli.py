@@ -100,8 +100,9 @@ def lint_text(
 def _analyse(text: str, filename: str, src: tuple[str, ...], cache: bool) -> list[Finding]:
     """The analysis of a file that passed the pre-filter (never raises)."""
     try:
-        from .analysis.projects import index_for, kept_findings
+        from .analysis.projects import index_for, kept_findings, release_at_exit
 
+        release_at_exit()
         project = index_for(src, cache)
         text = _normalize_newlines(text)
         kept = kept_findings(text, filename, project)

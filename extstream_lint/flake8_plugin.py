@@ -74,9 +74,8 @@ class ExtStreamChecker:
             findings = kept_findings(source, self.filename, project)
             if findings is None:
                 from .analysis import analyze_source  # libcst only when a file needs it
-                from .collector import raise_for_the_process
 
-                raise_for_the_process()
+                _heavy_run()
 
                 findings = analyze_source(
                     source, self.filename, tree=tree, project=project, kept=False
@@ -86,6 +85,21 @@ class ExtStreamChecker:
             findings = [cannot_analyse(reason)]
         for finding in findings:
             yield finding.line, finding.col, finding.message, type(self)
+
+
+def _heavy_run() -> None:
+    """This flake8 process analyses files: fewer garbage collections from now on, and what
+    the run keeps let go of before the interpreter's teardown (:mod:`.collector`,
+    :func:`.analysis.projects.release_at_exit`)."""
+    from .analysis.projects import release_at_exit
+    from .collector import raise_for_the_process
+
+    raise_for_the_process()
+    release_at_exit(_forget_flake8_run)
+
+
+def _forget_flake8_run() -> None:
+    ExtStreamChecker._flake8_run = None
 
 
 @lru_cache(maxsize=256)

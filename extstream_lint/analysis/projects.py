@@ -8,15 +8,32 @@ that must be analysed goes on to :mod:`.engine`.
 
 from __future__ import annotations
 
+import atexit
 import os
 
 from ..findings import Finding
 from ..modules import one_run
 from .index import ProjectIndex
 
-__all__ = ["decode", "default_index", "index_for", "kept_findings", "placed"]
+__all__ = ["decode", "default_index", "index_for", "kept_findings", "placed", "release_at_exit"]
 
 _INDEXES: dict[tuple[tuple[str, ...], bool], ProjectIndex] = {}
+_RELEASE = []  # the callbacks registered with atexit (once each)
+
+
+def release_at_exit(*also: object) -> None:
+    """Let go of the process-wide indexes (every summary kept) when the process exits,
+    before the interpreter's own teardown (``also``: callables that let go of what an
+    adapter holds, such as flake8's run and its parsed trees).
+
+    At exit CPython runs full garbage collections over whatever is still alive: with a
+    project's trees and summaries alive, a third of a one-file flake8 run on the standard
+    library went to them. Dropped first, they are freed by reference counting, cheaply.
+    """
+    for callback in (_INDEXES.clear, *also):
+        if callback not in _RELEASE:
+            _RELEASE.append(callback)
+            atexit.register(callback)  # type: ignore[arg-type]
 
 
 def index_for(src: tuple[str, ...] = (), cache: bool = False) -> ProjectIndex:

@@ -150,3 +150,37 @@ def test_checker_skips_marker_free_lines_even_with_a_bogus_tree() -> None:
     # The pre-filter decides before the tree is looked at.
     checker = ExtStreamChecker(tree=None, lines=PLAIN.splitlines(True))  # type: ignore[arg-type]
     assert list(checker.run()) == []
+
+
+_EXIT_DRIVER = r"""
+import atexit, sys
+
+def after_ours():  # registered first, so it runs after the plugin's own exit callbacks
+    from extstream_lint.analysis import projects
+    from extstream_lint.flake8_plugin import ExtStreamChecker
+
+    held = len(projects._INDEXES) + (ExtStreamChecker._flake8_run is not None)
+    sys.stderr.write(f"HELD AT EXIT {held}\n")
+
+atexit.register(after_ours)
+from flake8.main.cli import main
+main(["--isolated", "-j1", "--select=XST", *sys.argv[1:]])
+"""
+
+
+def test_a_run_that_analysed_lets_go_of_its_summaries_before_the_teardown(
+    tmp_path: Path,
+) -> None:
+    """CPython's teardown collects garbage over whatever is alive: the run's trees and
+    summaries cost a third of a one-file flake8 run on the standard library there."""
+    (tmp_path / "bad.py").write_text(MISUSE, encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-c", _EXIT_DRIVER, "bad.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert "XST101" in proc.stdout, (proc.stdout, proc.stderr)
+    assert "HELD AT EXIT 0" in proc.stderr, proc.stderr
