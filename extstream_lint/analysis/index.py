@@ -40,7 +40,7 @@ from ..modules import NEVER_PROJECT as _NEVER_PROJECT
 from ..modules import Stamp, run_memo, stamp_of
 from ..sources import read_text
 from .entries import Entry, FindingsEntry, StoredEntry
-from .values import ExtStream, Module, Value
+from .values import ClassInfo, ExtStream, FunctionInfo, Module, Summary, Value
 
 if TYPE_CHECKING:  # libcst only when a summary is computed, not when one is checked
     import libcst as cst
@@ -818,14 +818,37 @@ def _value_digest(value: object, module: Module, outside: dict[str, str]) -> str
     def held(other: Module) -> tuple[object, tuple[str, str]]:
         return _held_module, (other.name, "" if other is module else outside.get(other.name, ""))
 
-    # A held module by name (and digest, if final), not by contents. A dispatch table is
-    # consulted for modules only; a ``persistent_id`` would be called for every object.
-    pickler.dispatch_table = {Module: held}  # type: ignore[assignment]
+    # A held module by name (and digest, if final), not by contents; the interpreter's
+    # records by what they say (:func:`_facts_of`). A dispatch table is consulted for
+    # these types only; a ``persistent_id`` would be called for every object.
+    table: dict[type, object] = {Module: held, FunctionInfo: _facts_of, Summary: _facts_of}
+    table[ClassInfo] = _facts_of
+    pickler.dispatch_table = table  # type: ignore[assignment]
     try:
         pickler.dump(value)
     except Exception:  # unpicklable: never equal to anything, dependents recompute
         return f"unique:{id(value)}"
     return hashlib.sha1(buffer.getvalue()).hexdigest()
+
+
+#: Fields that record how the interpreter got to a fact, not the fact: the pass that last
+#: joined a function's returns, how many times a summary changed on the way.
+_BOOKKEEPING = frozenset({"returns_pass", "version"})
+
+
+def _facts_of(record: object) -> tuple[type, tuple[()], dict[str, object]]:
+    """A function, class or summary as its digest sees it: without bookkeeping, and its
+    sets of names in order (a set's order follows the process's string hashing), so that
+    the same facts have the same digest in every run and process: a module computed
+    again after an edit is then seen unchanged by its readers when it is."""
+    state = {}
+    for name, item in vars(record).items():
+        if name in _BOOKKEEPING:
+            continue
+        if type(item) in (set, frozenset):
+            item = sorted(item, key=repr)
+        state[name] = item
+    return type(record), (), state
 
 
 def _held_module(name: str, digest: str) -> None:

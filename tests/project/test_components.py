@@ -337,3 +337,25 @@ def test_a_changed_file_checks_its_kept_findings_once(
     again = cli._analyse(leaf.read_text(encoding="utf-8"), str(leaf), (), True)
     assert again == cold
     assert loads["findings:"] == 1, loads
+
+
+def test_a_digest_is_of_the_facts_not_of_how_they_were_learnt() -> None:
+    """Two summaries that say the same, one learnt in more passes (its counters differ)
+    and with its sets built in another order, have one digest: their readers are not
+    summarised again when a module is computed afresh after an edit."""
+    from extstream_lint.analysis.values import ClassInfo, Const, FunctionInfo, Module
+
+    def made(passes: int, names: list[str]) -> Module:
+        info = FunctionInfo("f", returns=Const(1), returns_pass=passes)
+        info.summary.version = passes * 3
+        cls = ClassInfo("C", methods={"f": info})
+        for name in names:
+            cls.init_only.add(name)
+        info.decorators = frozenset(names)
+        return Module("m", {"C": cls, "f": info})
+
+    first, second = made(2, ["a", "b", "c"]), made(4, ["c", "a", "b"])
+    assert index._digests(first, {}) == index._digests(second, {})
+    changed = made(2, ["a", "b", "c"])
+    changed.exports["f"].returns = Const(2)  # type: ignore[union-attr]
+    assert index._digests(changed, {})[1]["f"] != index._digests(first, {})[1]["f"]
