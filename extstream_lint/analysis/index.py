@@ -507,7 +507,7 @@ class ProjectIndex:
         cycle = len(order) > 1
         pending = set(order)
         runs: Counter[str] = Counter()
-        texts: dict[str, tuple[str, cst.Module, str] | None] = {}
+        texts: dict[str, tuple[str, cst.Module, str, ast.Module | None] | None] = {}
         made: dict[str, list[StoredEntry]] = {member: [] for member in order}
         #: The members' current modules by name; who read each member in its latest summary.
         members: dict[str, Module] = {m.name: m for m, _ in current.values() if m is not None}
@@ -714,26 +714,28 @@ class ProjectIndex:
         entry = self._entries.get(link)
         return entry.digest if entry is not None else ""
 
-    def _prepare(self, path: str) -> tuple[str, cst.Module, str] | None:
-        """(dotted name, tree, text) of a project file; ``None`` if it cannot be read or
-        parsed (its import is then simply not followed)."""
+    def _prepare(self, path: str) -> tuple[str, cst.Module, str, ast.Module | None] | None:
+        """(dotted name, libcst tree, text, CPython's tree) of a project file; ``None`` if it
+        cannot be read or parsed (its import is then simply not followed)."""
         roots = self.roots(path)
         name = mods.module_name(path, roots)
         text = read_text(path)
         if name is None or text is None:
             return None
         try:
-            tree = self.parse(path, text)[0]
+            tree, python_tree = self.parse(path, text)
         except Exception:  # unparsable: the import is simply not followed
             return None
-        return name, tree, text
+        return name, tree, text, python_tree
 
-    def _python_tree(self, path: str, text: str) -> ast.Module | None:
-        """CPython's tree of ``path`` if this run parsed ``text`` for it (for positions)."""
-        known = self._run().trees.get(path)
-        return known[2] if known is not None and known[0] == text else None
-
-    def _summarise(self, path: str, name: str, tree: cst.Module, text: str) -> Entry | None:
+    def _summarise(
+        self,
+        path: str,
+        name: str,
+        tree: cst.Module,
+        text: str,
+        python_tree: ast.Module | None = None,
+    ) -> Entry | None:
         from .budget import BudgetedInterpreter, BudgetExceeded
         from .exported import export, literal_all
 
@@ -754,7 +756,7 @@ class ProjectIndex:
             # Reading ``__all__`` evaluates string literals, which raises on a bad escape
             # such as ``"\N{NOSUCHNAME}"``: part of the same "not followed" rule.
             module = Module(name, {}, literal_all(tree), shown)
-            module.exports = export(exports, tree, text, shown, self._python_tree(path, text))
+            module.exports = export(exports, tree, text, shown, python_tree)
         except RecursionError:
             raise  # the engine turns it into XST000 for the file being linted
         except BudgetExceeded as exceeded:
