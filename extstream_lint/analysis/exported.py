@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from collections.abc import Container
 
 import libcst as cst
 
 from .positions import locate
-from .values import Module, Remote, Value
+from .values import ClassInfo, FunctionInfo, Module, Remote, Value
 
 __all__ = ["export", "literal_all"]
 
@@ -49,14 +50,17 @@ def export(
     text: str,
     shown: str,
     python_tree: ast.Module | None = None,
+    exported: Container[object] = (),
 ) -> dict[str, Value]:
     """A deep copy of ``values`` where every libcst node is a :class:`Remote` place
-    (``python_tree``, CPython's tree of ``text`` if known, gives the lines)."""
+    (``python_tree``, CPython's tree of ``text`` if known, gives the lines). Functions and
+    classes in ``exported`` (another module's summary holds them, already exported) are
+    shared, not copied, as imported modules are."""
     nodes: dict[int, cst.CSTNode] = {}
-    _walk(values, nodes, set())
+    memo: dict[int, object] = {}
+    _walk(values, nodes, exported, memo)
     positions = locate(tree, nodes.values(), text, python_tree) if nodes else {}
     remotes = {key: Remote(shown, positions[node][0]) for key, node in nodes.items()}
-    memo: dict[int, object] = {}
     unknown = Remote(shown, 0)  # a node that is not a call, with or def: the file alone
     return {name: _copy(value, remotes, memo, unknown) for name, value in values.items()}
 
@@ -68,6 +72,8 @@ _KINDS: dict[type, tuple[int, tuple[str, ...]]] = {
     kind: (_KEEP, ()) for kind in (str, int, float, bool, bytes, type(None), Module)
 }
 _LOCATABLE = (cst.Call, cst.With, cst.FunctionDef, cst.AnnAssign)
+#: What another module's summary exports and this one may hold: shared, never copied.
+_SHAREABLE = frozenset({FunctionInfo, ClassInfo})
 
 
 def _kind(value: object) -> tuple[int, tuple[str, ...]]:
@@ -96,7 +102,15 @@ def _classify(kind: type) -> tuple[int, tuple[str, ...]]:
     return _KEEP, ()
 
 
-def _walk(value: object, nodes: dict[int, cst.CSTNode], seen: set[int]) -> None:
+def _walk(
+    value: object,
+    nodes: dict[int, cst.CSTNode],
+    exported: Container[object],
+    shared: dict[int, object],
+) -> None:
+    """Collect the locatable libcst nodes under ``value``, and into ``shared`` the records
+    in ``exported``, which are neither searched nor copied."""
+    seen: set[int] = set()
     stack = [value]
     while stack:
         item = stack.pop()
@@ -104,7 +118,9 @@ def _walk(value: object, nodes: dict[int, cst.CSTNode], seen: set[int]) -> None:
         if how == _KEEP or id(item) in seen:
             continue
         seen.add(id(item))
-        if how == _NODE:
+        if type(item) in _SHAREABLE and item in exported:
+            shared[id(item)] = item
+        elif how == _NODE:
             if isinstance(item, _LOCATABLE):
                 nodes[id(item)] = item  # type: ignore[assignment]
         elif how == _DICT:

@@ -28,8 +28,9 @@ import hashlib
 import io
 import os
 import pickle
+import weakref
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from .. import modules as mods
@@ -165,6 +166,11 @@ class ProjectIndex:
         self.over_budget: dict[str, int] = {}
         #: Digest of every final summary, by module name (see :func:`_digest`).
         self._by_name: dict[str, str] = {}
+        #: Which module's summary each function and class was exported by (the file, and
+        #: the export that carries it): another module's digest names it, not its contents.
+        self._homes: weakref.WeakKeyDictionary[object, tuple[str, str]] = (
+            weakref.WeakKeyDictionary()
+        )
         #: Every final summary, by module name: what a stored entry's references resolve to.
         self._modules: dict[str, Module] = {}
         #: The summaries made when each cycle member was last computed, with what they read.
@@ -410,7 +416,39 @@ class ProjectIndex:
             return None
         return buffer.getvalue()
 
-    def _revived(self, stored: StoredEntry, module: Module, members: dict[str, Module]) -> Entry:
+    def _foreign(self, path: str) -> Callable[[object], tuple[str, str, str] | None]:
+        """For the digest of ``path``'s summary: a function or class another module
+        exported, as (that module's file, the export, the export's digest as it is now);
+        ``None`` for one of ``path``'s own. Another module's facts then count by their
+        digest, as a held module does, not by the objects that carry them: a summary
+        revived from the cache holds copies where a fresh one shares, and the same facts
+        must have the same digest either way."""
+        homes, exports = self._homes, self._exports
+
+        def foreign(record: object) -> tuple[str, str, str] | None:
+            home = homes.get(record)
+            if home is None or home[0] == path:
+                return None
+            return home[0], home[1], exports.get(home[0], {}).get(home[1], _ABSENT)
+
+        return foreign
+
+    def _own(self, path: str, module: Module) -> None:
+        """Record ``path`` as the home of the functions and classes ``module`` exports (and
+        of the classes' methods, under the class's name)."""
+        homes = self._homes
+        for name, value in module.exports.items():
+            kind = type(value)
+            if kind is FunctionInfo:
+                homes.setdefault(value, (path, name))
+            elif kind is ClassInfo:
+                homes.setdefault(value, (path, name))
+                for method in value.methods.values():  # type: ignore[union-attr]
+                    homes.setdefault(method, (path, name))
+
+    def _revived(
+        self, path: str, stored: StoredEntry, module: Module, members: dict[str, Module]
+    ) -> Entry:
         """The entry ``stored`` describes, its summary's fields put into ``module``: the
         modules it names are ``members`` (by name) or final summaries. Raises on a name
         that is neither."""
@@ -424,6 +462,7 @@ class ProjectIndex:
 
         body = safe_pickle.loads(stored.body, resolve)
         module.exports, module.all_names, module.path = body  # type: ignore[misc]
+        self._own(path, module)
         entry = Entry(module, stored.stamp, dict(stored.deps), stored.external, dict(stored.links))
         entry.digest, entry.group = stored.digest, stored.group
         entry.exports, entry.reads = dict(stored.exports), _copy_reads(stored.reads)
@@ -445,7 +484,7 @@ class ProjectIndex:
         return {
             path: entry
             if isinstance(entry, Entry)
-            else self._revived(entry, shells[entry.name], members)
+            else self._revived(path, entry, shells[entry.name], members)
             for path, entry in found.items()
         }
 
@@ -587,7 +626,7 @@ class ProjectIndex:
                     stored, member, state
                 ):
                     continue
-                return self._revived(stored, Module(stored.name), members), stored
+                return self._revived(member, stored, Module(stored.name), members), stored
             except Exception:  # a damaged record: summarised from source
                 continue
         return None, None
@@ -756,7 +795,7 @@ class ProjectIndex:
             # Reading ``__all__`` evaluates string literals, which raises on a bad escape
             # such as ``"\N{NOSUCHNAME}"``: part of the same "not followed" rule.
             module = Module(name, {}, literal_all(tree), shown)
-            module.exports = export(exports, tree, text, shown, python_tree)
+            module.exports = export(exports, tree, text, shown, python_tree, self._homes)
         except RecursionError:
             raise  # the engine turns it into XST000 for the file being linted
         except BudgetExceeded as exceeded:
@@ -765,8 +804,9 @@ class ProjectIndex:
         except Exception:  # a bug of ours, or an odd module, must not break the importer
             return None
         external = any(_carries_external(v) for v in module.exports.values())
+        self._own(path, module)
         entry = Entry(module, stamp, importer.used, external, importer.links)
-        entry.digest, entry.exports = _digests(module, self._by_name)
+        entry.digest, entry.exports = _digests(module, self._by_name, self._foreign(path))
         entry.reads = importer.reads
         if not importer.refused:
             learnt[path] = (text, interpreter)
@@ -802,29 +842,45 @@ def _text_digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _digests(module: Module, outside: dict[str, str]) -> tuple[str, dict[str, str]]:
+def _digests(
+    module: Module,
+    outside: dict[str, str],
+    foreign: Callable[[object], tuple[str, str, str] | None] = lambda record: None,
+) -> tuple[str, dict[str, str]]:
     """The interface digest of a summary (what its dependents saw of it) and the digest of
     each name it exports (what a dependent that read only some names saw). Another module
     it holds (``import pkg.x``) counts by name, and by its own digest when that module is
     final already (outside the component being computed), so the digest is linear in the
     summary, not in everything it reaches."""
-    names = {name: _value_digest(value, module, outside) for name, value in module.exports.items()}
+    names = {
+        name: _value_digest(value, module, outside, foreign)
+        for name, value in module.exports.items()
+    }
     whole = hashlib.sha1(repr((sorted(names.items()), module.all_names)).encode("utf-8"))
     return whole.hexdigest(), names
 
 
-def _value_digest(value: object, module: Module, outside: dict[str, str]) -> str:
+def _value_digest(
+    value: object,
+    module: Module,
+    outside: dict[str, str],
+    foreign: Callable[[object], tuple[str, str, str] | None],
+) -> str:
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
 
     def held(other: Module) -> tuple[object, tuple[str, str]]:
         return _held_module, (other.name, "" if other is module else outside.get(other.name, ""))
 
+    def record(item: object) -> tuple[object, ...]:
+        home = foreign(item)
+        return (_held_module, home) if home is not None else _facts_of(item)
+
     # A held module by name (and digest, if final), not by contents; the interpreter's
     # records by what they say (:func:`_facts_of`). A dispatch table is consulted for
     # these types only; a ``persistent_id`` would be called for every object.
-    table: dict[type, object] = {Module: held, FunctionInfo: _facts_of, Summary: _facts_of}
-    table[ClassInfo] = _facts_of
+    table: dict[type, object] = {Module: held, FunctionInfo: record, Summary: _facts_of}
+    table[ClassInfo] = record
     pickler.dispatch_table = table  # type: ignore[assignment]
     try:
         pickler.dump(value)
@@ -853,8 +909,9 @@ def _facts_of(record: object) -> tuple[type, tuple[()], dict[str, object]]:
     return type(record), (), state
 
 
-def _held_module(name: str, digest: str) -> None:
-    """Never called: what a held module is in the pickled bytes a digest is taken of."""
+def _held_module(*reference: str) -> None:
+    """Never called: what a held module, or another module's function or class, is in the
+    pickled bytes a digest is taken of."""
 
 
 def _holds(

@@ -359,3 +359,47 @@ def test_a_digest_is_of_the_facts_not_of_how_they_were_learnt() -> None:
     changed = made(2, ["a", "b", "c"])
     changed.exports["f"].returns = Const(2)  # type: ignore[union-attr]
     assert index._digests(changed, {})[1]["f"] != index._digests(first, {})[1]["f"]
+
+
+def test_an_edit_that_keeps_a_members_facts_leaves_its_readers_alone(
+    tmp_path: Path, summaries: Counter[str]
+) -> None:
+    """``hub`` holds an instance of a class based on ``base``'s, a member of its cycle.
+    After an edit of ``hub`` that changes none of that, ``base`` is replayed from the cache
+    and ``hub`` computed afresh: the instance must keep its digest (it names ``base``'s
+    class by reference, however the objects that carry it were made), so that ``reader``,
+    which reads it, is not summarised again."""
+    files = {
+        "gen/__init__.py": "",
+        "gen/base.py": (
+            "from gen import hub\n\n\nclass Base:\n    def get(self, key, default=None):\n"
+            "        return default\n\n    def put(self, key, value):\n        pass\n"
+        ),
+        "gen/hub.py": (
+            "from gen.base import Base\nfrom gen.adapter import make_ext\n\n\n"
+            "class Env(Base):\n    def keys(self):\n        return []\n\n\n"
+            "environ = Env()\n\n\ndef edited():\n    return 1\n"
+        ),
+        "gen/adapter.py": (
+            "from torch_npu.npu import ExternalStream\n\n\n"
+            "def make_ext(ptr):\n    return ExternalStream(ptr)\n"
+        ),
+        "gen/reader.py": (
+            "from gen.hub import environ\n\n\n"
+            "def use(s):\n    environ.get('x')\n    s.synchronize()\n"
+        ),
+        "leaf.py": (
+            "from gen.adapter import make_ext\nfrom gen.reader import use\n\n\n"
+            "def run(ptr):\n    use(make_ext(ptr))\n"
+        ),
+    }
+    _write(tmp_path, files)
+    assert _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache())) == [(6, "XST101")]
+    files["gen/hub.py"] = files["gen/hub.py"].replace("return 1", "return 2")
+    _write(tmp_path, files)
+    hub = tmp_path / "gen" / "hub.py"
+    stamp = hub.stat().st_mtime_ns + 1_000_000_000
+    os.utime(hub, ns=(stamp, stamp))
+    summaries.clear()
+    assert _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache())) == [(6, "XST101")]
+    assert summaries["hub.py"] >= 1 and summaries["reader.py"] == 0, summaries
