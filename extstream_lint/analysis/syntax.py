@@ -9,6 +9,7 @@ fraction of ``parse_module``. Source order matters: :mod:`.positions` matches no
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Iterator
 
 import libcst as cst
@@ -145,7 +146,10 @@ def string_value(node: cst.SimpleString) -> str | None:
         quote = 3 if text[:3] in ('"""', "'''") else 1
         return text[quote:-quote]
     try:
-        evaluated = node.evaluated_value
+        with warnings.catch_warnings():  # "\d": the compiler's to report, not ours
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            evaluated = node.evaluated_value
     except Exception:
         return None
     return evaluated if isinstance(evaluated, str) else None
