@@ -92,7 +92,7 @@ def lint_text(
     ``src`` are configured import roots; ``cache`` keeps module summaries on disk.
     """
     with one_run():  # the pre-filter and the analysis look up the same modules: once
-        if not should_analyse(text, filename, src):
+        if not should_analyse(text, filename, src, cache):
             return []
         return _analyse(text, filename, src, cache)
 
@@ -400,7 +400,9 @@ def _sources(options: Options, graph: ImportGraph) -> Iterator[tuple[str, str | 
         shown = options.stdin_filename
         if shown == "stdin" or not matches_any(shown, options.exclude, options.root):
             content = _read("-")
-            if isinstance(content, Finding) or should_analyse(content, shown, options.src):
+            if isinstance(content, Finding) or should_analyse(
+                content, shown, options.src, options.cache
+            ):
                 yield shown, content
         return
     files = iter_files(options.paths, options.exclude, options.root, options.respect_gitignore)

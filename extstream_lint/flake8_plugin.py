@@ -64,7 +64,7 @@ class ExtStreamChecker:
     def _run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)
         src, cache = _settings(self.filename)
-        if not should_analyse(source, self.filename, src):
+        if not should_analyse(source, self.filename, src, cache):
             return
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:

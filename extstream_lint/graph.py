@@ -152,7 +152,9 @@ def graph_for(src: tuple[str, ...] = (), persist: bool = False) -> ImportGraph:
     return graph if graph is not None else ImportGraph(sources)
 
 
-def imports_external(text: str, filename: str, src: tuple[str, ...] = ()) -> bool:
+def imports_external(
+    text: str, filename: str, src: tuple[str, ...] = (), persist: bool = False
+) -> bool:
     """The pre-filter's widened question for a file handed in as ``text``: does it import a
     project module that may hand it an external stream (a module mentioning one, or
     importing such a module, transitively)?"""
@@ -162,4 +164,4 @@ def imports_external(text: str, filename: str, src: tuple[str, ...] = ()) -> boo
     if installed(os.path.dirname(path)):
         # Installed code imports installed code, never analysed: the markers decide.
         return False
-    return graph_for(src).imports_external(text, path)
+    return graph_for(src, persist).imports_external(text, path)

@@ -171,6 +171,9 @@ def test_file_by_file_in_one_process_reads_and_parses_each_file_once(dense: Path
     assert ("leaf.py", _LEAF_LINE) in found
     _at_most_once(opens)
     _at_most_once(parses)
+    # The pre-filter and the analysis ask one import graph: each file's imports once.
+    scanned = Counter(path for facts in sources._SHARED.values() for path in facts.scanned)
+    _at_most_once(scanned)
 
 
 _FLAKE8_DRIVER = """
