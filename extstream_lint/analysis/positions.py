@@ -17,6 +17,7 @@ from collections.abc import Iterable
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from .parsing import python_parse
 from .syntax import children, tail_name
 
 Position = tuple[int, int]  # (1-based line, 0-based character column)
@@ -57,7 +58,7 @@ def _match_with_ast(
 ) -> dict[cst.CSTNode, Position] | None:
     if tree is None:
         try:
-            tree = ast.parse(source)
+            tree = python_parse(source)  # the compiler's warnings are not ours to show
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
     kinds, ast_to_kind = _KINDS, _AST_TO_KIND
