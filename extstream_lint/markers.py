@@ -3,9 +3,11 @@
 Every way to obtain an external stream spells ``ExternalStream`` (the class, its aliases and
 annotations) or ``stream_ptr`` (``torch.npu.Stream(stream_ptr=...)``,
 ``SyncLaunchStream(stream_ptr=...)``), and every spelling the analysis resolves to torch_npu
-contains ``npu`` (``torch.npu``, ``torch_npu``, ``transfer_to_npu`` for ``torch.cuda``). A
-file without both is never parsed: torch's own CUDA stream code, for example, costs a few
-substring tests instead of a libcst import and parse.
+has ``npu`` at the start of a word or after an underscore (``torch.npu``, ``torch_npu``,
+``transfer_to_npu`` for ``torch.cuda``), never inside one: ``input`` is not a spelling of
+torch_npu, and counting it made half the standard library "mention" it. A file without
+both is never parsed: torch's own CUDA stream code, for example, costs a few substring
+tests instead of a libcst import and parse.
 """
 
 from __future__ import annotations
@@ -13,12 +15,22 @@ from __future__ import annotations
 import re
 
 
+#: ``npu`` not preceded by a letter or digit: ``torch.npu``, ``torch_npu``, ``npu:0``.
+_NPU = re.compile(r"(?<![A-Za-z0-9])npu")
+
+
+def spells_npu(text: str) -> bool:
+    """Does ``text`` spell torch_npu's ``npu`` (not ``input``)? A substring test first,
+    the regex only on a hit."""
+    return "npu" in text and _NPU.search(text) is not None
+
+
 def might_use_external_streams(text: str) -> bool:
     """True if ``text`` could create or annotate a torch_npu external stream.
 
-    Substring tests: an order of magnitude faster than an alternation regex.
+    Substring tests first: an order of magnitude faster than an alternation regex.
     """
-    return ("ExternalStream" in text or "stream_ptr" in text) and "npu" in text
+    return ("ExternalStream" in text or "stream_ptr" in text) and spells_npu(text)
 
 
 def _refused_call() -> re.Pattern[str]:
@@ -30,8 +42,10 @@ def _refused_call() -> re.Pattern[str]:
 
 
 _REFUSED_CALL: re.Pattern[str] | None = None
-#: Spellings of every torch_npu, distributed and accelerator name of the contract table.
-_TORCH_MARKERS = ("npu", "distributed", "accelerator", "torch.Event", "torch.Stream")
+#: Spellings of the contract table's distributed, accelerator and generic stream names: all
+#: of them reached from ``torch`` (a module that gets them from a project module is linked
+#: to that module, which spells them).
+_TORCH_MARKERS = ("distributed", "accelerator", "torch.Event", "torch.Stream")
 
 
 def may_reach_refused(text: str) -> bool:
@@ -39,7 +53,9 @@ def may_reach_refused(text: str) -> bool:
     handle for one: it spells a torch_npu / distributed name or calls a refused method name.
     Text only and generous: it decides which plain modules the index follows, not findings."""
     global _REFUSED_CALL
-    if any(marker in text for marker in _TORCH_MARKERS):
+    if spells_npu(text):
+        return True
+    if "torch" in text and any(marker in text for marker in _TORCH_MARKERS):
         return True
     if _REFUSED_CALL is None:
         _REFUSED_CALL = _refused_call()

@@ -295,3 +295,27 @@ def test_import_cycles_of_plain_helper_modules_terminate(tmp_path: Path) -> None
     )
     findings = analyze_source(app.read_text(), str(app), project=ProjectIndex())
     assert [(f.line, f.code) for f in findings] == [(4, "XST101")]
+
+
+@pytest.mark.parametrize(
+    ("text", "external", "refers"),
+    [
+        ("from torch_npu.npu import ExternalStream\n", True, True),
+        ("import torch\ns = torch.npu.ExternalStream(p)\n", True, True),
+        ("s = npu.ExternalStream(p)  # npu from a project module\n", True, True),
+        ("x = input()\nExternalStream = object\n", False, False),  # "npu" inside a word
+        ('"""Inputs are distributed by an accelerator."""\n', False, False),  # prose, no torch
+        ("import torch.distributed as dist\n", False, True),
+        ("import torch\ntorch.accelerator.synchronize()\n", False, True),
+        ("def f(s):\n    s.synchronize()\n", False, True),  # a refused method by name
+    ],
+)
+def test_markers_spell_torch_npu_not_words_that_contain_npu(
+    text: str, external: bool, refers: bool
+) -> None:
+    # Half the standard library says "input": counted as torch_npu, it made every module
+    # that imports one of them "matter", and the index summarised them all.
+    from extstream_lint.markers import may_reach_refused, might_use_external_streams
+
+    assert might_use_external_streams(text) is external
+    assert may_reach_refused(text) is refers
