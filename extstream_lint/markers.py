@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 
-
 #: ``npu`` not preceded by a letter or digit: ``torch.npu``, ``torch_npu``, ``npu:0``.
 _NPU = re.compile(r"(?<![A-Za-z0-9])npu")
 
