@@ -413,7 +413,7 @@ def _sources(options: Options, graph: ImportGraph) -> Iterator[tuple[str, str | 
                 content = _read(path)  # the markers decide, or the reason it cannot be read
                 if isinstance(content, Finding) or might_use_external_streams(content):
                     yield _display(path), content
-            elif graph.may_export(absolute):
+            elif graph.receives(absolute):
                 yield _display(path), _read(path)
             continue
         content = _read(path)

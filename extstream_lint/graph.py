@@ -14,7 +14,13 @@ a unit, from its members and from components already final:
   an external stream?
 
 A "no" inside an import cycle is therefore final exactly when its component's is, and no
-file is searched twice. Everything here is linear in the files and imports reached.
+file is searched twice. An ``export`` "yes" is then narrowed by name (:mod:`.names`): per
+file, the names through which it may hand out a stream (:meth:`ImportGraph.carried`),
+computed per component bottom-up from those of the components it imports (a module bound
+whole, ``import m`` or ``*``, lends the importer's namespace all of its names); a file is
+handed a stream only if it spells one of those names of a module it imports
+(:meth:`ImportGraph.receives`). Everything here is linear in the files and imports
+reached.
 """
 
 from __future__ import annotations
@@ -22,8 +28,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 
+from . import names as nm
 from .modules import installed, run_memo
-from .sources import FileFacts, SourceFacts, facts_of_text, source_facts
+from .pytrees import tree_of
+from .sources import FileFacts, SourceFacts, facts_of_text, read_text, source_facts
+
+_NONE: frozenset[str] = frozenset()
 
 
 def components(
@@ -82,6 +92,9 @@ class ImportGraph:
         self.members: list[tuple[str, ...]] = []
         self.export: list[bool] = []
         self.matter: list[bool] = []
+        #: File -> the names through which it may hand out an external stream.
+        self._carried: dict[str, frozenset[str]] = {}
+        self._statements: dict[str, tuple[list[nm.Statement], frozenset[str]] | None] = {}
 
     # --- questions ------------------------------------------------------------------------
 
@@ -95,9 +108,31 @@ class ImportGraph:
 
     def imports_external(self, text: str, path: str) -> bool:
         """For the text ``text`` read as ``path`` (maybe not what is on disk: an editor's
-        buffer): does it import a project file that may hand out an external stream?"""
+        buffer): does it spell a name through which a project file it imports may hand
+        out an external stream?"""
         facts = facts_of_text(text, path, self.sources.roots(path), None)
-        return any(self.may_export(link) for link in facts.links)
+        return self._spells_handed(facts.links, lambda: nm.words(text))
+
+    def receives(self, path: str) -> bool:
+        """May the project file ``path`` (absolute), as on disk, hold an external stream:
+        does it mention one, or spell a name through which a module it imports may hand
+        one out?"""
+        facts = self.facts(path)
+        if facts is None:
+            return False
+        if facts.external:
+            return True
+        return self._spells_handed(facts.links, lambda: self._words_of(path))
+
+    def carried(self, path: str) -> frozenset[str]:
+        """The names of the file ``path`` through which it may hand out an external stream;
+        empty when it cannot."""
+        known = self._carried.get(path)
+        if known is not None:
+            return known
+        for number in self._uncarried_below(self._component_of(path)):
+            self._carry(number)
+        return self._carried.get(path, _NONE)
 
     def facts(self, path: str) -> FileFacts | None:
         return self.sources.facts(path)
@@ -108,6 +143,84 @@ class ImportGraph:
             self._tarjan(path)
             found = self.component[path]
         return found
+
+    def _spells_handed(self, links: tuple[str, ...], spelt: Callable[[], frozenset[str]]) -> bool:
+        wanted = [carried for link in links if (carried := self.carried(link))]
+        if not wanted:
+            return False
+        text_words = spelt()
+        return any(not carried.isdisjoint(text_words) for carried in wanted)
+
+    def _words_of(self, path: str) -> frozenset[str]:
+        return self.sources.words(path)
+
+    def _uncarried_below(self, start: int) -> list[int]:
+        """The components ``start`` reaches (itself included) whose names are not known yet,
+        bottom-up (Tarjan numbered every component after those it imports)."""
+        carried = self._carried
+        seen = {start}
+        stack = [start]
+        while stack:
+            number = stack.pop()
+            for member in self.members[number]:
+                facts = self.facts(member)
+                for link in facts.links if facts is not None else ():
+                    other = self.component.get(link)
+                    if other is None:
+                        other = self._component_of(link)
+                    if other not in seen and link not in carried:
+                        seen.add(other)
+                        stack.append(other)
+        return sorted(number for number in seen if self.members[number][0] not in carried)
+
+    def _carry(self, number: int) -> None:
+        """The names of one component's members: to a fixpoint over its members (a cycle's
+        names grow together), from those of the components it imports."""
+        members = self.members[number]
+        carried = self._carried
+        if not self.export[number]:
+            for member in members:
+                carried[member] = _NONE
+            return
+        current = dict.fromkeys(members, _NONE)
+        changed = True
+        while changed:
+            changed = False
+            for member in members:
+                names = self._names_of(member, current)
+                if names != current[member]:
+                    current[member] = names
+                    changed = True
+        carried.update(current)
+
+    def _names_of(self, path: str, current: dict[str, frozenset[str]]) -> frozenset[str]:
+        facts = self.facts(path)
+        if facts is None:
+            return _NONE
+        carried = self._carried
+
+        def of(link: str) -> frozenset[str]:
+            found = current.get(link)
+            return found if found is not None else carried.get(link, _NONE)
+
+        imported = frozenset().union(*(of(link) for link in facts.links))
+        names: frozenset[str] = _NONE
+        if facts.external or (imported and not imported.isdisjoint(self._words_of(path))):
+            names = self._names_in(path, imported)
+        for link in facts.whole:  # its namespace reaches theirs: ``m.name``, ``*``
+            names = names | of(link)
+        return names
+
+    def _names_in(self, path: str, imported: frozenset[str]) -> frozenset[str]:
+        if path not in self._statements:
+            text = read_text(path)
+            tree = tree_of(path, text) if text is not None else None
+            self._statements[path] = nm.statements(tree, text) if tree is not None else None
+        found = self._statements[path]
+        if found is None:  # CPython rejects it: every word may be a name that matters
+            return self._words_of(path)
+        statements, state = found
+        return nm.carried(statements, state, imported)
 
     def _tarjan(self, start: str) -> None:
         """Assign components to ``start`` and every file it reaches that has none yet."""

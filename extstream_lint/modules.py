@@ -315,14 +315,16 @@ def _imported_files(
     names: str,
     roots: tuple[str, ...],
     probes: list[tuple[str, Stamp | None]],
-) -> Iterator[str]:
+) -> Iterator[tuple[str, bool]]:
     """The project files (absolute) an import of ``full`` may run, lazily (the search
-    stops at the first "yes"); every path looked at is added to ``probes``."""
+    stops at the first "yes"), each with whether the importer binds it whole (a module
+    object, or all its names by ``*``); every path looked at is added to ``probes``."""
+    star = not plain and names.strip() == "*"
     for module in _candidates(full, plain):
         found, looked = locate_module(module, roots)
         probes.extend(looked)
         if found is not None:
-            yield os.path.abspath(found)
+            yield os.path.abspath(found), plain or star
         if plain or not names:
             continue
         if found is None:  # a namespace package (no __init__.py) has submodules too
@@ -336,15 +338,17 @@ def _imported_files(
             sub, looked = locate_module(f"{module}.{bound}", roots)
             probes.extend(looked)
             if sub is not None:
-                yield os.path.abspath(sub)
+                yield os.path.abspath(sub), True
 
 
 def file_imports(
     text: str, path: str, roots: tuple[str, ...]
-) -> tuple[tuple[str, ...], int, Probes]:
+) -> tuple[tuple[str, ...], int, Probes, tuple[str, ...]]:
     """The project files (absolute, once each) that the imports of ``text`` (the file
     ``path``) may run, those of top-level imports first, in order, then the others; how
-    many the top-level imports run; and every path looked at with its stamp.
+    many the top-level imports run; every path looked at with its stamp; and those of the
+    files the importer binds whole (a module object, or ``*``): its namespace reaches
+    every name of theirs, not only the names it spells.
 
     ``import a.b`` binds ``a``: every package on the way counts. ``from a.b import c``
     binds names of ``a.b``, or its submodule ``a.b.c`` when ``a.b`` is a package. The
@@ -359,11 +363,14 @@ def file_imports(
     probes: list[tuple[str, Stamp | None]] = []
     top: dict[str, None] = {}
     inner: dict[str, None] = {}
+    whole: dict[str, None] = {}
     for level, name, plain, names, at_top in imports:
         full = absolute_name(name, level, importer, is_package)
         if not full or full.split(".", 1)[0] in NEVER_PROJECT:
             continue
-        for found in _imported_files(full, plain, names, roots, probes):
+        for found, bound_whole in _imported_files(full, plain, names, roots, probes):
             (top if at_top else inner)[found] = None
+            if bound_whole:
+                whole[found] = None
     inner = {link: None for link in inner if link not in top}
-    return (*top, *inner), len(top), tuple(dict.fromkeys(probes))
+    return (*top, *inner), len(top), tuple(dict.fromkeys(probes)), tuple(whole)

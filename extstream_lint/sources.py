@@ -21,6 +21,7 @@ from collections import Counter
 from .diskio import entry_directory, load, project_root, store
 from .markers import may_reach_refused, might_use_external_streams
 from .modules import Probes, Stamp, current_run, file_imports, roots_for, run_memo, stamp_of
+from .names import words
 
 #: Every open of a project file by :func:`read_project_file`, by path (tests count them).
 OPENS: Counter[str] = Counter()
@@ -76,9 +77,10 @@ class FileFacts(tuple):
 
     A plain tuple (fast to pickle): the file's stamp, whether it mentions external streams,
     whether it may reach a refused operation itself, the project files it imports (those
-    its top-level imports run first: ``strong`` of them), and the paths looked at to
-    resolve those imports with their stamps. Valid while the stamp and every probe are
-    unchanged: nothing transitive, each file answers for itself.
+    its top-level imports run first: ``strong`` of them; those it binds whole, a module
+    object or ``*``: ``whole``), and the paths looked at to resolve those imports with
+    their stamps. Valid while the stamp and every probe are unchanged: nothing
+    transitive, each file answers for itself.
     """
 
     __slots__ = ()
@@ -91,8 +93,9 @@ class FileFacts(tuple):
         links: tuple[str, ...],
         probes: Probes,
         strong: int = 0,
+        whole: tuple[str, ...] = (),
     ) -> FileFacts:
-        return tuple.__new__(cls, (stamp, external, refers, links, probes, strong))
+        return tuple.__new__(cls, (stamp, external, refers, links, probes, strong, whole))
 
     stamp = property(lambda self: self[0])
     external = property(lambda self: self[1])
@@ -100,6 +103,7 @@ class FileFacts(tuple):
     links = property(lambda self: self[3])
     probes = property(lambda self: self[4])
     strong = property(lambda self: self[5])
+    whole = property(lambda self: self[6])
 
 
 def facts_of_text(text: str, path: str, roots: tuple[str, ...], stamp: Stamp | None) -> FileFacts:
@@ -107,10 +111,10 @@ def facts_of_text(text: str, path: str, roots: tuple[str, ...], stamp: Stamp | N
     external = might_use_external_streams(text)
     refers = external or may_reach_refused(text)
     if "import" in text:
-        links, strong, probes = file_imports(text, path, roots)
+        links, strong, probes, whole = file_imports(text, path, roots)
     else:
-        links, strong, probes = (), 0, ()
-    return FileFacts(stamp, external, refers, links, probes, strong)
+        links, strong, probes, whole = (), 0, (), ()
+    return FileFacts(stamp, external, refers, links, probes, strong, whole)
 
 
 class SourceFacts:
@@ -126,6 +130,11 @@ class SourceFacts:
         self._facts: dict[str, FileFacts] = {}
         self._loaded: set[str] = set()
         self._dirty: set[str] = set()
+        #: File -> (stamp, its words): asked only of files that import a module that may
+        #: hand out a stream, kept like the facts (their own table, loaded on first use).
+        self._words: dict[str, tuple[Stamp | None, frozenset[str]]] = {}
+        self._words_loaded: set[str] = set()
+        self._words_dirty: set[str] = set()
         #: Files whose facts were computed from their text (not reused), for tests.
         self.scanned: list[str] = []
 
@@ -162,6 +171,26 @@ class SourceFacts:
     def roots(self, path: str) -> tuple[str, ...]:
         return roots_for(path, self.src)
 
+    def words(self, path: str) -> frozenset[str]:
+        """The words of the project file ``path`` as on disk (:func:`.names.words`), valid
+        while its stamp is: a warm run knows them without opening the file."""
+        facts = self.facts(path)
+        if facts is None:
+            return frozenset()
+        root = project_root(os.path.dirname(path)) if self.persist else None
+        if root is not None and root not in self._words_loaded:
+            self._words_loaded.add(root)
+            self._load_words(root)
+        known = self._words.get(path)
+        if known is not None and known[0] == facts.stamp:
+            return known[1]
+        text = read_text(path)
+        found = words(text) if text is not None else frozenset()
+        self._words[path] = (facts.stamp, found)
+        if root is not None:
+            self._words_dirty.add(root)
+        return found
+
     @staticmethod
     def _valid(facts: FileFacts, path: str) -> bool:
         try:
@@ -192,7 +221,7 @@ class SourceFacts:
         if not isinstance(table, dict):
             return
         for key, value in table.items():
-            if isinstance(key, str) and type(value) is tuple and len(value) == 6:
+            if isinstance(key, str) and type(value) is tuple and len(value) == 7:
                 self._facts.setdefault(key, FileFacts(*value))
 
     def save(self) -> None:
@@ -215,11 +244,31 @@ class SourceFacts:
             except Exception:  # read-only tree, full disk: just no cache
                 continue
         self._dirty.clear()
+        for root in sorted(self._words_dirty):
+            prefix = root + os.sep
+            kept = {p: known for p, known in self._words.items() if p.startswith(prefix)}
+            try:
+                store(self._table(root, "words"), kept)
+            except Exception:
+                continue
+        self._words_dirty.clear()
 
-    def _table(self, root: str) -> str:
+    def _load_words(self, root: str) -> None:
+        try:
+            table = load(self._table(root, "words"))
+        except Exception:  # missing, corrupt, foreign: start afresh
+            return
+        if not isinstance(table, dict):
+            return
+        for key, value in table.items():
+            valid = type(value) is tuple and len(value) == 2 and isinstance(value[1], frozenset)
+            if isinstance(key, str) and valid:
+                self._words.setdefault(key, value)
+
+    def _table(self, root: str, kind: str = "imports") -> str:
         """One table per project and configured roots (the facts depend on both)."""
         key = "\0".join(os.path.abspath(r) for r in self.src).encode("utf-8", "surrogatepass")
-        name = f"imports-{hashlib.sha1(key).hexdigest()[:16]}.pickle"
+        name = f"{kind}-{hashlib.sha1(key).hexdigest()[:16]}.pickle"
         return os.path.join(entry_directory(root), name)
 
 

@@ -39,6 +39,7 @@ from ..findings import Finding
 from ..graph import components, graph_for
 from ..modules import NEVER_PROJECT as _NEVER_PROJECT
 from ..modules import Stamp, run_memo, stamp_of
+from ..pytrees import known_tree
 from ..sources import read_text
 from .entries import Entry, FindingsEntry, StoredEntry
 from .values import ClassInfo, ExtStream, FunctionInfo, Module, Summary, Value
@@ -212,6 +213,8 @@ class ProjectIndex:
                 return known[1], known[2] or tree
         from .parsing import parse
 
+        if tree is None and path is not None:
+            tree = known_tree(path, text)  # the import graph's, when it read the file
         module, tree = parse(text, tree)
         if path is not None:
             PARSES[path] += 1

@@ -11,9 +11,10 @@ wasted: it gives the positions of findings (:mod:`.positions`).
 from __future__ import annotations
 
 import ast
-import warnings
 
 import libcst as cst
+
+from ..pytrees import python_parse
 
 __all__ = ["Unparsable", "one_line", "parse", "python_parse"]
 
@@ -51,19 +52,6 @@ def parse(text: str, tree: ast.Module | None = None) -> tuple[cst.Module, ast.Mo
     except Exception as error:  # ParserSyntaxError, and libcst's own bugs (TypeError...)
         raise Unparsable(python_rejects or _libcst_cannot_parse(error)) from None
     return module, tree
-
-
-def python_parse(text: str) -> ast.Module:
-    """``ast.parse`` without showing warnings about the user's code.
-
-    CPython warns while parsing (``DeprecationWarning``/``SyntaxWarning`` for an invalid
-    escape sequence such as ``"\\d"``); those are the compiler's and flake8's to report, and
-    showing them from a linter's internals would repeat them once per tool.
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return ast.parse(text)
 
 
 def one_line(error: BaseException) -> str:

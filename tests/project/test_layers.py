@@ -16,7 +16,8 @@ import extstream_lint
 
 PACKAGE = Path(extstream_lint.__file__).parent
 OWNED = {
-    "markers", "modules", "sources", "graph", "prefilter", "diskio", "safe_pickle",
+    "markers", "modules", "sources", "pytrees", "names", "graph", "prefilter", "diskio",
+    "safe_pickle", "analysis.parsing",
     "analysis.index", "analysis.entries", "analysis.cache", "analysis.engine",
     "analysis.budget", "analysis.facts", "flake8_plugin", "cli",
 }  # fmt: skip

@@ -158,17 +158,24 @@ def test_in_a_long_lived_process_edits_and_new_modules_are_seen(project: Path) -
 
 def test_long_import_chains_and_cycles_are_decided(tmp_path: Path) -> None:
     # Deeper than the recursion limit allows, and a ring: every verdict still comes out.
+    # Each member binds the next module whole (``from pkg import m1``), so the adapter's
+    # names reach every member's namespace: the one that spells ``make_ext`` is handed a
+    # stream, the one that spells none of them is not.
     root = tmp_path / "ring"
     (root / "pkg").mkdir(parents=True)
     _write(root / "pkg" / "__init__.py", "")
     size = 1500
     for n in range(size):
         _write(root / "pkg" / f"m{n}.py", f"from pkg import m{(n + 1) % size}\n")
-    first = root / "pkg" / "m0.py"
-    assert not should_analyse(first.read_text(), str(first))
+    spells = root / "spells.py"
+    _write(spells, "from pkg import m0\n\nmake = m0.m1.make_ext\n")
+    silent = root / "pkg" / "m0.py"
+    for path in (spells, silent):
+        assert not should_analyse(path.read_text(), str(path))
     _write(root / "pkg" / "m700.py", "from pkg import adapter\n", tick=1)
     _write(root / "pkg" / "adapter.py", _ADAPTER)
-    assert should_analyse(first.read_text(), str(first))
+    assert should_analyse(spells.read_text(), str(spells))
+    assert not should_analyse(silent.read_text(), str(silent))
 
 
 _RELAYS = {"plain": _RELAY_PLAIN, "external": _RELAY_EXT, "gone": None}
@@ -232,3 +239,23 @@ def test_a_planted_verdict_table_runs_nothing(project: Path, tmp_path: Path) -> 
     _new_process()
     assert _run(project) == expected
     assert not marker.exists()
+
+
+def test_an_importer_that_spells_none_of_the_names_is_not_read_when_warm(project: Path) -> None:
+    # ``silent`` imports the relay that hands out streams but uses none of its names: the
+    # cold run reads it once for its words, which are kept; a warm run reads it not at all.
+    _write(project / "pkg" / "relay.py", _RELAY_EXT)
+    _write(project / "pkg" / "silent.py", "from pkg import relay\n\n\ndef f():\n    return relay\n")
+    cold: list[str] = []
+    assert _run(project, reads=cold) == {("user.py", 5)}
+    assert cold.count("silent.py") == 1
+    assert list((project / CACHE_DIR).rglob("words-*.pickle"))
+    _new_process()
+    warm: list[str] = []
+    assert _run(project, reads=warm) == {("user.py", 5)}
+    assert "silent.py" not in warm
+    _write(project / "pkg" / "silent.py", "from pkg import relay\n\nx = relay.get(0)\n", tick=1)
+    _new_process()
+    edited: list[str] = []
+    _run(project, reads=edited)
+    assert edited.count("silent.py") == 1  # its words changed with it: read, and analysed
