@@ -175,7 +175,8 @@ class ImportGraph:
 
     def _carry(self, number: int) -> None:
         """The names of one component's members: to a fixpoint over its members (a cycle's
-        names grow together), from those of the components it imports."""
+        names grow together), from those of the components it imports. A worklist: a
+        member is looked at again only when a member it imports gained names."""
         members = self.members[number]
         carried = self._carried
         if not self.export[number]:
@@ -183,14 +184,24 @@ class ImportGraph:
                 carried[member] = _NONE
             return
         current = dict.fromkeys(members, _NONE)
-        changed = True
-        while changed:
-            changed = False
-            for member in members:
-                names = self._names_of(member, current)
-                if names != current[member]:
-                    current[member] = names
-                    changed = True
+        readers: dict[str, list[str]] = {}
+        for member in members:
+            facts = self.facts(member)
+            for link in facts.links if facts is not None else ():
+                if link in current:
+                    readers.setdefault(link, []).append(member)
+        pending = list(reversed(members))
+        queued = set(members)
+        while pending:
+            member = pending.pop()
+            queued.discard(member)
+            names = self._names_of(member, current)
+            if names != current[member]:
+                current[member] = names
+                for reader in readers.get(member, ()):
+                    if reader not in queued:
+                        queued.add(reader)
+                        pending.append(reader)
         carried.update(current)
 
     def _names_of(self, path: str, current: dict[str, frozenset[str]]) -> frozenset[str]:

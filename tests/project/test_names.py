@@ -184,3 +184,28 @@ def test_the_graph_reads_each_file_at_most_once_for_its_names(tmp_path: Path) ->
     assert not any(verdicts)
     assert opened and max(opened.values()) == 1, opened
     assert not might_use_external_streams(files["m0.py"])
+
+
+def test_names_of_a_ring_are_found_in_linear_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each member binds the next whole: the adapter's names travel the ring against the
+    # sort order of the members. A round-robin fixpoint would take a round per member.
+    size = 400
+    files = {"adapter.py": _ADAPTER, "pkg/__init__.py": ""}
+    for n in range(size):
+        link = "import adapter\n" if n == 0 else ""
+        files[f"pkg/m{n}.py"] = f"{link}from pkg import m{(n + 1) % size}\n"
+    _write(tmp_path, files)
+    calls: list[str] = []
+    original = graph.ImportGraph._names_of
+
+    def counted(self: graph.ImportGraph, path: str, current: dict) -> frozenset[str]:
+        calls.append(path)
+        return original(self, path, current)
+
+    monkeypatch.setattr(graph.ImportGraph, "_names_of", counted)
+    with modules.one_run():
+        run_graph = graph.graph_for((), False)
+        assert "make_ext" in run_graph.carried(str(tmp_path / "pkg" / "m5.py"))
+    assert len(calls) <= 3 * size, len(calls)
