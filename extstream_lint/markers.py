@@ -14,14 +14,21 @@ from __future__ import annotations
 
 import re
 
-#: ``npu`` not preceded by a letter or digit: ``torch.npu``, ``torch_npu``, ``npu:0``.
-_NPU = re.compile(r"(?<![A-Za-z0-9])npu")
+#: What may precede ``npu`` inside a word that is not torch_npu's (``input``).
+_INSIDE_A_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
 def spells_npu(text: str) -> bool:
-    """Does ``text`` spell torch_npu's ``npu`` (not ``input``)? A substring test first,
-    the regex only on a hit."""
-    return "npu" in text and _NPU.search(text) is not None
+    """Does ``text`` spell torch_npu's ``npu`` (``torch.npu``, ``torch_npu``, not ``input``)?
+
+    ``str.find`` over the occurrences: a regex with a look-behind tries every position of
+    the text, about ten times slower on the modules that say ``input`` a lot."""
+    at = text.find("npu")
+    while at != -1:
+        if at == 0 or text[at - 1] not in _INSIDE_A_WORD:
+            return True
+        at = text.find("npu", at + 3)
+    return False
 
 
 def might_use_external_streams(text: str) -> bool:
