@@ -64,7 +64,12 @@ class ExtStreamChecker:
     def _run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)
         src, cache = _settings(self.filename)
-        if not should_analyse(source, self.filename, src, cache):
+        needed = should_analyse(source, self.filename, src, cache)
+        if cache and "import" in source:  # the pre-filter read the import graph's facts
+            from .sources import source_facts
+
+            source_facts(src, cache).save_at_exit()
+        if not needed:
             return
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:

@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
-from . import names as nm
 from .modules import installed, run_memo
-from .pytrees import tree_of
 from .sources import FileFacts, SourceFacts, facts_of_text, read_text, source_facts
+
+if TYPE_CHECKING:  # names and CPython's parser are imported when a module hands out streams
+    from .names import Statement
 
 _NONE: frozenset[str] = frozenset()
 
@@ -94,7 +96,7 @@ class ImportGraph:
         self.matter: list[bool] = []
         #: File -> the names through which it may hand out an external stream.
         self._carried: dict[str, frozenset[str]] = {}
-        self._statements: dict[str, tuple[list[nm.Statement], frozenset[str]] | None] = {}
+        self._statements: dict[str, tuple[list[Statement], frozenset[str]] | None] = {}
 
     # --- questions ------------------------------------------------------------------------
 
@@ -111,7 +113,9 @@ class ImportGraph:
         buffer): does it spell a name through which a project file it imports may hand
         out an external stream?"""
         facts = facts_of_text(text, path, self.sources.roots(path), None)
-        return self._spells_handed(facts.links, lambda: nm.words(text))
+        from .names import words
+
+        return self._spells_handed(facts.links, lambda: words(text))
 
     def receives(self, path: str) -> bool:
         """May the project file ``path`` (absolute), as on disk, hold an external stream:
@@ -223,15 +227,17 @@ class ImportGraph:
         return names
 
     def _names_in(self, path: str, imported: frozenset[str]) -> frozenset[str]:
+        from .names import carried, statements
+        from .pytrees import tree_of
+
         if path not in self._statements:
             text = read_text(path)
             tree = tree_of(path, text) if text is not None else None
-            self._statements[path] = nm.statements(tree, text) if tree is not None else None
+            self._statements[path] = statements(tree, text) if tree is not None else None
         found = self._statements[path]
         if found is None:  # CPython rejects it: every word may be a name that matters
             return self._words_of(path)
-        statements, state = found
-        return nm.carried(statements, state, imported)
+        return carried(found[0], found[1], imported)
 
     def _tarjan(self, start: str) -> None:
         """Assign components to ``start`` and every file it reaches that has none yet."""

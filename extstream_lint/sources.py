@@ -21,7 +21,6 @@ from collections import Counter
 from .diskio import entry_directory, load, project_root, store
 from .markers import may_reach_refused, might_use_external_streams
 from .modules import Probes, Stamp, current_run, file_imports, roots_for, run_memo, stamp_of
-from .names import words
 
 #: Every open of a project file by :func:`read_project_file`, by path (tests count them).
 OPENS: Counter[str] = Counter()
@@ -135,6 +134,7 @@ class SourceFacts:
         self._words: dict[str, tuple[Stamp | None, frozenset[str]]] = {}
         self._words_loaded: set[str] = set()
         self._words_dirty: set[str] = set()
+        self._saving = False
         #: Files whose facts were computed from their text (not reused), for tests.
         self.scanned: list[str] = []
 
@@ -184,6 +184,8 @@ class SourceFacts:
         known = self._words.get(path)
         if known is not None and known[0] == facts.stamp:
             return known[1]
+        from .names import words
+
         text = read_text(path)
         found = words(text) if text is not None else frozenset()
         self._words[path] = (facts.stamp, found)
@@ -252,6 +254,18 @@ class SourceFacts:
             except Exception:
                 continue
         self._words_dirty.clear()
+
+    def save_at_exit(self) -> None:
+        """Save what was learnt when the process exits (once per process): flake8 has no
+        end-of-run hook, and an editor's next run on save then reads the facts of the
+        file's import closure from the table instead of every file of it. Only with
+        ``persist``; flake8's worker processes end without running it (their facts are
+        simply not kept)."""
+        if self.persist and not self._saving:
+            import atexit
+
+            self._saving = True
+            atexit.register(self.save)
 
     def _load_words(self, root: str) -> None:
         try:

@@ -184,3 +184,27 @@ def test_a_run_that_analysed_lets_go_of_its_summaries_before_the_teardown(
     )
     assert "XST101" in proc.stdout, (proc.stdout, proc.stderr)
     assert "HELD AT EXIT 0" in proc.stderr, proc.stderr
+
+
+def test_an_editors_next_run_reads_the_import_facts_the_last_one_kept(tmp_path: Path) -> None:
+    """flake8 has no end-of-run hook: the facts of the file's import closure are stored at
+    exit, so the next run on save opens only the file flake8 hands it, not the closure."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'e'\n", encoding="utf-8")
+    for n in range(6):
+        following = f"import m{n + 1}\n" if n < 5 else ""
+        (tmp_path / f"m{n}.py").write_text(f"{following}x = {n}\n", encoding="utf-8")
+    driver = (
+        "import sys\nfrom extstream_lint import sources\nfrom flake8.main.cli import main\n"
+        "try:\n    main(['--isolated', '-j1', '--select=XST', 'm0.py'])\nfinally:\n"
+        "    sys.stderr.write(f'OPENED {sorted(sources.OPENS)}\\n')\n"
+    )
+
+    def opened() -> str:
+        proc = subprocess.run(
+            [sys.executable, "-c", driver], cwd=tmp_path, capture_output=True, text=True
+        )
+        return next(line for line in proc.stderr.splitlines() if line.startswith("OPENED"))
+
+    assert opened().count(".py") == 5  # m1..m5: the closure; m0 is flake8's to read
+    assert list((tmp_path / ".extstream_cache").rglob("imports-*.pickle"))
+    assert opened() == "OPENED []"
