@@ -132,8 +132,8 @@ _RULE_LIST: tuple[Rule, ...] = (
         ),
         fix_short="fix the file, or exclude it: '# noqa: XST000' on line 1, per-file-ignores "
         "or exclude",
-        example="x = () if 0 else(lambda:())  # valid Python that libcst 1.9 rejects",
-        instead="x = () if 0 else (lambda: ())",
+        example="(x): int = 0  # valid Python that libcst 1.9 rejects",
+        instead="x: int = 0",
     ),
     Rule(
         code="XST001",

@@ -6,13 +6,22 @@ parser is about five times faster and fails cleanly, so it runs first on every f
 the file being linted and every project module it imports alike: one file nested too
 deeply must cost one XST000 (or one import not followed), never the run. Its tree is not
 wasted: it gives the positions of findings (:mod:`.positions`).
+
+libcst validates every node it builds (``CSTNode.__post_init__``), which its own source
+calls a cost of parsing ("PERF: ... would allow us to avoid validating the tree when
+parsing a file"): a node its parser built from source that CPython accepted is valid by
+construction. :func:`parse` switches that hook off for the length of its own parse (about
+a tenth of libcst's parse time), only when no node class defines a ``__post_init__`` of
+its own (checked once), and always puts it back.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 import libcst as cst
+from libcst._nodes.base import CSTNode
 
 from ..pytrees import python_parse
 
@@ -46,12 +55,42 @@ def parse(text: str, tree: ast.Module | None = None) -> tuple[cst.Module, ast.Mo
         except ValueError as error:  # a null byte (a SyntaxError from Python 3.12 on)
             python_rejects = f"syntax error: {one_line(error)}"
     try:
-        module = cst.parse_module(text)
+        module = _parse_module(text)
     except (RecursionError, MemoryError):
         raise
     except Exception as error:  # ParserSyntaxError, and libcst's own bugs (TypeError...)
         raise Unparsable(python_rejects or _libcst_cannot_parse(error)) from None
     return module, tree
+
+
+def _validation_hook() -> Callable[[CSTNode], None] | None:
+    """``CSTNode.__post_init__`` if it is the only one of libcst's nodes (all it does is
+    validate); ``None`` if a node class has its own, whose work a parse must not skip."""
+    pending = [CSTNode]
+    while pending:
+        cls = pending.pop()
+        if cls is not CSTNode and "__post_init__" in cls.__dict__:
+            return None
+        pending.extend(cls.__subclasses__())
+    return CSTNode.__dict__.get("__post_init__")
+
+
+_VALIDATE = _validation_hook()
+
+
+def _not_validated(self: CSTNode) -> None:
+    """Stands in for libcst's validation while :func:`_parse_module` parses."""
+
+
+def _parse_module(text: str) -> cst.Module:
+    """``libcst.parse_module`` without validating each node it builds (see the module)."""
+    if _VALIDATE is None:
+        return cst.parse_module(text)
+    CSTNode.__post_init__ = _not_validated  # type: ignore[method-assign]
+    try:
+        return cst.parse_module(text)
+    finally:
+        CSTNode.__post_init__ = _VALIDATE  # type: ignore[method-assign]
 
 
 def one_line(error: BaseException) -> str:
@@ -73,12 +112,14 @@ def _libcst_cannot_parse(error: Exception) -> str:
 
     libcst's own exception text (a ``TypeError`` from deep inside it, or a parser message
     about a token) means nothing to a user, so it is replaced by what is true and useful:
-    where, when libcst says, and which libcst.
+    which libcst, and where it gave up when it says (its parser reports the furthest point
+    it reached, which may be after the construct: ``(x): int = 0`` gives up on the next
+    line).
     """
     where = ""
     if isinstance(error, cst.ParserSyntaxError):
-        where = f" at line {error.editor_line}, column {error.editor_column}"
-    return f"libcst {_libcst_version()} cannot parse a construct{where} that Python accepts"
+        where = f" (it gave up at line {error.editor_line}, column {error.editor_column})"
+    return f"libcst {_libcst_version()} cannot parse a construct that Python accepts{where}"
 
 
 def _libcst_version() -> str:

@@ -32,7 +32,7 @@ CLEAN_USE = (
 )
 
 #: Valid Python (CPython accepts it) that libcst 1.9's parser rejects.
-LIBCST_REJECTS = "x = () if 0 else(lambda:())\n"
+LIBCST_REJECTS = "(x): int = 0\n"
 
 
 @dataclass(frozen=True)
