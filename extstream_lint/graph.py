@@ -113,9 +113,9 @@ class ImportGraph:
         buffer): does it spell a name through which a project file it imports may hand
         out an external stream?"""
         facts = facts_of_text(text, path, self.sources.roots(path), None)
-        from .names import words
+        from .names import spelled
 
-        return self._spells_handed(facts.links, lambda: words(text))
+        return self._spells_handed(facts.links, lambda wanted: spelled(text, wanted))
 
     def receives(self, path: str) -> bool:
         """May the project file ``path`` (absolute), as on disk, hold an external stream:
@@ -126,7 +126,7 @@ class ImportGraph:
             return False
         if facts.external:
             return True
-        return self._spells_handed(facts.links, lambda: self._words_of(path))
+        return self._spells_handed(facts.links, lambda wanted: self.sources.spelled(path, wanted))
 
     def carried(self, path: str) -> frozenset[str]:
         """The names of the file ``path`` through which it may hand out an external stream;
@@ -148,15 +148,11 @@ class ImportGraph:
             found = self.component[path]
         return found
 
-    def _spells_handed(self, links: tuple[str, ...], spelt: Callable[[], frozenset[str]]) -> bool:
-        wanted = [carried for link in links if (carried := self.carried(link))]
-        if not wanted:
-            return False
-        text_words = spelt()
-        return any(not carried.isdisjoint(text_words) for carried in wanted)
-
-    def _words_of(self, path: str) -> frozenset[str]:
-        return self.sources.words(path)
+    def _spells_handed(
+        self, links: tuple[str, ...], spelled: Callable[[frozenset[str]], frozenset[str]]
+    ) -> bool:
+        wanted = _NONE.union(*(self.carried(link) for link in links))
+        return bool(wanted) and bool(spelled(wanted))
 
     def _uncarried_below(self, start: int) -> list[int]:
         """The components ``start`` reaches (itself included) whose names are not known yet,
@@ -220,7 +216,7 @@ class ImportGraph:
 
         imported = frozenset().union(*(of(link) for link in facts.links))
         names: frozenset[str] = _NONE
-        if facts.external or (imported and not imported.isdisjoint(self._words_of(path))):
+        if facts.external or (imported and self.sources.spelled(path, imported)):
             names = self._names_in(path, imported)
         for link in facts.whole:  # its namespace reaches theirs: ``m.name``, ``*``
             names = names | of(link)
@@ -236,7 +232,10 @@ class ImportGraph:
             self._statements[path] = statements(tree, text) if tree is not None else None
         found = self._statements[path]
         if found is None:  # CPython rejects it: every word may be a name that matters
-            return self._words_of(path)
+            from .names import words
+
+            text = read_text(path)
+            return words(text) if text is not None else _NONE
         return carried(found[0], found[1], imported)
 
     def _tarjan(self, start: str) -> None:

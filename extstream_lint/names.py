@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["Statement", "carried", "statements", "words"]
+__all__ = ["Statement", "carried", "spelled", "statements", "words"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: A ``global`` statement on a line of its own (not the word in prose).
@@ -35,6 +35,31 @@ _GLOBAL = re.compile(
 def words(text: str) -> frozenset[str]:
     """Every identifier-like word of ``text``, comments and strings included."""
     return frozenset(_WORD.findall(text))
+
+
+#: Characters that continue an identifier: ``make_ext`` is not spelt by ``remake_ext``.
+_IDENTIFIER = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+#: Above this many names, one pass over every word of the text beats a search per name.
+_FEW = 24
+
+
+def spelled(text: str, wanted: frozenset[str]) -> frozenset[str]:
+    """The names of ``wanted`` that ``text`` spells as whole words (comments and strings
+    included): ``str.find`` per name when they are few, the text's words when many."""
+    if len(wanted) > _FEW:
+        return wanted & words(text)
+    found = []
+    for name in wanted:
+        at = text.find(name)
+        while at != -1:
+            end = at + len(name)
+            before = text[at - 1] if at else " "
+            after = text[end] if end < len(text) else " "
+            if before not in _IDENTIFIER and after not in _IDENTIFIER:
+                found.append(name)
+                break
+            at = text.find(name, end)
+    return frozenset(found)
 
 
 @dataclass(frozen=True)

@@ -129,11 +129,12 @@ class SourceFacts:
         self._facts: dict[str, FileFacts] = {}
         self._loaded: set[str] = set()
         self._dirty: set[str] = set()
-        #: File -> (stamp, its words): asked only of files that import a module that may
-        #: hand out a stream, kept like the facts (their own table, loaded on first use).
-        self._words: dict[str, tuple[Stamp | None, frozenset[str]]] = {}
-        self._words_loaded: set[str] = set()
-        self._words_dirty: set[str] = set()
+        #: File -> (stamp, names asked, those it spells): asked only of files that import
+        #: a module that may hand out a stream, kept like the facts (their own table,
+        #: loaded on first use), so a warm run does not open the file to ask again.
+        self._spelled: dict[str, tuple[Stamp | None, frozenset[str], frozenset[str]]] = {}
+        self._spelled_loaded: set[str] = set()
+        self._spelled_dirty: set[str] = set()
         self._saving = False
         #: Files whose facts were computed from their text (not reused), for tests.
         self.scanned: list[str] = []
@@ -171,26 +172,27 @@ class SourceFacts:
     def roots(self, path: str) -> tuple[str, ...]:
         return roots_for(path, self.src)
 
-    def words(self, path: str) -> frozenset[str]:
-        """The words of the project file ``path`` as on disk (:func:`.names.words`), valid
-        while its stamp is: a warm run knows them without opening the file."""
+    def spelled(self, path: str, wanted: frozenset[str]) -> frozenset[str]:
+        """The names of ``wanted`` that the project file ``path``, as on disk, spells
+        (:func:`.names.spelled`); kept with its stamp, so a warm run that asks the same
+        (nothing it imports changed what it hands out) does not open the file."""
         facts = self.facts(path)
         if facts is None:
             return frozenset()
         root = project_root(os.path.dirname(path)) if self.persist else None
-        if root is not None and root not in self._words_loaded:
-            self._words_loaded.add(root)
-            self._load_words(root)
-        known = self._words.get(path)
-        if known is not None and known[0] == facts.stamp:
-            return known[1]
-        from .names import words
+        if root is not None and root not in self._spelled_loaded:
+            self._spelled_loaded.add(root)
+            self._load_spelled(root)
+        known = self._spelled.get(path)
+        if known is not None and known[0] == facts.stamp and wanted <= known[1]:
+            return known[2] & wanted
+        from .names import spelled
 
         text = read_text(path)
-        found = words(text) if text is not None else frozenset()
-        self._words[path] = (facts.stamp, found)
+        found = spelled(text, wanted) if text is not None else frozenset()
+        self._spelled[path] = (facts.stamp, wanted, found)
         if root is not None:
-            self._words_dirty.add(root)
+            self._spelled_dirty.add(root)
         return found
 
     @staticmethod
@@ -246,14 +248,14 @@ class SourceFacts:
             except Exception:  # read-only tree, full disk: just no cache
                 continue
         self._dirty.clear()
-        for root in sorted(self._words_dirty):
+        for root in sorted(self._spelled_dirty):
             prefix = root + os.sep
-            kept = {p: known for p, known in self._words.items() if p.startswith(prefix)}
+            kept = {p: known for p, known in self._spelled.items() if p.startswith(prefix)}
             try:
-                store(self._table(root, "words"), kept)
+                store(self._table(root, "spelled"), kept)
             except Exception:
                 continue
-        self._words_dirty.clear()
+        self._spelled_dirty.clear()
 
     def save_at_exit(self) -> None:
         """Save what was learnt when the process exits (once per process): flake8 has no
@@ -267,17 +269,17 @@ class SourceFacts:
             self._saving = True
             atexit.register(self.save)
 
-    def _load_words(self, root: str) -> None:
+    def _load_spelled(self, root: str) -> None:
         try:
-            table = load(self._table(root, "words"))
+            table = load(self._table(root, "spelled"))
         except Exception:  # missing, corrupt, foreign: start afresh
             return
         if not isinstance(table, dict):
             return
         for key, value in table.items():
-            valid = type(value) is tuple and len(value) == 2 and isinstance(value[1], frozenset)
-            if isinstance(key, str) and valid:
-                self._words.setdefault(key, value)
+            valid = type(value) is tuple and len(value) == 3
+            if isinstance(key, str) and valid and isinstance(value[2], frozenset):
+                self._spelled.setdefault(key, value)
 
     def _table(self, root: str, kind: str = "imports") -> str:
         """One table per project and configured roots (the facts depend on both)."""

@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from extstream_lint import cli, graph, modules, names, sources
 from extstream_lint.analysis import index, projects
@@ -209,3 +211,23 @@ def test_names_of_a_ring_are_found_in_linear_work(
         run_graph = graph.graph_for((), False)
         assert "make_ext" in run_graph.carried(str(tmp_path / "pkg" / "m5.py"))
     assert len(calls) <= 3 * size, len(calls)
+
+
+_TOKENS = ["make_ext", "remake_ext", "make_ext2", "_make_ext", "x", "hub", ".", " ", "\n", "#"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(_TOKENS), max_size=30),
+    st.frozensets(st.sampled_from(["make_ext", "hub", "x", "ext", "make"]), max_size=5),
+    st.integers(min_value=0, max_value=40),
+)
+def test_spelled_is_the_wanted_names_among_the_words(
+    tokens: list[str], wanted: frozenset[str], padding: int
+) -> None:
+    # Both ways (a search per name for a few, the text's words for many) agree with the
+    # definition: the names of ``wanted`` that are whole words of the text.
+    text = "".join(tokens)
+    many = wanted | {f"filler{n}" for n in range(padding)}
+    assert names.spelled(text, wanted) == wanted & names.words(text)
+    assert names.spelled(text, many) == many & names.words(text)

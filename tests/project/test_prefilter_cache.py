@@ -249,7 +249,7 @@ def test_an_importer_that_spells_none_of_the_names_is_not_read_when_warm(project
     cold: list[str] = []
     assert _run(project, reads=cold) == {("user.py", 5)}
     assert cold.count("silent.py") == 1
-    assert list((project / CACHE_DIR).rglob("words-*.pickle"))
+    assert list((project / CACHE_DIR).rglob("spelled-*.pickle"))
     _new_process()
     warm: list[str] = []
     assert _run(project, reads=warm) == {("user.py", 5)}
