@@ -201,10 +201,18 @@ class SourceFacts:
             if stamp_of(path) != facts.stamp:
                 return False
             # Resolution depends on which paths exist, not on what they hold: an edit of an
-            # imported module leaves its importers' facts as they were.
-            return all(
-                (stamp_of(probe) is None) == (stamp is None) for probe, stamp in facts.probes
-            )
+            # imported module leaves its importers' facts as they were. Thousands of files
+            # probe the same paths (a hub's): each is looked up once per run.
+            exists = run_memo("probe-exists", dict)
+            for probe, stamp in facts.probes:
+                known = exists.get(probe) if exists is not None else None
+                if known is None:
+                    known = stamp_of(probe) is not None
+                    if exists is not None:
+                        exists[probe] = known
+                if known != (stamp is not None):
+                    return False
+            return True
         except Exception:  # a damaged entry from the disk table: recomputed
             return False
 
@@ -244,13 +252,18 @@ class SourceFacts:
                 for path, facts in self._facts.items():
                     if path.startswith(prefix):
                         table[path] = tuple(facts)
-                store(location, table)
+                store(location, _shared(table))
             except Exception:  # read-only tree, full disk: just no cache
                 continue
         self._dirty.clear()
         for root in sorted(self._spelled_dirty):
             prefix = root + os.sep
-            kept = {p: known for p, known in self._spelled.items() if p.startswith(prefix)}
+            names: dict[frozenset[str], frozenset[str]] = {}  # stored once, as in _shared
+            kept = {
+                p: (stamp, names.setdefault(asked, asked), names.setdefault(found, found))
+                for p, (stamp, asked, found) in self._spelled.items()
+                if p.startswith(prefix)
+            }
             try:
                 store(self._table(root, "spelled"), kept)
             except Exception:
@@ -286,6 +299,28 @@ class SourceFacts:
         key = "\0".join(os.path.abspath(r) for r in self.src).encode("utf-8", "surrogatepass")
         name = f"{kind}-{hashlib.sha1(key).hexdigest()[:16]}.pickle"
         return os.path.join(entry_directory(root), name)
+
+
+def _shared(table: dict[str, tuple]) -> dict[str, tuple]:
+    """The table with each path and probe stored once: pickle keeps one copy of an object
+    it meets again, not of an equal one, and thousands of files probe and link the same
+    paths (a hub's). On transformers this made the table several times smaller, and its
+    load (every run) as much faster."""
+    paths: dict[object, object] = {}
+
+    def one(value: object) -> object:
+        return paths.setdefault(value, value)
+
+    out = {}
+    for path, value in table.items():
+        try:
+            stamp, external, refers, links, probes, strong, whole = value
+            probes = tuple(one((one(p), s)) for p, s in probes)
+            links, whole = tuple(one(p) for p in links), tuple(one(p) for p in whole)
+            out[path] = (stamp, external, refers, links, probes, strong, whole)
+        except (TypeError, ValueError):  # a damaged entry: dropped, computed again
+            continue
+    return out
 
 
 _SHARED: dict[tuple[tuple[str, ...], bool], SourceFacts] = {}

@@ -9,6 +9,7 @@ long-lived one (an editor linting in-process).
 from __future__ import annotations
 
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -259,3 +260,21 @@ def test_an_importer_that_spells_none_of_the_names_is_not_read_when_warm(project
     edited: list[str] = []
     _run(project, reads=edited)
     assert edited.count("silent.py") == 1  # its words changed with it: read, and analysed
+
+
+def test_the_facts_table_stores_a_path_that_many_files_import_once(tmp_path: Path) -> None:
+    # Every importer of the hub links (and probes) the hub's path: stored once, not once
+    # per importer, the table stays small and quick to load in every run.
+    root = tmp_path / "hubbed"
+    _write(root / "pkg" / "__init__.py", "")
+    _write(root / "pkg" / "hub.py", "X = 1\n")
+    for n in range(40):
+        _write(root / "pkg" / f"m{n}.py", "from pkg.hub import X\n")
+    (root / "pyproject.toml").write_text("[project]\nname = 'h'\n", encoding="utf-8")
+    _run(root)
+    (table_file,) = (root / CACHE_DIR).rglob("imports-*.pickle")
+    table = pickle.loads(table_file.read_bytes())
+    hub = str(root / "pkg" / "hub.py")
+    held = [link for facts in table.values() for link in facts[3] if link == hub]
+    assert len(held) == 40
+    assert all(link is held[0] for link in held)
