@@ -165,9 +165,7 @@ class ImportGraph:
             for member in self.members[number]:
                 facts = self.facts(member)
                 for link in facts.links if facts is not None else ():
-                    other = self.component.get(link)
-                    if other is None:
-                        other = self._component_of(link)
+                    other = self._component_of(link)
                     if other not in seen and link not in carried:
                         seen.add(other)
                         stack.append(other)
@@ -214,7 +212,7 @@ class ImportGraph:
             found = current.get(link)
             return found if found is not None else carried.get(link, _NONE)
 
-        imported = frozenset().union(*(of(link) for link in facts.links))
+        imported = _NONE.union(*(of(link) for link in facts.links))
         names: frozenset[str] = _NONE
         if facts.external or (imported and self.sources.spelled(path, imported)):
             names = self._names_in(path, imported)
