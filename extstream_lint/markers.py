@@ -14,21 +14,33 @@ from __future__ import annotations
 
 import re
 
-#: What may precede ``npu`` inside a word that is not torch_npu's (``input``).
-_INSIDE_A_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+#: Letters and digits: what makes ``npu`` part of another word (``input``).
+ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+#: What continues an identifier: ``make_ext`` is not spelt by ``remake_ext``.
+IDENTIFIER = ALNUM | {"_"}
+_NOTHING: frozenset[str] = frozenset()
+
+
+def occurs(
+    text: str, word: str, not_before: frozenset[str], not_after: frozenset[str] = _NOTHING
+) -> bool:
+    """Does ``word`` occur in ``text`` with no character of ``not_before`` just before it
+    and none of ``not_after`` just after? ``str.find`` over the occurrences: a regex with
+    look-arounds tries every position of the text, about ten times slower."""
+    at = text.find(word)
+    while at != -1:
+        end = at + len(word)
+        if (at == 0 or text[at - 1] not in not_before) and (
+            end == len(text) or text[end] not in not_after
+        ):
+            return True
+        at = text.find(word, end)
+    return False
 
 
 def spells_npu(text: str) -> bool:
-    """Does ``text`` spell torch_npu's ``npu`` (``torch.npu``, ``torch_npu``, not ``input``)?
-
-    ``str.find`` over the occurrences: a regex with a look-behind tries every position of
-    the text, about ten times slower on the modules that say ``input`` a lot."""
-    at = text.find("npu")
-    while at != -1:
-        if at == 0 or text[at - 1] not in _INSIDE_A_WORD:
-            return True
-        at = text.find("npu", at + 3)
-    return False
+    """Does ``text`` spell torch_npu's ``npu`` (``torch.npu``, ``torch_npu``, not ``input``)?"""
+    return occurs(text, "npu", ALNUM)
 
 
 def might_use_external_streams(text: str) -> bool:

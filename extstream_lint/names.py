@@ -22,6 +22,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .markers import IDENTIFIER, occurs
+
 __all__ = ["Statement", "carried", "spelled", "statements", "words"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -37,8 +39,6 @@ def words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text))
 
 
-#: Characters that continue an identifier: ``make_ext`` is not spelt by ``remake_ext``.
-_IDENTIFIER = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 #: Above this many names, one pass over every word of the text beats a search per name.
 _FEW = 24
 
@@ -48,18 +48,7 @@ def spelled(text: str, wanted: frozenset[str]) -> frozenset[str]:
     included): ``str.find`` per name when they are few, the text's words when many."""
     if len(wanted) > _FEW:
         return wanted & words(text)
-    found = []
-    for name in wanted:
-        at = text.find(name)
-        while at != -1:
-            end = at + len(name)
-            before = text[at - 1] if at else " "
-            after = text[end] if end < len(text) else " "
-            if before not in _IDENTIFIER and after not in _IDENTIFIER:
-                found.append(name)
-                break
-            at = text.find(name, end)
-    return frozenset(found)
+    return frozenset(name for name in wanted if occurs(text, name, IDENTIFIER, IDENTIFIER))
 
 
 @dataclass(frozen=True)
