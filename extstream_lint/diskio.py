@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-from functools import lru_cache
 
 from . import __version__
 
@@ -20,18 +19,38 @@ _MARKERS = ("pyproject.toml", "setup.cfg", ".git")
 FORMAT = 3
 
 
-@lru_cache(maxsize=1024)
+#: Directory -> its project root, for the process (as an ``lru_cache`` would keep it).
+_ROOTS: dict[str, str | None] = {}
+
+
 def project_root(directory: str) -> str | None:
     """The nearest directory at or above ``directory`` that looks like a project root;
-    ``None`` outside any project (installed packages): nothing is cached there."""
+    ``None`` outside any project (installed packages): nothing is cached there. Every
+    directory on the way up is remembered with the answer: the files of a project share
+    their ancestors, and each is looked at once."""
+    if directory in _ROOTS:
+        return _ROOTS[directory]
     current = os.path.abspath(directory)
-    while True:
+    if len(_ROOTS) > 100_000:
+        _ROOTS.clear()
+    passed = []
+    while current not in _ROOTS:
+        passed.append(current)
         if any(os.path.exists(os.path.join(current, marker)) for marker in _MARKERS):
-            return current
+            found: str | None = current
+            break
         parent = os.path.dirname(current)
         if parent == current:
-            return None
+            found = None
+            break
         current = parent
+    else:
+        found = _ROOTS[current]
+    for below in passed:
+        _ROOTS[below] = found
+    if os.path.isabs(directory):  # as asked too (not normalised); a relative one is not
+        _ROOTS[directory] = found  # kept: the working directory may change
+    return found
 
 
 def entry_directory(root: str) -> str:

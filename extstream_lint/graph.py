@@ -29,6 +29,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from .census import others_mention
 from .modules import installed, run_memo
 from .sources import FileFacts, SourceFacts, facts_of_text, read_text, source_facts
 
@@ -291,4 +292,7 @@ def imports_external(
     if installed(os.path.dirname(path)):
         # Installed code imports installed code, never analysed: the markers decide.
         return False
+    sources = source_facts(src, persist)
+    if not others_mention(sources.roots(path), path, sources):
+        return False  # no file it may import mentions one: no need for the graph
     return graph_for(src, persist).imports_external(text, path)

@@ -135,6 +135,11 @@ class SourceFacts:
         self._spelled: dict[str, tuple[Stamp | None, frozenset[str], frozenset[str]]] = {}
         self._spelled_loaded: set[str] = set()
         self._spelled_dirty: set[str] = set()
+        #: Listed roots -> (stamp of every Python file under them, those that mention
+        #: external streams): the census's question (:mod:`.census`), kept with its stamps.
+        self._census: dict[tuple[str, ...], tuple[dict[str, Stamp], frozenset[str]]] = {}
+        self._census_loaded: set[str] = set()
+        self._census_dirty: set[str] = set()
         self._saving = False
         #: Files whose facts were computed from their text (not reused), for tests.
         self.scanned: list[str] = []
@@ -194,6 +199,34 @@ class SourceFacts:
         if root is not None:
             self._spelled_dirty.add(root)
         return found
+
+    def mentioning(self, roots: tuple[str, ...], listing: dict[str, Stamp]) -> frozenset[str]:
+        """The files of ``listing`` (every Python file under ``roots``, with its stamp as
+        listed now) that mention external streams (their facts' ``external``). Kept per
+        ``roots`` with the stamps: a warm run with nothing changed compares two tables; an
+        edit reads only the files whose stamps changed (:func:`mentions_external`)."""
+        table = project_root(roots[0]) if self.persist and roots else None
+        if table is not None and table not in self._census_loaded:
+            self._census_loaded.add(table)
+            self._load_census(table)
+        stamps, found = self._census.get(roots, ({}, frozenset()))
+        if listing.items() <= stamps.items():
+            return found if len(stamps) == len(listing) else found.intersection(listing)
+        mentioning = set()
+        for path, stamp in listing.items():
+            if stamps.get(path) == stamp:
+                if path in found:
+                    mentioning.add(path)
+                continue
+            try:
+                if mentions_external(read_project_file(path)):
+                    mentioning.add(path)
+            except OSError:  # as for the facts: a file that cannot be read hands out nothing
+                continue
+        self._census[roots] = (dict(listing), frozenset(mentioning))
+        if table is not None:
+            self._census_dirty.add(table)
+        return frozenset(mentioning)
 
     @staticmethod
     def _valid(facts: FileFacts, path: str) -> bool:
@@ -269,6 +302,13 @@ class SourceFacts:
             except Exception:
                 continue
         self._spelled_dirty.clear()
+        for root in sorted(self._census_dirty):
+            kept = {r: e for r, e in self._census.items() if r and project_root(r[0]) == root}
+            try:
+                store(self._table(root, "census"), kept)
+            except Exception:
+                continue
+        self._census_dirty.clear()
 
     def save_at_exit(self) -> None:
         """Save what was learnt when the process exits (once per process): flake8 has no
@@ -293,6 +333,18 @@ class SourceFacts:
             valid = type(value) is tuple and len(value) == 3
             if isinstance(key, str) and valid and isinstance(value[2], frozenset):
                 self._spelled.setdefault(key, value)
+
+    def _load_census(self, root: str) -> None:
+        try:
+            table = load(self._table(root, "census"))
+        except Exception:  # missing, corrupt, foreign: start afresh
+            return
+        if not isinstance(table, dict):
+            return
+        for key, value in table.items():
+            valid = type(value) is tuple and len(value) == 2 and isinstance(value[0], dict)
+            if isinstance(key, tuple) and valid and isinstance(value[1], frozenset):
+                self._census.setdefault(key, value)
 
     def _table(self, root: str, kind: str = "imports") -> str:
         """One table per project and configured roots (the facts depend on both)."""
@@ -321,6 +373,28 @@ def _shared(table: dict[str, tuple]) -> dict[str, tuple]:
         except (TypeError, ValueError):  # a damaged entry: dropped, computed again
             continue
     return out
+
+
+def mentions_external(data: bytes) -> bool:
+    """:func:`.markers.might_use_external_streams` of the file whose bytes are ``data``, as
+    its facts would say (``False`` when it cannot be decoded, as for a file with no facts).
+    Without a coding cookie a source file is UTF-8, where an ASCII word is the same bytes:
+    a file without the markers' bytes is answered without decoding it."""
+    markers = b"ExternalStream" in data or b"stream_ptr" in data
+    if not markers and b"coding" not in _first_two_lines(data):
+        return False  # no cookie where PEP 263 puts it: UTF-8
+    try:
+        text = decode(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return False
+    return might_use_external_streams(text)
+
+
+def _first_two_lines(data: bytes) -> bytes:
+    end = data.find(b"\n")
+    if end != -1:
+        end = data.find(b"\n", end + 1)
+    return data if end == -1 else data[:end]
 
 
 _SHARED: dict[tuple[tuple[str, ...], bool], SourceFacts] = {}

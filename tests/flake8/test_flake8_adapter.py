@@ -18,6 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from xst_flake8_support import MISUSE
 
 from extstream_lint.flake8_plugin import ExtStreamChecker
@@ -186,17 +187,36 @@ def test_a_run_that_analysed_lets_go_of_its_summaries_before_the_teardown(
     assert "HELD AT EXIT 0" in proc.stderr, proc.stderr
 
 
-def test_an_editors_next_run_reads_the_import_facts_the_last_one_kept(tmp_path: Path) -> None:
-    """flake8 has no end-of-run hook: the facts of the file's import closure are stored at
-    exit, so the next run on save opens only the file flake8 hands it, not the closure."""
+#: A module that makes an external stream, imported by none of the editor's file's closure.
+_ADAPTER_ELSEWHERE = (
+    "import torch_npu\n\n\ndef make(ptr):\n    return torch_npu.npu.ExternalStream(ptr)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("adapter", "table"),
+    [
+        pytest.param("", "census-*.pickle", id="no-file-mentions-a-stream"),
+        pytest.param(_ADAPTER_ELSEWHERE, "imports-*.pickle", id="one-file-elsewhere-does"),
+    ],
+)
+def test_an_editors_next_run_reads_none_of_the_project(
+    tmp_path: Path, adapter: str, table: str
+) -> None:
+    """flake8 has no end-of-run hook: what the run learnt about the project's files is
+    stored at exit, so the next run on save opens none of them (flake8 reads its file).
+    Where no file mentions an external stream the census answers; where one does, out of
+    the file's import closure, the import graph does."""
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'e'\n", encoding="utf-8")
     for n in range(6):
         following = f"import m{n + 1}\n" if n < 5 else ""
         (tmp_path / f"m{n}.py").write_text(f"{following}x = {n}\n", encoding="utf-8")
+    if adapter:
+        (tmp_path / "adapter.py").write_text(adapter, encoding="utf-8")
     driver = (
         "import sys\nfrom extstream_lint import sources\nfrom flake8.main.cli import main\n"
         "try:\n    main(['--isolated', '-j1', '--select=XST', 'm0.py'])\nfinally:\n"
-        "    sys.stderr.write(f'OPENED {sorted(sources.OPENS)}\\n')\n"
+        "    sys.stderr.write(f'OPENED {sorted(sources.OPENS.items())}\\n')\n"
     )
 
     def opened() -> str:
@@ -205,6 +225,9 @@ def test_an_editors_next_run_reads_the_import_facts_the_last_one_kept(tmp_path: 
         )
         return next(line for line in proc.stderr.splitlines() if line.startswith("OPENED"))
 
-    assert opened().count(".py") == 5  # m1..m5: the closure; m0 is flake8's to read
-    assert list((tmp_path / ".extstream_cache").rglob("imports-*.pickle"))
+    # Cold: every Python file under the roots (the census, :mod:`.census`), none twice.
+    cold = opened()
+    assert cold.count(".py") == 7 if adapter else 6
+    assert cold.count(".py', 1)") == cold.count(".py")
+    assert list((tmp_path / ".extstream_cache").rglob(table))
     assert opened() == "OPENED []"
