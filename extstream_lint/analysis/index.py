@@ -159,6 +159,9 @@ class ProjectIndex:
         self._stored_names: dict[str, str] = {}
         #: Files whose stored summaries could not be unpickled: computed from source.
         self._damaged: set[str] = set()
+        #: Members of a cycle being computed whose replayed summary could not be unpickled
+        #: when first read: summarised from source then, and not stored.
+        self._unreadable: set[str] = set()
         #: Current summaries of the members of the cycles being iterated, innermost last.
         self._working: list[dict[str, tuple[Module | None, str]]] = []
         #: Modules summarised from source (not reused) by this index, once per computation.
@@ -348,7 +351,8 @@ class ProjectIndex:
     def _settle(self, members: tuple[str, ...], state: _RunState) -> None:
         """Make the entries of one component final: reused when still valid, otherwise
         computed together, to a fixpoint if the component is a cycle."""
-        if self._reusable(members, state):
+        previous: dict[str, StoredEntry] = {}
+        if self._reusable(members, state, previous):
             state.final.update(members)
             return
         current = {member: self._pending(member) for member in members}
@@ -382,11 +386,16 @@ class ProjectIndex:
             self._exports[member] = entry.exports
             self._by_name[entry.module.name] = entry.digest
             self._modules[entry.module.name] = entry.module
+        unreadable = self._unreadable.intersection(members)  # bodies of damaged replays
+        self._unreadable.difference_update(unreadable)
         if self.cache is not None:
             for member in members:
-                if member in self._entries and member in bodies:
+                if member in unreadable:
+                    self.cache.store(member, None)  # type: ignore[attr-defined]
+                elif member in self._entries and member in bodies:
                     stored = _stored(self._entries[member], bodies[member])
-                    self.cache.store(member, stored)  # type: ignore[attr-defined]
+                    if previous.get(member) != stored:  # an edit rewrites what it changed
+                        self.cache.store(member, stored)  # type: ignore[attr-defined]
 
     def _pending(self, path: str) -> tuple[Module | None, str]:
         """A member of a component before its first summary: the module its readers hold
@@ -452,9 +461,9 @@ class ProjectIndex:
     def _revived(
         self, path: str, stored: StoredEntry, module: Module, members: dict[str, Module]
     ) -> Entry:
-        """The entry ``stored`` describes, its summary's fields put into ``module``: the
-        modules it names are ``members`` (by name) or final summaries. Raises on a name
-        that is neither."""
+        """The entry ``stored`` describes, its summary's fields put into ``module`` (when
+        first used, if it is a :class:`_Shell`): the modules it names are ``members`` (by
+        name) or final summaries. Raises on a name that is neither."""
 
         def resolve(reference: object) -> Module:
             kind, name = reference  # type: ignore[misc]
@@ -463,20 +472,65 @@ class ProjectIndex:
                 raise KeyError(f"a stored summary names {name!r}, which is not known")
             return found
 
-        body = safe_pickle.loads(stored.body, resolve)
-        module.exports, module.all_names, module.path = body  # type: ignore[misc]
-        self._own(path, module)
+        def fill(target: Module) -> None:
+            body = safe_pickle.loads(stored.body, resolve)
+            target.exports, target.all_names, target.path = body  # type: ignore[misc]
+            self._own(path, target)
+
+        if isinstance(module, _Shell):
+            module.wake_with(lambda target: self._woken(path, stored, target, fill))
+        else:
+            fill(module)
         entry = Entry(module, stored.stamp, dict(stored.deps), stored.external, dict(stored.links))
         entry.digest, entry.group = stored.digest, stored.group
         entry.exports, entry.reads = dict(stored.exports), _copy_reads(stored.reads)
         return entry
 
+    def _woken(
+        self, path: str, stored: StoredEntry, module: Module, fill: Callable[[Module], None]
+    ) -> None:
+        """Unpickle the summary of ``path`` into ``module``, asked for its facts for the
+        first time. One that cannot be read (found only now) is computed from source and
+        never stored again: a replay, while its cycle is computed, alone (its readings
+        held: the same summary); a final one with its whole component, as :meth:`_revive`
+        does. ``module``, which readers hold, gets what the computation found."""
+        try:
+            fill(module)
+            return
+        except Exception:  # a damaged body: computed again
+            pass
+        if any(path in working for working in self._working):
+            self._unreadable.add(path)
+            prepared = self._prepare(path)
+            entry = self._summarise(path, *prepared) if prepared is not None else None
+            _fill(module, entry.module if entry is not None else Module(stored.name))
+            return
+        state = self._run()
+        current = self._entries.get(path)
+        if not isinstance(current, Entry) or current.module is module:
+            self._recompute(path, stored.group, state)  # once for the whole component
+            current = self._entries.get(path)
+        _fill(module, current.module if isinstance(current, Entry) else Module(stored.name))
+
+    def _recompute(self, path: str, group: tuple[str, ...], state: _RunState) -> None:
+        """Compute the component of ``path`` from source: a stored summary of it could
+        not be read."""
+        for member in group:
+            entry = self._entries.pop(member, None)
+            state.final.discard(member)
+            if isinstance(entry, StoredEntry):
+                self._stored_names.pop(entry.name, None)
+        self._damaged.update(group)
+        self._settle_from(path, state)
+
     def _loaded(self, found: dict[str, Entry | StoredEntry]) -> dict[str, Entry]:
-        """The entries of one component, the stored ones unpickled: their references to
-        final summaries resolve to the component's own modules or to those already final
-        (every link was settled by the check). Raises on a reference to nothing."""
+        """The entries of one component, the stored ones revived as shells: each summary is
+        unpickled when first used (:class:`_Shell`), so asking for one module of a
+        2,500-module cycle does not unpickle all of them; their references to final
+        summaries resolve to the component's own modules or to those already final
+        (every link was settled by the check)."""
         shells = {
-            entry.name: Module(entry.name)
+            entry.name: _Shell(entry.name)
             for entry in found.values()
             if isinstance(entry, StoredEntry)
         }
@@ -607,8 +661,11 @@ class ProjectIndex:
             if entry is not None and current[member][0] is not None:
                 entry.module = current[member][0]  # what the readers hold, same digest
         for member, kept_runs in made.items() if cycle else ():
+            before = self._runs.get(member)
             self._runs[member] = kept_runs
-            if self.cache is not None and kept_runs:
+            if member in self._unreadable:  # a replay it kept could not be read
+                kept_runs = self._runs[member] = []
+            if self.cache is not None and kept_runs != before:
                 self.cache.store(member, kept_runs, _RUNS)  # type: ignore[attr-defined]
         return [member for member, prepared in texts.items() if prepared is not None]
 
@@ -629,14 +686,18 @@ class ProjectIndex:
                     stored, member, state
                 ):
                     continue
-                return self._revived(member, stored, Module(stored.name), members), stored
+                return self._revived(member, stored, _Shell(stored.name), members), stored
             except Exception:  # a damaged record: summarised from source
                 continue
         return None, None
 
-    def _reusable(self, members: tuple[str, ...], state: _RunState) -> bool:
+    def _reusable(
+        self, members: tuple[str, ...], state: _RunState, stored: dict[str, StoredEntry]
+    ) -> bool:
         """Whether every member has an entry (in memory or on disk) made for this very
-        component, from the files as they are, from the digests that hold now."""
+        component, from the files as they are, from the digests that hold now. The
+        entries read from disk are put in ``stored``: a member computed again to the same
+        entry is not written again."""
         if self._damaged.intersection(members):
             return False
         found: dict[str, Entry | StoredEntry] = {}
@@ -645,6 +706,8 @@ class ProjectIndex:
             if entry is None and self.cache is not None:
                 loaded = self.cache.load(member)  # type: ignore[attr-defined]
                 entry = loaded if isinstance(loaded, StoredEntry) else None
+                if entry is not None:
+                    stored[member] = entry
             if entry is None:
                 return False
             found[member] = entry
@@ -708,20 +771,15 @@ class ProjectIndex:
         return True
 
     def _revive(self, path: str, state: _RunState) -> Entry | None:
-        """Unpickle the stored summaries of the component of ``path`` (final, checked);
-        if one is damaged, the component is computed again instead."""
+        """Revive the stored entries of the component of ``path`` (final, checked), each
+        summary unpickled when first used; if one is damaged, the component is computed
+        again instead (then or when it is used: :meth:`_woken`)."""
         stored = self._entries[path]
         found = {m: self._entries[m] for m in stored.group if m in self._entries}
         try:
             entries = self._loaded(found)
         except Exception:
-            for member, entry in found.items():
-                self._entries.pop(member, None)
-                state.final.discard(member)
-                if isinstance(entry, StoredEntry):
-                    self._stored_names.pop(entry.name, None)
-            self._damaged.update(found)
-            self._settle_from(path, state)
+            self._recompute(path, tuple(found), state)
             entry = self._entries.get(path)
             return entry if isinstance(entry, Entry) else None
         for member, entry in entries.items():
@@ -912,6 +970,46 @@ def _facts_of(record: object) -> tuple[type, tuple[()], dict[str, object]]:
     return type(record), (), state
 
 
+class _Shell(Module):
+    """A final module whose stored summary is unpickled when its facts are first read.
+
+    Readers hold it (a stored summary names it) and the index registers it, as any final
+    module; its fields are filled by the first read of any of them, and from then on it is
+    a plain :class:`.values.Module` (its class is switched back), so later reads cost
+    nothing more. Setting its fields replaces them without unpickling."""
+
+    def __init__(self, name: str) -> None:  # no fields yet: the properties fill them
+        self.__dict__["name"] = name
+
+    def wake_with(self, fill: Callable[[Module], None]) -> None:
+        self.__dict__["_fill"] = fill
+
+    def _wake(self, load: bool = True) -> None:
+        fill = self.__dict__.get("_fill")
+        if load and fill is not None:
+            fill(self)  # its first assignment makes this a plain module (below); if it
+            return  # raises first, the next read tries again, and raises again
+        self.__dict__.pop("_fill", None)
+        self.__class__ = Module  # type: ignore[assignment]
+
+
+def _lazy_field(field: str) -> property:
+    def read(self: _Shell) -> object:
+        self._wake()
+        return getattr(self, field)
+
+    def write(self: _Shell, value: object) -> None:
+        self._wake(load=False)
+        setattr(self, field, value)
+
+    return property(read, write)
+
+
+_Shell.exports = _lazy_field("exports")  # type: ignore[assignment]
+_Shell.all_names = _lazy_field("all_names")  # type: ignore[assignment]
+_Shell.path = _lazy_field("path")  # type: ignore[assignment]
+
+
 def _held_module(*reference: str) -> None:
     """Never called: what a held module, or another module's function or class, is in the
     pickled bytes a digest is taken of."""
@@ -929,7 +1027,14 @@ def _holds(
 
 
 def _fill(held: Module, summary: Module) -> Module:
-    """``held``, which readers hold, now with what ``summary`` says of the same module."""
+    """``held``, which readers hold, now with what ``summary`` says of the same module; a
+    summary not unpickled yet (a replay's :class:`_Shell`) makes ``held`` one, unpickled
+    into when first read: a cycle computed again after an edit replays thousands of
+    summaries that no one reads."""
+    if type(summary) is _Shell and "_fill" in summary.__dict__:
+        held.__class__ = _Shell
+        held.wake_with(summary.__dict__["_fill"])  # type: ignore[attr-defined]
+        return held
     held.exports, held.all_names, held.path = summary.exports, summary.all_names, summary.path
     return held
 

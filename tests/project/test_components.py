@@ -312,6 +312,37 @@ def test_a_damaged_stored_summary_is_computed_again(tmp_path: Path) -> None:
     assert again.analysed  # computed from source, not taken from the damaged bodies
 
 
+def test_a_damaged_replay_in_a_cycle_is_summarised_from_source_and_healed(
+    tmp_path: Path, summaries: Counter[str]
+) -> None:
+    """Replays are unpickled only when read; one whose body cannot be read is found then,
+    in the middle of its cycle's computation: summarised from source (its readings held,
+    so the same summary), and its damaged body is not stored again."""
+    _ring(tmp_path)
+    cold = _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache()))
+    assert cold == [(6, "XST101")]
+    for path in (tmp_path / CACHE_DIR).rglob("*.pickle"):
+        entry = safe_pickle.loads(path.read_bytes())
+        if isinstance(entry, list):  # the summaries a replay would take
+            path.write_bytes(pickle.dumps([dataclasses.replace(e, body=b"\x80bad") for e in entry]))
+    edited = tmp_path / "gen" / "m10.py"
+    edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    stamp = edited.stat().st_mtime_ns + 1_000_000_000
+    os.utime(edited, ns=(stamp, stamp))
+    summaries.clear()
+    assert _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache())) == cold
+    assert summaries["m10.py"] >= 1
+    damaged_now = sum(summaries.values())
+    assert damaged_now > 1  # replays read and found damaged were summarised again
+    for _ in range(2):  # the damaged bodies are gone: then an edit costs the edit
+        stamp += 1_000_000_000
+        edited.write_text(edited.read_text(encoding="utf-8") + "#\n", encoding="utf-8")
+        os.utime(edited, ns=(stamp, stamp))
+        summaries.clear()
+        assert _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache())) == cold
+    assert sum(summaries.values()) <= 2, summaries
+
+
 def test_a_changed_file_checks_its_kept_findings_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
