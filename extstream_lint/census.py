@@ -7,8 +7,8 @@ Python file under the file's roots mentions one, no import can hand it one, and 
 graph need not be built: on a project of 3,000 modules in one import cycle, it reads and
 resolves the imports of all of them (0.4 s cold, 0.15 s warm for its tables), where this
 lists the directories and tests each file's bytes for two words (kept with its stamp, so a
-warm run lists and stats only). A project that uses external streams somewhere gets "yes"
-at the first file that mentions one, and the graph answers.
+warm run lists and stats only). In a project that uses external streams somewhere, some
+other file mentions one, and the graph answers as before.
 
 Why the listing covers every file an import can reach: a root is a directory without
 ``__init__.py`` (above a topmost package, :func:`.modules.package_root`) or a configured
