@@ -259,13 +259,7 @@ class SourceFacts:
         if root is None or root in self._loaded:
             return
         self._loaded.add(root)
-        try:
-            table = load(self._table(root))
-        except Exception:  # missing, corrupt, foreign: start afresh
-            return
-        if not isinstance(table, dict):
-            return
-        for key, value in table.items():
+        for key, value in self._read_table(root).items():
             if isinstance(key, str) and type(value) is tuple and len(value) == 7:
                 self._facts.setdefault(key, FileFacts(*value))
 
@@ -273,21 +267,12 @@ class SourceFacts:
         """Write the facts learnt to each project's table, merged with what another process
         wrote meanwhile (ours are newer). Errors mean no cache, never a failure."""
         for root in sorted(self._dirty):
-            location = self._table(root)
             prefix = root + os.sep
-            try:
-                try:
-                    table = load(location)
-                except Exception:
-                    table = {}
-                if not isinstance(table, dict):
-                    table = {}
-                for path, facts in self._facts.items():
-                    if path.startswith(prefix):
-                        table[path] = tuple(facts)
-                store(location, _shared(table))
-            except Exception:  # read-only tree, full disk: just no cache
-                continue
+            table = self._read_table(root)
+            for path, facts in self._facts.items():
+                if path.startswith(prefix):
+                    table[path] = tuple(facts)
+            self._write_table(root, "imports", _shared(table))
         self._dirty.clear()
         for root in sorted(self._spelled_dirty):
             prefix = root + os.sep
@@ -297,17 +282,11 @@ class SourceFacts:
                 for p, (stamp, asked, found) in self._spelled.items()
                 if p.startswith(prefix)
             }
-            try:
-                store(self._table(root, "spelled"), kept)
-            except Exception:
-                continue
+            self._write_table(root, "spelled", kept)
         self._spelled_dirty.clear()
         for root in sorted(self._census_dirty):
             kept = {r: e for r, e in self._census.items() if r and project_root(r[0]) == root}
-            try:
-                store(self._table(root, "census"), kept)
-            except Exception:
-                continue
+            self._write_table(root, "census", kept)
         self._census_dirty.clear()
 
     def save_at_exit(self) -> None:
@@ -323,28 +302,30 @@ class SourceFacts:
             atexit.register(self.save)
 
     def _load_spelled(self, root: str) -> None:
-        try:
-            table = load(self._table(root, "spelled"))
-        except Exception:  # missing, corrupt, foreign: start afresh
-            return
-        if not isinstance(table, dict):
-            return
-        for key, value in table.items():
+        for key, value in self._read_table(root, "spelled").items():
             valid = type(value) is tuple and len(value) == 3
             if isinstance(key, str) and valid and isinstance(value[2], frozenset):
                 self._spelled.setdefault(key, value)
 
     def _load_census(self, root: str) -> None:
-        try:
-            table = load(self._table(root, "census"))
-        except Exception:  # missing, corrupt, foreign: start afresh
-            return
-        if not isinstance(table, dict):
-            return
-        for key, value in table.items():
+        for key, value in self._read_table(root, "census").items():
             valid = type(value) is tuple and len(value) == 2 and isinstance(value[0], dict)
             if isinstance(key, tuple) and valid and isinstance(value[1], frozenset):
                 self._census.setdefault(key, value)
+
+    def _read_table(self, root: str, kind: str = "imports") -> dict:
+        """One of ``root``'s tables; empty if it is missing, corrupt or foreign."""
+        try:
+            table = load(self._table(root, kind))
+        except Exception:  # start afresh
+            return {}
+        return table if isinstance(table, dict) else {}
+
+    def _write_table(self, root: str, kind: str, table: dict) -> None:
+        try:
+            store(self._table(root, kind), table)
+        except Exception:  # read-only tree, full disk: just no cache
+            return
 
     def _table(self, root: str, kind: str = "imports") -> str:
         """One table per project and configured roots (the facts depend on both)."""
