@@ -15,8 +15,6 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from .bugreport import HOW_TO_REPORT
-from .findings import cannot_analyse
 from .prefilter import should_analyse
 
 if TYPE_CHECKING:
@@ -86,6 +84,9 @@ class ExtStreamChecker:
                     source, self.filename, tree=tree, project=project, kept=False
                 )
         except Exception as error:  # a broken install must not abort the user's flake8 run
+            from .bugreport import HOW_TO_REPORT
+            from .findings import cannot_analyse  # dataclasses: only where a file is analysed
+
             reason = f"the analysis could not run, {type(error).__name__}: {error}; {HOW_TO_REPORT}"
             findings = [cannot_analyse(reason)]
         for finding in findings:

@@ -17,7 +17,6 @@ Plain Python (no libcst, no torch): the pre-filter uses it too.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import importlib
 import io
 import os
@@ -76,15 +75,22 @@ def loads(data: bytes, persistent_load: Callable[[Any], object] | None = None) -
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """A digest of this package's Python source: it changes with any change of the analysis."""
+    """A digest of this package's Python source: it changes with any change of the analysis.
+
+    zlib's two checksums (64 bits), not hashlib: every flake8 run that reads a kept table
+    computes it, flake8 has loaded zlib already, and importing hashlib (OpenSSL) cost
+    2.5 ms of a 0.45 s run. It tells versions of our own code apart, it guards nothing."""
+    import zlib
+
     root = os.path.dirname(os.path.abspath(__file__))
-    digest = hashlib.sha1()
+    crc, adler = 0, 1
     for directory, subdirectories, files in os.walk(root):
         subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
         for name in sorted(f for f in files if f.endswith(".py")):
             path = os.path.join(directory, name)
-            digest.update(os.path.relpath(path, root).encode("utf-8", "surrogatepass") + b"\0")
             with open(path, "rb") as handle:
-                digest.update(handle.read())
-            digest.update(b"\0")
-    return digest.hexdigest()[:16]
+                data = handle.read()
+            relative = os.path.relpath(path, root).encode("utf-8", "surrogatepass")
+            for chunk in (relative, b"\0", data, b"\0"):
+                crc, adler = zlib.crc32(chunk, crc), zlib.adler32(chunk, adler)
+    return f"{crc:08x}{adler:08x}"

@@ -14,7 +14,6 @@ No libcst here: strings, paths and ``stat``.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import Counter
 
@@ -329,9 +328,23 @@ class SourceFacts:
 
     def _table(self, root: str, kind: str = "imports") -> str:
         """One table per project and configured roots (the facts depend on both)."""
-        key = "\0".join(os.path.abspath(r) for r in self.src).encode("utf-8", "surrogatepass")
-        name = f"{kind}-{hashlib.sha1(key).hexdigest()[:16]}.pickle"
-        return os.path.join(entry_directory(root), name)
+        return os.path.join(entry_directory(root), f"{kind}-{_roots_key(self.src)}.pickle")
+
+
+#: :func:`_roots_key` of no configured roots, the common case: the digest of nothing.
+_NO_ROOTS = "da39a3ee5e6b4b0d"
+
+
+def _roots_key(src: tuple[str, ...]) -> str:
+    """Names the tables of one set of configured roots (made absolute on each call: the
+    working directory may change). hashlib (OpenSSL, 2.5 ms to import) only when some
+    are configured: flake8 runs this on every file it hands the plugin."""
+    if not src:
+        return _NO_ROOTS
+    import hashlib
+
+    key = "\0".join(os.path.abspath(r) for r in src).encode("utf-8", "surrogatepass")
+    return hashlib.sha1(key).hexdigest()[:16]
 
 
 def _shared(table: dict[str, tuple]) -> dict[str, tuple]:

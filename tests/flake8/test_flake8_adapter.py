@@ -231,3 +231,23 @@ def test_an_editors_next_run_reads_none_of_the_project(
     assert cold.count(".py', 1)") == cold.count(".py")
     assert list((tmp_path / ".extstream_cache").rglob(table))
     assert opened() == "OPENED []"
+
+
+def test_a_file_that_needs_no_analysis_costs_no_heavy_import(tmp_path: Path) -> None:
+    """Installing extstream must not slow every flake8 run: on a file the pre-filter
+    clears (cache on, cold then warm), neither libcst nor hashlib (OpenSSL) is imported."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'e'\n", encoding="utf-8")
+    (tmp_path / "a.py").write_text("import helper\n\nhelper.x\n", encoding="utf-8")
+    (tmp_path / "helper.py").write_text("x = 1\n", encoding="utf-8")
+    driver = (
+        "import sys\nfrom flake8.main.cli import main\n"
+        "try:\n    main(['--isolated', '-j1', '--select=XST', 'a.py'])\nfinally:\n"
+        "    heavy = [m for m in ('libcst', 'hashlib') if m in sys.modules]\n"
+        "    sys.stderr.write(f'HEAVY {heavy}\\n')\n"
+    )
+    for _ in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-c", driver], cwd=tmp_path, capture_output=True, text=True
+        )
+        assert "HEAVY []" in proc.stderr, proc.stderr
+    assert list((tmp_path / ".extstream_cache").rglob("census-*.pickle"))

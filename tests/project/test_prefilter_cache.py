@@ -278,3 +278,12 @@ def test_the_facts_table_stores_a_path_that_many_files_import_once(tmp_path: Pat
     held = [link for facts in table.values() for link in facts[3] if link == hub]
     assert len(held) == 40
     assert all(link is held[0] for link in held)
+
+
+def test_tables_are_named_by_their_configured_roots(tmp_path: Path) -> None:
+    import hashlib
+
+    # no roots configured: the digest of nothing, written out so hashlib is not imported
+    assert sources._roots_key(()) == hashlib.sha1(b"").hexdigest()[:16]
+    one, other = sources._roots_key((str(tmp_path / "a"),)), sources._roots_key(("b",))
+    assert len({sources._roots_key(()), one, other}) == 3
