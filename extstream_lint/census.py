@@ -12,18 +12,22 @@ other file mentions one, and the graph answers as before.
 
 Why the listing covers every file an import can reach: a root is a directory without
 ``__init__.py`` (above a topmost package, :func:`.modules.package_root`) or a configured
-one, walked from the directory above its own packages. Any file under such a directory has
-its package root under it too, and module resolution only finds ``root/a/b.py`` or
+one; the listing starts at each root and at the directory above its packages. A file under
+a listed directory has its own package root under it, or (below a configured root that is a
+package) that directory above; and module resolution only finds ``root/a/b.py`` or
 ``root/a/b/__init__.py`` for words ``a``, ``b``: the listing enters every directory whose
-name is a word (``site-packages`` and ``.git`` are not). It gives up, and lets the graph
-answer, beyond :data:`MAX_DIRECTORIES` or :data:`MAX_FILES` (a script in a home directory
-has the whole home directory as its root): the cost of asking is bounded.
+name is a word (``site-packages`` and ``.git`` are not), through links too, as resolution
+does (a directory met again is listed once). It gives up, and lets the graph answer, where a
+directory cannot be listed (resolution may still open a file in it by name) and beyond
+:data:`MAX_DIRECTORIES` or :data:`MAX_FILES` (a script in a home directory has the whole
+home directory as its root): the cost of asking is bounded.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 
 from .modules import installed, package_root, run_memo
 from .sources import SourceFacts
@@ -42,11 +46,11 @@ Listing = dict[str, tuple[int, int]]
 def others_mention(roots: tuple[str, ...], start: str, sources: SourceFacts) -> bool:
     """May a project file under ``roots``, other than ``start`` (whose text the caller has,
     maybe an editor's buffer), mention an external stream? ``True`` when the listing gave
-    up. The listing and its verdicts are made once per run."""
-    walked = tuple(sorted({package_root(root) for root in roots if not installed(root)}))
+    up. The listing and its verdicts are made once per run, a listing that gave up too."""
+    walked = listed_roots(roots)
     known = run_memo("census", dict)
-    mentioning = known.get(walked) if known is not None else None
-    if mentioning is None:
+    mentioning = known.get(walked, _UNKNOWN) if known is not None else _UNKNOWN
+    if mentioning is _UNKNOWN:
         listing = python_files(walked)
         mentioning = sources.mentioning(walked, listing) if listing is not None else None
         if known is not None:
@@ -56,14 +60,31 @@ def others_mention(roots: tuple[str, ...], start: str, sources: SourceFacts) -> 
     return len(mentioning) > 1 or (bool(mentioning) and start not in mentioning)
 
 
+def listed_roots(roots: tuple[str, ...]) -> tuple[str, ...]:
+    """Where the listing starts: each root (a configured one may itself hold an
+    ``__init__.py`` under a name no import spells) and the directory above its packages
+    (where the files under it have theirs)."""
+    found = {root for root in roots if not installed(root)}
+    found.update([package_root(root) for root in found])
+    return tuple(sorted(found))
+
+
 def python_files(roots: tuple[str, ...]) -> Listing | None:
-    """Every ``.py`` file under ``roots`` in a directory module resolution may enter, with
-    its stamp; ``None`` beyond the limits."""
+    """Every regular ``.py`` file under ``roots`` in a directory module resolution may
+    enter, with its stamp; ``None`` beyond the limits, or where a directory cannot be
+    listed (resolution may still find a file in it by name). Links are followed, as
+    resolution follows them; a directory met again by another path is listed once."""
     found: Listing = {}
-    pending = [root for root in roots if os.path.isdir(root)]
+    seen: set[tuple[int, int]] = set()
+    pending: list[tuple[str, int]] = []  # a directory, and the device it is on
+    for root in roots:
+        info = _directory(root)
+        if info is not None and info not in seen:
+            seen.add(info)
+            pending.append((root, info[0]))
     entered = 0
     while pending:
-        directory = pending.pop()
+        directory, device = pending.pop()
         entered += 1
         if entered > MAX_DIRECTORIES or len(found) > MAX_FILES:
             return None
@@ -73,22 +94,39 @@ def python_files(roots: tuple[str, ...]) -> Listing | None:
                     name = entry.name
                     try:
                         if entry.is_dir():
-                            if _WORD.fullmatch(name) and not _loops(entry):
-                                pending.append(entry.path)
-                        elif name.endswith(".py"):
-                            info = entry.stat()
-                            found[entry.path] = (info.st_size, info.st_mtime_ns)
+                            if _WORD.fullmatch(name):
+                                info = _identity(entry, device)
+                                if info not in seen:
+                                    seen.add(info)
+                                    pending.append((entry.path, info[0]))
+                        elif name.endswith(".py") and entry.is_file():
+                            stamp = entry.stat()
+                            found[entry.path] = (stamp.st_size, stamp.st_mtime_ns)
                     except OSError:  # vanished meanwhile, or a dangling link
                         continue
-        except OSError:  # unreadable: module resolution cannot enter it either
+        except (FileNotFoundError, NotADirectoryError):  # vanished meanwhile
             continue
+        except OSError:  # cannot be listed, yet a file in it may be opened by name
+            return None
     return found
 
 
-def _loops(entry: os.DirEntry[str]) -> bool:
-    """A link to a directory above it: entering it would never end."""
+#: Not asked yet in this run (``None`` is an answer: the listing gave up).
+_UNKNOWN = object()
+
+
+def _directory(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
+
+
+def _identity(entry: os.DirEntry[str], device: int) -> tuple[int, int]:
+    """The directory an entry names: a link, the one it leads to (a stat); any other, by
+    its inode on its parent's device (no stat: what the listing already has)."""
     if not entry.is_symlink():
-        return False
-    target = os.path.realpath(entry.path)
-    here = os.path.realpath(os.path.dirname(entry.path))
-    return here == target or here.startswith(target.rstrip(os.sep) + os.sep)
+        return (device, entry.inode())
+    info = entry.stat()
+    return (info.st_dev, info.st_ino)

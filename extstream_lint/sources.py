@@ -212,6 +212,7 @@ class SourceFacts:
         if listing.items() <= stamps.items():
             return found if len(stamps) == len(listing) else found.intersection(listing)
         mentioning = set()
+        kept = dict(listing)
         for path, stamp in listing.items():
             if stamps.get(path) == stamp:
                 if path in found:
@@ -221,8 +222,8 @@ class SourceFacts:
                 if mentions_external(read_project_file(path)):
                     mentioning.add(path)
             except OSError:  # as for the facts: a file that cannot be read hands out nothing
-                continue
-        self._census[roots] = (dict(listing), frozenset(mentioning))
+                del kept[path]  # now; the next run tries again (a chmod keeps the stamp)
+        self._census[roots] = (kept, frozenset(mentioning))
         if table is not None:
             self._census_dirty.add(table)
         return frozenset(mentioning)

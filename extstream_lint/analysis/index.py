@@ -508,18 +508,23 @@ class ProjectIndex:
         state = self._run()
         current = self._entries.get(path)
         if not isinstance(current, Entry) or current.module is module:
-            self._recompute(path, stored.group, state)  # once for the whole component
+            # A replay's record has no group yet (set when its cycle is final): the entry's.
+            group = current.group if isinstance(current, Entry) and current.group else None
+            self._recompute(path, group or stored.group or (path,), state)
             current = self._entries.get(path)
         _fill(module, current.module if isinstance(current, Entry) else Module(stored.name))
 
     def _recompute(self, path: str, group: tuple[str, ...], state: _RunState) -> None:
         """Compute the component of ``path`` from source: a stored summary of it could
-        not be read."""
+        not be read. Its members' kept replays go too (they may be what was damaged)."""
         for member in group:
             entry = self._entries.pop(member, None)
             state.final.discard(member)
             if isinstance(entry, StoredEntry):
                 self._stored_names.pop(entry.name, None)
+            self._runs[member] = []
+            if self.cache is not None:
+                self.cache.store(member, [], _RUNS)  # type: ignore[attr-defined]
         self._damaged.update(group)
         self._settle_from(path, state)
 
@@ -942,6 +947,7 @@ def _value_digest(
     # these types only; a ``persistent_id`` would be called for every object.
     table: dict[type, object] = {Module: held, FunctionInfo: record, Summary: _facts_of}
     table[ClassInfo] = record
+    table[_Shell] = held  # the table is looked up by exact type: a module not read yet
     pickler.dispatch_table = table  # type: ignore[assignment]
     try:
         pickler.dump(value)

@@ -208,7 +208,7 @@ def test_beyond_its_limits_the_census_lets_the_graph_answer(
     assert not _verdict(silent_project / "pkg" / "user.py")  # the graph's "no"
 
 
-def test_a_link_to_a_directory_above_is_not_followed(silent_project: Path) -> None:
+def test_a_directory_reached_again_through_a_link_is_listed_once(silent_project: Path) -> None:
     (silent_project / "pkg" / "sub" / "up").symlink_to(silent_project / "pkg")
     listing = census.python_files((str(silent_project),))
     assert listing is not None
@@ -220,4 +220,82 @@ def test_directories_no_import_can_name_are_not_entered(silent_project: Path) ->
     listing = census.python_files((str(silent_project),))
     assert listing is not None
     assert not any(".venv" in path or "site-packages" in path for path in listing)
+    assert not _verdict(silent_project / "pkg" / "user.py")
+
+
+# --- every file an import can reach is listed (found in review) ----------------------------
+
+
+def test_a_link_to_a_directory_above_the_root_is_followed(tmp_path: Path) -> None:
+    # src/pkg/up -> the project root: ``pkg.up.tools.streams`` resolves through it
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n", encoding="utf-8")
+    _write(tmp_path, {"src/pkg/__init__.py": "", "tools/streams.py": _ADAPTER})
+    (tmp_path / "src" / "pkg" / "up").symlink_to(tmp_path)
+    _write(tmp_path, {"src/app.py": "from pkg.up.tools.streams import make\n\nmake(0)\n"})
+    assert _verdict(tmp_path / "src" / "app.py")
+
+
+def test_a_configured_root_that_is_a_package_with_an_unimportable_name(tmp_path: Path) -> None:
+    # ``vendor-libs`` holds an __init__.py: its package root is above it, and no import
+    # spells ``vendor-libs``; configured as a root, its modules import by their own names
+    _write(tmp_path, {"vendor-libs/__init__.py": "", "vendor-libs/streams.py": _ADAPTER})
+    _write(tmp_path, {"app/main.py": "from streams import make\n\nmake(0)\n"})
+    assert _verdict(tmp_path / "app" / "main.py", (str(tmp_path / "vendor-libs"),))
+
+
+def test_a_directory_that_cannot_be_listed_lets_the_graph_answer(
+    silent_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # execute-only: resolution may still open a file in it by name
+    hidden = str(silent_project / "pkg" / "sub")
+    listing = os.scandir
+
+    def refusing(path: str) -> object:
+        if path == hidden:
+            raise PermissionError(13, "Permission denied", path)
+        return listing(path)
+
+    monkeypatch.setattr(census.os, "scandir", refusing)
+    assert census.python_files((str(silent_project),)) is None
+
+
+def test_a_listing_that_gave_up_is_not_made_again_in_the_run(
+    silent_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(census, "MAX_DIRECTORIES", 1)
+    calls = []
+    listing = census.python_files
+    monkeypatch.setattr(census, "python_files", lambda roots: calls.append(roots) or listing(roots))
+    with modules.one_run():
+        facts = sources.source_facts()
+        for name in ("user.py", "sub/m1.py", "sub/m2.py"):
+            start = str(silent_project / "pkg" / name)
+            assert census.others_mention(facts.roots(start), start, facts)
+    assert len(calls) == 1
+
+
+def test_a_file_that_could_not_be_read_is_read_next_time(
+    silent_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    adapter = silent_project / "pkg" / "adapter.py"
+    adapter.write_text(_ADAPTER, encoding="utf-8")
+    _write(silent_project, {"pkg/helpers.py": "from pkg.adapter import make\n\nstream = make(0)\n"})
+    user = silent_project / "pkg" / "user.py"
+    reader = sources.read_project_file
+
+    def unreadable(path: str) -> bytes:
+        if path == str(adapter):
+            raise PermissionError(13, "Permission denied", path)
+        return reader(path)
+
+    monkeypatch.setattr(sources, "read_project_file", unreadable)
+    assert not _opened_by(user)[0]  # as the graph says: a file it cannot read hands nothing
+    monkeypatch.setattr(sources, "read_project_file", reader)  # a chmod keeps the stamp
+    assert _opened_by(user)[0]
+
+
+def test_only_regular_files_are_read(silent_project: Path) -> None:
+    os.mkfifo(silent_project / "pkg" / "pipe.py")  # opening it would wait for a writer
+    listing = census.python_files((str(silent_project),))
+    assert listing is not None and len(listing) == 11
     assert not _verdict(silent_project / "pkg" / "user.py")

@@ -343,6 +343,72 @@ def test_a_damaged_replay_in_a_cycle_is_summarised_from_source_and_healed(
     assert sum(summaries.values()) <= 2, summaries
 
 
+_HELD_CYCLE = {
+    "gen/__init__.py": "",
+    "gen/a.py": "from gen import q\n\n\ndef sink(s):\n    s.synchronize()\n",
+    "gen/q.py": "from gen import r\n\n\ndef use(s):\n    r.m.relay(s)\n",
+    "gen/r.py": "from gen import m\n",
+    "gen/m.py": "from gen import a\n\n\ndef relay(s):\n    a.sink(s)\n",
+    "leaf.py": (
+        "from torch_npu.npu import ExternalStream\nfrom gen.q import use\n\n\n"
+        "def run(ptr):\n    use(ExternalStream(ptr))\n"
+    ),
+}
+
+
+def _edit(path: Path, step: int) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + "#\n", encoding="utf-8")
+    stamp = path.stat().st_mtime_ns + step * 1_000_000_000
+    os.utime(path, ns=(stamp, stamp))
+
+
+def test_a_module_holding_one_not_read_yet_keeps_its_digest(
+    tmp_path: Path, summaries: Counter[str]
+) -> None:
+    """``r`` only holds ``m``; revived from the cache, ``m`` is not unpickled until read.
+    ``r``'s digest names it all the same (by name, as any held module), so an edit of
+    ``r`` that changes nothing leaves ``q``, which reads ``r.m``, alone, run after run."""
+    _write(tmp_path, _HELD_CYCLE)
+    assert _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache())) == [(6, "XST101")]
+    for step in range(1, 4):
+        _edit(tmp_path / "gen" / "r.py", step)
+        summaries.clear()
+        assert _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache())) == [(6, "XST101")]
+        assert dict(summaries) == {"r.py": 1}, summaries
+
+
+def test_a_damaged_replay_read_after_its_cycle_is_final_heals_the_cycle(
+    tmp_path: Path, summaries: Counter[str]
+) -> None:
+    """A replayed summary read only by the lint, after its cycle is final: its damaged body
+    makes the whole cycle computed again (not the member alone, which would store a
+    one-member group and break the cycle's reuse for good), and its replays are dropped."""
+    _write(tmp_path, _HELD_CYCLE)
+    cold = analyze_source(
+        (tmp_path / "leaf.py").read_text(encoding="utf-8"),
+        str(tmp_path / "leaf.py"),
+        project=ProjectIndex(cache=DiskCache()),
+        kept=False,
+    )
+    for path in (tmp_path / CACHE_DIR).rglob("*.pickle"):
+        entry = safe_pickle.loads(path.read_bytes())
+        if isinstance(entry, list):
+            path.write_bytes(pickle.dumps([dataclasses.replace(e, body=b"\x80bad") for e in entry]))
+    cycle = tuple(sorted(str(tmp_path / "gen" / f"{n}.py") for n in "aqrm"))
+    for step in range(1, 4):
+        _edit(tmp_path / "gen" / "a.py", step)
+        summaries.clear()
+        project = ProjectIndex(cache=DiskCache())
+        leaf = tmp_path / "leaf.py"
+        text = leaf.read_text(encoding="utf-8")
+        found = analyze_source(text, str(leaf), project=project, kept=False)
+        assert [(f.line, f.code) for f in found] == [(f.line, f.code) for f in cold]
+        for member in cycle:
+            stored = DiskCache().load(member)
+            assert isinstance(stored, StoredEntry) and stored.group == cycle
+    assert dict(summaries) == {"a.py": 1}, summaries  # healed: an edit costs the edit
+
+
 def test_a_changed_file_checks_its_kept_findings_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
