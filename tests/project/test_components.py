@@ -88,24 +88,24 @@ def test_a_ring_is_summarised_about_once_per_member(
     assert sum(ring.values()) <= RING + 2, summaries.most_common(5)
 
 
+_HELD_CYCLE = {
+    "gen/__init__.py": "",
+    "gen/a.py": "from gen import q\n\n\ndef sink(s):\n    s.synchronize()\n",
+    "gen/q.py": "from gen import r\n\n\ndef use(s):\n    r.m.relay(s)\n",
+    "gen/r.py": "from gen import m\n",
+    "gen/m.py": "from gen import a\n\n\ndef relay(s):\n    a.sink(s)\n",
+    "leaf.py": (
+        "from torch_npu.npu import ExternalStream\nfrom gen.q import use\n\n\n"
+        "def run(ptr):\n    use(ExternalStream(ptr))\n"
+    ),
+}
+
+
 def test_a_module_held_by_another_is_read_as_it_is_now(tmp_path: Path) -> None:
     """``q`` reads ``r.m.relay``; ``m`` learns its sink only after ``q`` ran (``m`` closes
     the cycle), and ``r``'s own facts do not change (it only holds ``m``). ``q`` must see
     ``m`` as it ends, so ``m`` counts as read by ``q``."""
-    _write(
-        tmp_path,
-        {
-            "gen/__init__.py": "",
-            "gen/a.py": "from gen import q\n\n\ndef sink(s):\n    s.synchronize()\n",
-            "gen/q.py": "from gen import r\n\n\ndef use(s):\n    r.m.relay(s)\n",
-            "gen/r.py": "from gen import m\n",
-            "gen/m.py": "from gen import a\n\n\ndef relay(s):\n    a.sink(s)\n",
-            "leaf.py": (
-                "from torch_npu.npu import ExternalStream\nfrom gen.q import use\n\n\n"
-                "def run(ptr):\n    use(ExternalStream(ptr))\n"
-            ),
-        },
-    )
+    _write(tmp_path, _HELD_CYCLE)
     assert _codes(tmp_path, "leaf.py", ProjectIndex()) == [(6, "XST101")]
 
 
@@ -341,19 +341,6 @@ def test_a_damaged_replay_in_a_cycle_is_summarised_from_source_and_healed(
         summaries.clear()
         assert _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache())) == cold
     assert sum(summaries.values()) <= 2, summaries
-
-
-_HELD_CYCLE = {
-    "gen/__init__.py": "",
-    "gen/a.py": "from gen import q\n\n\ndef sink(s):\n    s.synchronize()\n",
-    "gen/q.py": "from gen import r\n\n\ndef use(s):\n    r.m.relay(s)\n",
-    "gen/r.py": "from gen import m\n",
-    "gen/m.py": "from gen import a\n\n\ndef relay(s):\n    a.sink(s)\n",
-    "leaf.py": (
-        "from torch_npu.npu import ExternalStream\nfrom gen.q import use\n\n\n"
-        "def run(ptr):\n    use(ExternalStream(ptr))\n"
-    ),
-}
 
 
 def _edit(path: Path, step: int) -> None:
