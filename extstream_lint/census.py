@@ -57,7 +57,7 @@ def others_mention(roots: tuple[str, ...], start: str, sources: SourceFacts) -> 
             known[walked] = mentioning
     if mentioning is None:
         return True
-    return len(mentioning) > 1 or (bool(mentioning) and start not in mentioning)
+    return not mentioning <= {start}
 
 
 def listed_roots(roots: tuple[str, ...]) -> tuple[str, ...]:
