@@ -36,8 +36,7 @@ def read_project_file(path: str) -> bytes:
         return found
     OPENS[path] += 1
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = _read_bytes(path)
     except OSError as error:
         if texts is not None:
             texts[path] = error
@@ -45,6 +44,32 @@ def read_project_file(path: str) -> bytes:
     if texts is not None:
         texts[path] = data
     return data
+
+
+def _read_bytes(path: str) -> bytes:
+    """A file's bytes through the descriptor: ``open(path, "rb").read()`` makes a file
+    object and a buffer, and asks the terminal and the position first (eight system calls
+    where this makes four). The census reads every file of a project on its first run."""
+    fd = os.open(path, os.O_RDONLY | _BINARY)
+    try:
+        data = os.read(fd, os.fstat(fd).st_size + 1)
+        if not data:
+            return data
+        more = os.read(fd, _CHUNK)
+        if not more:
+            return data
+        parts = [data, more]  # grew since the fstat
+        while more:
+            more = os.read(fd, _CHUNK)
+            parts.append(more)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
+
+#: Where it matters (Windows), a descriptor that reads bytes as they are.
+_BINARY = getattr(os, "O_BINARY", 0)
+_CHUNK = 1 << 16
 
 
 def decode(data: bytes) -> str:

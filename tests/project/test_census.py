@@ -299,3 +299,35 @@ def test_only_regular_files_are_read(silent_project: Path) -> None:
     listing = census.python_files((str(silent_project),))
     assert listing is not None and len(listing) == 11
     assert not _verdict(silent_project / "pkg" / "user.py")
+
+
+# --- reading: every byte, whatever the stamp said --------------------------------------------
+
+
+@pytest.mark.parametrize("size", [0, 1, 4096, 200_000])
+def test_a_file_is_read_whole(tmp_path: Path, size: int) -> None:
+    path = tmp_path / "m.py"
+    data = bytes(random.Random(size).randrange(256) for _ in range(size))
+    path.write_bytes(data)
+    with modules.one_run():
+        assert sources.read_project_file(str(path)) == data
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc")
+def test_a_file_longer_than_its_stamp_is_read_whole() -> None:
+    """A file that grew after its size was asked (here one whose stat says 0 bytes, as
+    /proc's files do) is read to its end, not to the size the stat gave."""
+    assert os.stat("/proc/self/cmdline").st_size == 0
+    with open("/proc/self/cmdline", "rb") as handle:
+        expected = handle.read()
+    with modules.one_run():
+        assert sources.read_project_file("/proc/self/cmdline") == expected
+
+
+def test_a_directory_is_an_os_error_remembered(tmp_path: Path) -> None:
+    (tmp_path / "d.py").mkdir()
+    with modules.one_run():
+        for _ in range(2):
+            with pytest.raises(OSError):
+                sources.read_project_file(str(tmp_path / "d.py"))
+    assert sources.OPENS[str(tmp_path / "d.py")] == 1
