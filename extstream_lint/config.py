@@ -15,8 +15,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .contract import CODE_PREFIX, RULES
-
 __all__ = [
     "CONFIG_KEYS",
     "Config",
@@ -45,7 +43,6 @@ CONFIG_KEYS: Mapping[str, str] = {
 # flake8's rule for a code prefix (``flake8.defaults.VALID_CODE_PREFIX``), re-stated so the
 # error can say what is wrong.
 _PREFIX = re.compile(r"^[A-Z]{1,3}[0-9]{0,3}$")
-_OWN_PREFIX = CODE_PREFIX
 
 
 class ConfigError(Exception):
@@ -203,8 +200,12 @@ def split_codes(value: str) -> list[str]:
 def validate_selectors(codes: Iterable[str], where: str) -> tuple[str, ...]:
     """Check code prefixes: well-formed (flake8's rule), and one of ours must match a rule.
 
-    Upper-cases them, so ``xst101`` works as it does for ``--explain``.
+    Upper-cases them, so ``xst101`` works as it does for ``--explain``. The rule table is
+    imported here, not with the module: flake8 reads the configuration for every file it
+    hands the plugin, and most of them need no rule.
     """
+    from .contract import CODE_PREFIX, RULES
+
     result = []
     for raw in codes:
         code = raw.strip().upper()
@@ -215,7 +216,7 @@ def validate_selectors(codes: Iterable[str], where: str) -> tuple[str, ...]:
             )
         # Another tool's prefix (``E``, ``W``, ``F`` in a shared flake8 configuration) is
         # accepted and selects none of ours, as in flake8; a typo in ours is an error.
-        ours = code.startswith(_OWN_PREFIX) or _OWN_PREFIX.startswith(code)
+        ours = code.startswith(CODE_PREFIX) or CODE_PREFIX.startswith(code)
         if ours and not any(rule.startswith(code) for rule in RULES):
             raise ConfigError(
                 f"{where}: {raw!r} matches no extstream code; valid codes: {', '.join(RULES)}"

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from .modules import _Run
 
 
+#: :data:`.contract.DEFAULT_IGNORE`, written out (a test checks it): flake8 asks for it in
+#: every run, and importing the rule table costs 4 ms of a 0.3 s run on one file.
+OPT_IN = ("XST202", "XST211")
+
+
 class ExtStreamChecker:
     """flake8 AST plugin. Field names are flake8's parameter names, so tests can build it."""
 
@@ -32,9 +37,7 @@ class ExtStreamChecker:
     @staticmethod
     def add_options(option_manager: Any) -> None:
         """The opt-in codes are off unless selected: flake8's ``extend-default-ignore``."""
-        from .contract import DEFAULT_IGNORE  # the table imports only the standard library
-
-        option_manager.extend_default_ignore(DEFAULT_IGNORE)
+        option_manager.extend_default_ignore(OPT_IN)
 
     def __init__(self, tree: ast.AST, lines: list[str], filename: str = "<unknown>") -> None:
         self.tree = tree
