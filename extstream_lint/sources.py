@@ -47,24 +47,18 @@ def read_project_file(path: str) -> bytes:
 
 
 def _read_bytes(path: str) -> bytes:
-    """A file's bytes through the descriptor: ``open(path, "rb").read()`` makes a file
-    object and a buffer, and asks the terminal and the position first (eight system calls
-    where this makes four). The census reads every file of a project on its first run."""
+    """A file's bytes through the descriptor: ``open(path, "rb").read()`` also makes a file
+    object and a buffer, and asks the terminal and the position (nine system calls where
+    this makes five). The census reads every file of a project on its first run. Read to
+    the end, not to the size the stat gave: the file may have grown since."""
     fd = os.open(path, os.O_RDONLY | _BINARY)
     try:
-        data = os.read(fd, os.fstat(fd).st_size + 1)
-        if not data:
-            return data
-        more = os.read(fd, _CHUNK)
-        if not more:
-            return data
-        parts = [data, more]  # grew since the fstat
-        while more:
-            more = os.read(fd, _CHUNK)
-            parts.append(more)
-        return b"".join(parts)
+        chunks = [os.read(fd, os.fstat(fd).st_size + 1)]
+        while chunks[-1]:
+            chunks.append(os.read(fd, _CHUNK))
     finally:
         os.close(fd)
+    return chunks[0] if len(chunks) <= 2 else b"".join(chunks)
 
 
 #: Where it matters (Windows), a descriptor that reads bytes as they are.
