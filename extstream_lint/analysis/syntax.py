@@ -153,3 +153,32 @@ def string_value(node: cst.SimpleString) -> str | None:
     except Exception:
         return None
     return evaluated if isinstance(evaluated, str) else None
+
+
+#: Scopes of their own: what they call is not called by the body that defines them.
+_OWN_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def called_names(function: cst.FunctionDef) -> tuple[tuple[bool, str], ...]:
+    """What ``function``'s body calls by name, outside the functions and classes it
+    defines: ``f(...)`` as ``(False, "f")``, ``self.m(...)`` and ``cls.m(...)`` as
+    ``(True, "m")``. Syntax only: the interpreter uses it to order work, never for facts."""
+    found: list[tuple[bool, str]] = []
+    pending: list[cst.CSTNode] = [function.body]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is cst.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if type(func) is cst.Name:
+                found.append((False, func.value))
+            elif (
+                type(func) is cst.Attribute
+                and type(func.value) is cst.Name
+                and func.value.value in ("self", "cls")
+            ):
+                found.append((True, func.attr.value))
+        elif kind in _OWN_SCOPES:
+            continue
+        pending.extend(children(node))
+    return tuple(found)

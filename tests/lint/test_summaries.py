@@ -64,12 +64,11 @@ def test_a_stream_a_helper_makes_current_is_not_named_by_the_helpers_local() -> 
     assert "on the current stream, an ExternalStream (made current line" in message
 
 
-def test_a_function_with_several_returns_needs_no_extra_learning_pass(monkeypatch) -> None:
-    """What a function returns is rebuilt each pass; the version moves only when the whole
-    body gives another result, or every multi-return helper would cost every learning round."""
+def _learning_passes(monkeypatch, source: str) -> tuple[list[str], list[bool]]:
+    """The codes found in ``source`` and the passes run for it (True: learning)."""
     from extstream_lint.analysis import interpreter
 
-    passes = []
+    passes: list[bool] = []
     original = interpreter.Interpreter._pass
 
     def counting(self: interpreter.Interpreter, learning: bool) -> None:
@@ -77,16 +76,46 @@ def test_a_function_with_several_returns_needs_no_extra_learning_pass(monkeypatc
         original(self, learning)
 
     monkeypatch.setattr(interpreter.Interpreter, "_pass", counting)
+    return [f.code for f in analyze_source(source, "m.py")], passes
+
+
+_PICK = (
+    "import torch\nfrom torch_npu.npu import ExternalStream\n\n\n"
+    "def use(h):\n    pick(h, True).query()\n\n\n"
+    "def pick(h, c):\n    if c:\n        return torch.npu.Stream()\n"
+    "    return ExternalStream(h)\n"
+)
+
+
+def test_a_function_with_several_returns_needs_no_extra_learning_pass(monkeypatch) -> None:
+    """What a function returns is rebuilt each pass; the version moves only when the whole
+    body gives another result, or every multi-return helper would cost every learning round."""
+    # The module's body calls pick() before any function body has run: one more learning
+    # pass, and no more than that.
+    codes, passes = _learning_passes(monkeypatch, _PICK + "\n\nFIRST = pick(0, True)\n")
+    assert codes == ["XST102"]
+    assert passes == [True, True, False]
+
+
+def test_a_function_runs_after_the_helpers_it_calls(monkeypatch) -> None:
+    """use() is defined first but runs after pick(), which it calls: it sees pick()'s
+    summary of this pass, and one learning pass is enough (in definition order: two)."""
+    codes, passes = _learning_passes(monkeypatch, _PICK)
+    assert codes == ["XST102"]
+    assert passes == [True, False]
+
+
+def test_methods_run_after_the_methods_they_call_on_self(monkeypatch) -> None:
     source = (
         "import torch\nfrom torch_npu.npu import ExternalStream\n\n\n"
-        "def use(h):\n    pick(h, True).query()\n\n\n"
-        "def pick(h, c):\n    if c:\n        return torch.npu.Stream()\n"
-        "    return ExternalStream(h)\n"
+        "class Runner:\n"
+        "    def step(self, h):\n        self.make(h).synchronize()\n\n"
+        "    def make(self, h):\n        return self.wrap(h)\n\n"
+        "    def wrap(self, h):\n        return ExternalStream(h)\n"
     )
-    findings = analyze_source(source, "m.py")
-    assert [f.code for f in findings] == ["XST102"]
-    # use() runs before pick() is learnt: one more learning pass, and no more than that
-    assert passes == [True, True, False]
+    codes, passes = _learning_passes(monkeypatch, source)
+    assert codes == ["XST101"]
+    assert passes == [True, False]
 
 
 HANDLES = CASE.parent / "helper_handles.py"

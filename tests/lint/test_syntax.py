@@ -8,7 +8,7 @@ import libcst as cst
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from extstream_lint.analysis.syntax import string_value
+from extstream_lint.analysis.syntax import called_names, string_value
 
 _QUOTES = ("'", '"', "'''", '"""')
 _PREFIXES = ("", "r", "u", "b", "R", "rb")
@@ -48,3 +48,21 @@ def test_string_value_of_a_bad_escape_is_none() -> None:
     node = cst.parse_expression('"\\N{NOSUCHNAME}"')
     assert isinstance(node, cst.SimpleString)
     assert string_value(node) is None
+
+
+def test_called_names_are_the_bodys_own_calls_by_name() -> None:
+    source = (
+        "def run(self, h):\n"
+        "    helper(h)\n"
+        "    self.step(h, key=lambda: hidden())\n"
+        "    cls.make()\n"
+        "    other.method()\n"
+        "    table['x']()\n"
+        "    def inner():\n"
+        "        nested()\n"
+        "    class Local:\n"
+        "        field = made()\n"
+    )
+    function = cst.parse_module(source).body[0]
+    assert isinstance(function, cst.FunctionDef)
+    assert sorted(called_names(function)) == [(False, "helper"), (True, "make"), (True, "step")]

@@ -19,7 +19,7 @@ import libcst as cst
 
 from .. import summaries as sm
 from ..effects import DEFAULT_CAPTURE_STREAM, IMPLICIT_MODULES, Issue, canonical
-from ..syntax import dotted_name
+from ..syntax import called_names, dotted_name
 from ..values import (
     ClassInfo,
     Current,
@@ -72,6 +72,9 @@ class Loop:
     continues: list[State] = field(default_factory=list)
 
 
+#: A function body left to run at the end of its enclosing scope: node, scope, class.
+Deferred = tuple[cst.FunctionDef, Scope, Union[ClassInfo, None]]
+
 _LEARNING_ROUNDS = 4
 
 
@@ -98,7 +101,10 @@ class Core:
         self._scopes: dict[cst.CSTNode, Scope] = {}
         self._functions: dict[cst.FunctionDef, FunctionInfo] = {}
         self._classes: dict[cst.ClassDef, ClassInfo] = {}
-        self._deferred: list[tuple[cst.FunctionDef, Scope, ClassInfo | None]] = []
+        self._deferred: list[Deferred] = []
+        #: What each function calls by name (:func:`.syntax.called_names`), for the order
+        #: its body runs in (:meth:`_callees_first`).
+        self._called: dict[cst.FunctionDef, tuple[tuple[bool, str], ...]] = {}
         self._loops: list[Loop] = []
         #: The current stream before each stream-changing ``with`` the running function is
         #: inside, outermost first: a ``return`` leaves through every ``__exit__``.
@@ -193,8 +199,48 @@ class Core:
         if self.learning and end is not None and scope.kind == "module":
             self._keep_final_globals(end, scope)
         pending, self._deferred = self._deferred, outer
-        for node, parent, cls in pending:
+        for node, parent, cls in self._callees_first(pending):
             self._run_function(node, parent, cls)
+
+    def _callees_first(self, pending: list[Deferred]) -> list[Deferred]:
+        """The bodies deferred to the end of a scope, each after the functions and methods
+        of its own class it calls by name (recursion: in definition order). A body that
+        runs before a helper it calls sees the helper's summary of the previous pass, and
+        the pass must be run again: in definition order, on the standard library set with
+        every file analysed, 49 of 216 modules took three or four learning passes; in this
+        order, 8. The order changes when a fact is learnt, not what is learnt: the last
+        learning pass and the reporting pass see every summary final either way."""
+        if len(pending) < 2:
+            return pending
+        at: dict[tuple[ClassInfo | None, str], int] = {}
+        for index, (node, _, cls) in enumerate(pending):
+            at.setdefault((cls, node.name.value), index)
+        order: list[int] = []
+        placed = [False] * len(pending)
+        for start in range(len(pending)):
+            if placed[start]:
+                continue
+            placed[start] = True
+            stack = [(start, iter(self._callees(pending[start], at)))]
+            while stack:  # depth first, each body after its callees
+                index, callees = stack[-1]
+                for callee in callees:
+                    if not placed[callee]:
+                        placed[callee] = True
+                        stack.append((callee, iter(self._callees(pending[callee], at))))
+                        break
+                else:
+                    stack.pop()
+                    order.append(index)
+        return [pending[index] for index in order]
+
+    def _callees(self, entry: Deferred, at: dict[tuple[ClassInfo | None, str], int]) -> list[int]:
+        node, _, cls = entry
+        called = self._called.get(node)
+        if called is None:
+            called = self._called[node] = called_names(node)
+        found = (at.get((cls if on_self else None, name)) for on_self, name in called)
+        return [index for index in found if index is not None]
 
     def _scope(self, node: cst.CSTNode, kind: str, parent: Scope | None) -> Scope:
         scope = self._scopes.get(node)
