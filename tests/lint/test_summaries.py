@@ -87,6 +87,14 @@ _PICK = (
 )
 
 
+_CHAIN = (
+    "from torch_npu.npu import ExternalStream\n\n\n"
+    "def use(h):\n    mid(h).query()\n\n\n"
+    "def mid(h):\n    return pick(h)\n\n\n"
+    "def pick(h):\n    return ExternalStream(h)\n"
+)
+
+
 def test_a_function_with_several_returns_needs_no_extra_learning_pass(monkeypatch) -> None:
     """What a function returns is rebuilt each pass; the version moves only when the whole
     body gives another result, or every multi-return helper would cost every learning round."""
@@ -97,15 +105,16 @@ def test_a_function_with_several_returns_needs_no_extra_learning_pass(monkeypatc
     assert passes == [True, True, False]
 
 
-def test_a_function_runs_after_the_helpers_it_calls(monkeypatch) -> None:
-    """use() is defined first but runs after pick(), which it calls: it sees pick()'s
-    summary of this pass, and one learning pass is enough (in definition order: two)."""
-    codes, passes = _learning_passes(monkeypatch, _PICK)
+def test_after_one_pass_a_function_runs_after_the_helpers_it_calls(monkeypatch) -> None:
+    """use() calls mid(), which calls pick(), each defined before its helper. In definition
+    order each learning pass learns one link of the chain (three passes); once the first
+    pass was not enough, bodies run callees first and the second pass sees all of it."""
+    codes, passes = _learning_passes(monkeypatch, _CHAIN)
     assert codes == ["XST102"]
-    assert passes == [True, False]
+    assert passes == [True, True, False]
 
 
-def test_methods_run_after_the_methods_they_call_on_self(monkeypatch) -> None:
+def test_after_one_pass_methods_run_after_the_methods_they_call_on_self(monkeypatch) -> None:
     source = (
         "import torch\nfrom torch_npu.npu import ExternalStream\n\n\n"
         "class Runner:\n"
@@ -115,7 +124,7 @@ def test_methods_run_after_the_methods_they_call_on_self(monkeypatch) -> None:
     )
     codes, passes = _learning_passes(monkeypatch, source)
     assert codes == ["XST101"]
-    assert passes == [True, False]
+    assert passes == [True, True, False]
 
 
 HANDLES = CASE.parent / "helper_handles.py"
