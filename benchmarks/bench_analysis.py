@@ -65,7 +65,7 @@ def _torch_files() -> list[Path]:
 
 
 def build_corpus(synthesized: int, with_wheel: bool) -> Corpus:
-    from extstream_lint.prefilter import might_use_external_streams
+    from extstream_lint.project.prefilter import might_use_external_streams
 
     corpus: Corpus = []
 

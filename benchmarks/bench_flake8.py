@@ -42,7 +42,7 @@ if side == "without":
     finder._find_importlib_plugins = lambda: (p for p in discover() if p.package != "extstream")
 if side == "with-timed":
     import atexit, time
-    from extstream_lint.flake8_plugin import ExtStreamChecker
+    from extstream_lint.frontends.flake8_plugin import ExtStreamChecker
     run, spent = ExtStreamChecker.run, [0.0]
     def timed_run(self):
         start = time.perf_counter()
@@ -144,7 +144,7 @@ def check_driver() -> None:
 
 
 def bench_files(count: int, repeats: int, jobs: int) -> float:
-    from extstream_lint.prefilter import might_use_external_streams
+    from extstream_lint.project.prefilter import might_use_external_streams
 
     root, files = torch_sample(count)
     size = sum(os.path.getsize(f) for f in files)
@@ -191,7 +191,7 @@ def bench_files(count: int, repeats: int, jobs: int) -> float:
 #: flake8's own modules first, so only what our plugin adds on top of them is counted.
 IMPORT_PROBE = (
     "import flake8.main.application, flake8.checker, pycodestyle, pyflakes.checker, mccabe; "
-    "import extstream_lint.flake8_plugin"
+    "import extstream_lint.frontends.flake8_plugin"
 )
 
 
@@ -206,7 +206,7 @@ def plugin_import_ms(repeats: int) -> float:
             check=True,
         )
         for line in done.stderr.splitlines():
-            if line.rstrip().endswith("| extstream_lint.flake8_plugin"):
+            if line.rstrip().endswith("| extstream_lint.frontends.flake8_plugin"):
                 values.append(int(line.split("|")[1]) / 1000)
     return statistics.median(values)
 

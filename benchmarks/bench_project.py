@@ -338,7 +338,7 @@ def run_shape(args: argparse.Namespace, shape: str) -> int:
                 analyze_source(texts[path], str(path), project=index)
 
         from extstream_lint.analysis import projects
-        from extstream_lint.cli import Options, Selection, run
+        from extstream_lint.frontends.cli import Options, Selection, run
 
         def cli(paths: list[Path], cache: bool) -> list:
             # The CLI's own run on these files, output aside: discovery, the pre-filter

@@ -254,8 +254,8 @@ def pick_hub(counts: Counter[str]) -> str:
 
 def in_cycles(graph: Mapping[str, set[str]]) -> int:
     """How many modules lie on an import cycle (strongly connected components of more than
-    one module), by the linter's own Tarjan (:func:`extstream_lint.graph.components`)."""
-    from extstream_lint.graph import components
+    one module), by the linter's own Tarjan (:func:`extstream_lint.project.graph.components`)."""
+    from extstream_lint.project.graph import components
 
     def successors(node: str) -> list[str]:
         return sorted(following for following in graph[node] if following in graph)

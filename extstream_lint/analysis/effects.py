@@ -11,12 +11,11 @@ written in this module or in the interpreter.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-
-import libcst as cst
 
 from .. import contract as c
 from ..contract import Api
+from .hazards import function_hazards, method_hazards
+from .sites import Arg, CallSite, Issue, Outcome
 from .values import (
     CapturingGraph,
     Const,
@@ -32,10 +31,6 @@ from .values import (
 )
 
 __all__ = [
-    "Arg",
-    "CallSite",
-    "Issue",
-    "Outcome",
     "call_effects",
     "canonical",
     "enables_transfer_to_npu",
@@ -45,76 +40,6 @@ __all__ = [
     "method_effects",
     "unbound_issues",
 ]
-
-# --- the call as the analysis sees it ----------------------------------------------------------
-
-
-@dataclass
-class Arg:
-    """One argument as the analysis sees it: its value and its source text (if simple)."""
-
-    value: Value
-    text: str | None
-
-
-@dataclass
-class CallSite:
-    """A call, with its arguments evaluated."""
-
-    node: cst.Call
-    #: The callee as written, for messages: ``torch.npu.graph``, ``ext.synchronize``...
-    callee_text: str
-    positional: list[Arg] = field(default_factory=list)
-    keywords: dict[str, Arg] = field(default_factory=dict)
-    #: ``*args`` seen: positions after it are unknown.
-    star_at: int | None = None
-    double_star: bool = False
-
-    def arg(self, position: int, keyword: str) -> Arg | None:
-        if keyword and keyword in self.keywords:
-            return self.keywords[keyword]
-        if self.star_at is not None and position >= self.star_at:
-            return None
-        if position < len(self.positional):
-            return self.positional[position]
-        return None
-
-
-@dataclass(frozen=True)
-class Issue:
-    """A broken rule: the one finding type of the analysis until positions are known.
-
-    ``stream`` is the external stream the call got (None for constructor rules), ``text``
-    how the source names it, ``implicit`` that it is whatever is current. ``anchor`` is the
-    node the finding is reported on (set by the interpreter when it reports the issue).
-    """
-
-    code: str
-    operation: str
-    stream: ExtStream | None = None
-    text: str | None = None
-    implicit: bool = False
-    anchor: object = field(default=None, compare=False)
-    #: Only while a function is summarised, on the caller's current stream: the operation
-    #: is a method of an event, graph or work handle received as a parameter, so it happens
-    #: only if the caller passes such a handle: (the parameter's :class:`.values.ParamRef`,
-    #: the handle kind of the contract table).
-    guard: tuple[object, str] | None = field(default=None, compare=False)
-    #: Only while a function is summarised: a parameter (``ParamRef``) whose being external
-    #: makes an earlier check raise first (``a.wait_stream(b)`` records on ``b`` before ``a``
-    #: waits), so the issue does not happen when the caller passes an external stream there.
-    unless: object = field(default=None, compare=False)
-
-
-@dataclass
-class Outcome:
-    """What a call of a module-level function or class does."""
-
-    issues: list[Issue] = field(default_factory=list)
-    value: Value = None
-    #: The argument the call makes current (``set_stream``), if any.
-    makes_current: Arg | None = None
-
 
 # --- names ---------------------------------------------------------------------------------------
 
@@ -512,7 +437,3 @@ def _constructor_issues(site: CallSite, api: Api) -> tuple[list[Issue], bool]:
             Issue("XST002", f"{name}() given {keyword}=, which makes torch_npu ignore stream_ptr")
         )
     return issues, not ignored
-
-
-# The hazard rules (spec section 2.6) use this module's call types; imported last.
-from .hazards import function_hazards, method_hazards  # noqa: E402

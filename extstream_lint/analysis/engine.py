@@ -9,17 +9,17 @@ import sys
 import libcst as cst
 
 from ..bugreport import HOW_TO_REPORT
-from ..collector import fewer_collections
 from ..contract import RULES
 from ..findings import Finding, cannot_analyse
-from ..modules import module_name, one_run
+from ..project.collector import fewer_collections
+from ..project.modules import module_name, one_run
 from .budget import BudgetedInterpreter, BudgetExceeded
-from .effects import Issue
 from .index import Importer, ProjectIndex
 from .interpreter import Interpreter
 from .parsing import Unparsable, one_line, parse
 from .positions import Position, locate
 from .projects import decode, placed
+from .sites import Issue
 from .summaries import CallIssue, describe_call
 from .values import ExtStream, Remote
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..modules import Stamp
+from ..project.modules import Stamp
 from .values import Module
 
 

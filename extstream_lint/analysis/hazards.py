@@ -22,7 +22,7 @@ from collections.abc import Mapping
 import libcst as cst
 
 from .. import contract as c
-from .effects import Arg, CallSite, Issue
+from .sites import Arg, CallSite, Issue
 from .values import (
     HOST,
     NPU,

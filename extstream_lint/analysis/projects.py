@@ -12,7 +12,7 @@ import atexit
 import os
 
 from ..findings import Finding
-from ..modules import one_run
+from ..project.modules import one_run
 from .index import ProjectIndex
 
 __all__ = ["decode", "default_index", "index_for", "kept_findings", "placed", "release_at_exit"]

@@ -21,7 +21,9 @@ import ast
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from .effects import Arg, CallSite, Issue, handle_matches
+from .effects import handle_matches
+from .sinks import Guard, ParamPath, Sink, SinkKey
+from .sites import Arg, CallSite, Issue
 from .values import (
     CALLER_CURRENT,
     PINNED,
@@ -30,15 +32,11 @@ from .values import (
     Current,
     ExtStream,
     FunctionInfo,
-    Guard,
     Instance,
-    ParamPath,
     ParamRef,
     Partial,
     PinnedLoader,
     Seq,
-    Sink,
-    SinkKey,
     StreamCtx,
     StreamMethod,
     Tensor,

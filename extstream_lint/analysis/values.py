@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Union
 
+from .sinks import Sink, SinkKey
+
 
 @dataclass(frozen=True)
 class ExtStream:
@@ -177,43 +179,6 @@ class Seq:
     #: iterating it gives ``key`` (the join of its keys), not the values in ``items``.
     is_dict: bool = False
     key: Value = None
-
-
-#: A parameter path of the summarised function: index, attribute path.
-ParamPath = tuple[int, tuple[str, ...]]
-#: A handle guard: the parameter path that must be an event, graph or work (its kind).
-Guard = tuple[int, tuple[str, ...], str]
-#: A sink's key: parameter index, attribute path, rule code, and the guard if any (a guarded
-#: ``g.capture_begin()`` and an unguarded one on the same current stream are two sinks).
-SinkKey = tuple[int, tuple[str, ...], str, Union[Guard, None]]
-
-
-@dataclass(frozen=True)
-class Sink:
-    """A refused operation reached by a parameter (or by the caller's current stream)."""
-
-    code: str
-    #: The operation as the helper spells it: ``synchronize()``.
-    operation: str
-    #: Where it happens: a libcst node of the analysed module, or a :class:`Remote`.
-    anchor: object
-    #: How the helper's caller should read the target: "its argument 's'".
-    target: str
-    #: The value is external on every path through the helper.
-    must: bool
-    #: The operation uses the current stream without naming it.
-    implicit: bool
-    #: Helpers between the summarised function and the operation, outermost first.
-    through: tuple[str, ...] = ()
-    #: The sink applies only if this parameter path is a handle of this kind (contract
-    #: table: event, graph, work): ``def fin(work): work.wait()`` on the caller's stream.
-    guard: Guard | None = None
-    #: The sink does not apply when this parameter path is surely external: an earlier
-    #: check raises first (``a.wait_stream(b)``: recording on ``b`` fails before ``a`` waits).
-    unless: ParamPath | None = None
-    #: ``anchor`` is where a method was bound to its receiver (``poll = ext.query``), and
-    #: the call site calls that bound method: the message names the binding, not a helper.
-    bound: bool = False
 
 
 @dataclass(eq=False)
@@ -599,48 +564,3 @@ def join_current(a: Current | None, b: Current | None) -> Current | None:
         # as "nothing changed" (summaries.current_change) and lose the other path.
         a, b = b, a
     return Current(join(a.stream, b.stream), a.label, a.origin)  # type: ignore[arg-type]
-
-
-@dataclass
-class State:
-    """What is known at one program point: the bindings and the current stream."""
-
-    env: dict[str, Value]
-    current: Current | None = None
-    #: Some key is a dotted path (``self.x``): rebinding ``self`` must forget it.
-    has_paths: bool = False
-
-    def copy(self) -> State:
-        return State(dict(self.env), self.current, self.has_paths)
-
-    def set_path(self, key: str, value: Value) -> None:
-        """Bind an attribute path and forget the longer paths under it."""
-        self.forget_paths_under(key)
-        self.env[key] = value
-        self.has_paths = True
-
-    def forget_paths_under(self, name: str) -> None:
-        if self.has_paths:
-            prefix = name + "."
-            for key in [k for k in self.env if k.startswith(prefix)]:
-                del self.env[key]
-
-
-def join_states(states: list[State | None]) -> State | None:
-    """Join of the reachable states; ``None`` when none is reachable."""
-    live = [s for s in states if s is not None]
-    if not live:
-        return None
-    if len(live) == 1:
-        return live[0].copy()
-    first = live[0]
-    env: dict[str, Value] = {}
-    keys = set(first.env)
-    for other in live[1:]:
-        keys |= set(other.env)
-    for key in keys:
-        env[key] = join_all([s.env.get(key) for s in live])
-    current = first.current
-    for other in live[1:]:
-        current = join_current(current, other.current)
-    return State(env, current, any(s.has_paths for s in live))

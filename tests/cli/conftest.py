@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from extstream_lint import analysis, cli
+from extstream_lint import analysis
 from extstream_lint.findings import Finding
+from extstream_lint.frontends import cli
 
 _MARK = re.compile(r"BAD_(XST\d{3})\(")
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from extstream_lint.cli import main
-from extstream_lint.config import CONFIG_KEYS, ConfigError, find_pyproject, load_config
+from extstream_lint.frontends.cli import main
+from extstream_lint.frontends.config import CONFIG_KEYS, ConfigError, find_pyproject, load_config
 
 HEADER = "from torch_npu.npu import ExternalStream\n"
 BODY = HEADER + "BAD_XST101()\nBAD_XST102()\nBAD_XST001()\n"

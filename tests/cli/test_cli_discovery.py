@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from extstream_lint.cli import main
-from extstream_lint.discovery import DEFAULT_EXCLUDES
+from extstream_lint.frontends.cli import main
+from extstream_lint.project.discovery import DEFAULT_EXCLUDES
 
 REPO = Path(__file__).resolve().parents[2]
 HEADER = "from torch_npu.npu import ExternalStream\n"

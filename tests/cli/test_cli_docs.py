@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from extstream_lint.cli import build_parser, main
-from extstream_lint.config import CONFIG_KEYS
 from extstream_lint.contract import RULES
-from extstream_lint.docs import (
+from extstream_lint.frontends.cli import build_parser, main
+from extstream_lint.frontends.config import CONFIG_KEYS
+from extstream_lint.frontends.docs import (
     README_PATH,
     RULES_PATH,
     check,
@@ -21,7 +21,7 @@ from extstream_lint.docs import (
     replace_section,
     section_text,
 )
-from extstream_lint.docs import main as docs_main
+from extstream_lint.frontends.docs import main as docs_main
 
 
 def readme() -> str:
@@ -34,24 +34,24 @@ def rule_pages() -> str:
 
 def test_rule_pages_and_readme_index_are_the_rendered_contract() -> None:
     assert section_text(rule_pages(), "rules") == render_rules_section(), (
-        "docs/rules.md is stale: run python -m extstream_lint.docs --write"
+        "docs/rules.md is stale: run python -m extstream_lint.frontends.docs --write"
     )
     assert section_text(readme(), "rule-index") == render_readme_index(), (
-        "the README's rule index is stale: run python -m extstream_lint.docs --write"
+        "the README's rule index is stale: run python -m extstream_lint.frontends.docs --write"
     )
     assert check() == []
 
 
 def test_readme_sample_outputs_are_what_the_commands_print() -> None:
     """Each ```text block starting with ``$ extstream-lint ...`` is that command's output, run
-    in the checkout; ``python -m extstream_lint.docs --write`` regenerates them."""
+    in the checkout; ``python -m extstream_lint.frontends.docs --write`` regenerates them."""
     text = readme()
     samples = re.findall(r"^```text\n\$ (extstream-lint [^\n]*)\n", text, re.M)
     # the quick start's command on the bundled example, and the JSON format
     assert "extstream-lint examples/" in samples, samples
     assert any("--format json" in command for command in samples), samples
     assert render_samples(text) == text, (
-        "a README sample output is stale: run python -m extstream_lint.docs --write"
+        "a README sample output is stale: run python -m extstream_lint.frontends.docs --write"
     )
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from extstream_lint.cli import main
+from extstream_lint.frontends.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from extstream_lint import __version__
-from extstream_lint.cli import main
 from extstream_lint.contract import RULES
 from extstream_lint.findings import Finding
-from extstream_lint.formats import (
+from extstream_lint.frontends.cli import main
+from extstream_lint.frontends.formats import (
     SARIF_SCHEMA,
     Located,
     format_github,

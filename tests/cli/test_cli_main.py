@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from extstream_lint.cli import decode_source, main
+from extstream_lint.frontends.cli import decode_source, main
 
 HEADER = "from torch_npu.npu import ExternalStream\n"
 
@@ -167,7 +167,7 @@ def test_parallel_run_gives_the_serial_report(
 def test_internal_error_exits_2(
     in_tmp: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import extstream_lint.cli as cli
+    import extstream_lint.frontends.cli as cli
 
     def explode(*args: object) -> object:
         raise RuntimeError("boom")

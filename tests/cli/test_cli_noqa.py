@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from flake8.main.cli import main as flake8_main
 
-from extstream_lint.cli import main
 from extstream_lint.findings import Finding
-from extstream_lint.noqa import filter_noqa, is_silenced_by
+from extstream_lint.frontends.cli import main
+from extstream_lint.frontends.noqa import filter_noqa, is_silenced_by
 
 HEADER = "from torch_npu.npu import ExternalStream\n"
 

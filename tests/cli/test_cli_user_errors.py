@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from extstream_lint.cli import main
+from extstream_lint.frontends.cli import main
 
 MISUSE = "import torch\next = torch.npu.ExternalStream(h)\next.synchronize()\n"
 
@@ -158,7 +158,7 @@ def test_a_users_mistake_is_one_line_and_exit_2(
 def test_a_wrong_output_file_costs_no_lint_run(
     in_tmp: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import extstream_lint.cli as cli
+    import extstream_lint.frontends.cli as cli
 
     def never(*args: object) -> object:
         raise AssertionError("linted although the report could not be written")

@@ -153,7 +153,7 @@ def test_rule_use_instead_yields_nothing(rule: Rule) -> None:
 
 
 def test_readme_lists_what_the_guard_cannot_see() -> None:
-    from extstream_lint.docs import GUARD_BLIND_SECTION, README_PATH, check, section_text
+    from extstream_lint.frontends.docs import GUARD_BLIND_SECTION, README_PATH, check, section_text
 
     with open(README_PATH, encoding="utf-8") as handle:
         listed = section_text(handle.read(), GUARD_BLIND_SECTION)

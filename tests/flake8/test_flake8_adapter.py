@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from xst_flake8_support import MISUSE
 
-from extstream_lint.flake8_plugin import ExtStreamChecker
+from extstream_lint.frontends.flake8_plugin import ExtStreamChecker
 
 #: Runs flake8 in-process, then prints which of our modules got imported (last stdout line).
 _DRIVER = r"""
@@ -44,7 +44,7 @@ print(json.dumps({
     "exit": app.exit_code(),
     "libcst": sys.modules.get("libcst") is not None,
     "analysis": "extstream_lint.analysis" in sys.modules,
-    "plugin": "extstream_lint.flake8_plugin" in sys.modules,
+    "plugin": "extstream_lint.frontends.flake8_plugin" in sys.modules,
     "gc": gc.get_threshold()[0],
 }))
 """
@@ -89,7 +89,8 @@ def test_libcst_is_imported_once_a_file_needs_it(tmp_path: Path) -> None:
         ["bad.py:3:1:", "XST101"]
     ], (output, stderr)
     # A run that analyses keeps the collector's thresholds raised between files: flake8's
-    # checks of the next file must not walk the trees the run keeps (extstream_lint.collector).
+    # checks of the next file must not walk the trees the run keeps
+    # (extstream_lint.project.collector).
     assert report["gc"] >= 200_000, report
 
 
@@ -158,7 +159,7 @@ import atexit, sys
 
 def after_ours():  # registered first, so it runs after the plugin's own exit callbacks
     from extstream_lint.analysis import projects
-    from extstream_lint.flake8_plugin import ExtStreamChecker
+    from extstream_lint.frontends.flake8_plugin import ExtStreamChecker
 
     held = len(projects._INDEXES) + (ExtStreamChecker._flake8_run is not None)
     sys.stderr.write(f"HELD AT EXIT {held}\n")
@@ -214,7 +215,7 @@ def test_an_editors_next_run_reads_none_of_the_project(
     if adapter:
         (tmp_path / "adapter.py").write_text(adapter, encoding="utf-8")
     driver = (
-        "import sys\nfrom extstream_lint import sources\nfrom flake8.main.cli import main\n"
+        "import sys\nfrom extstream_lint.project import sources\nfrom flake8.main.cli import main\n"
         "try:\n    main(['--isolated', '-j1', '--select=XST', 'm0.py'])\nfinally:\n"
         "    sys.stderr.write(f'OPENED {sorted(sources.OPENS.items())}\\n')\n"
     )
@@ -256,7 +257,7 @@ def test_a_file_that_needs_no_analysis_costs_no_heavy_import(tmp_path: Path) -> 
 
 
 def test_the_opt_in_codes_flake8_ignores_by_default_are_the_tables() -> None:
-    from extstream_lint import flake8_plugin
     from extstream_lint.contract import DEFAULT_IGNORE
+    from extstream_lint.frontends import flake8_plugin
 
     assert flake8_plugin.OPT_IN == DEFAULT_IGNORE

@@ -12,7 +12,7 @@ import pytest
 
 import extstream_guard
 from extstream_guard import ExternalStreamError
-from extstream_lint.docs import README_PATH
+from extstream_lint.frontends.docs import README_PATH
 
 
 def readme_error_sample() -> str:

@@ -73,9 +73,11 @@ def test_wheel_metadata_and_entry_points(artifacts: tuple[Path, Path]) -> None:
     assert f"{info}/licenses/LICENSE" in names
     assert metadata["Description-Content-Type"] == "text/markdown"  # the README, rendered
     assert {name.split("/")[0] for name in names} == {"extstream_lint", "extstream_guard", info}
-    assert dict(entry_points["console_scripts"]) == {"extstream-lint": "extstream_lint.cli:main"}
+    assert dict(entry_points["console_scripts"]) == {
+        "extstream-lint": "extstream_lint.frontends.cli:main"
+    }
     assert dict(entry_points["flake8.extension"]) == {
-        "XST": "extstream_lint.flake8_plugin:ExtStreamChecker"
+        "XST": "extstream_lint.frontends.flake8_plugin:ExtStreamChecker"
     }
     assert dict(entry_points["pytest11"]) == {"extstream_guard": "extstream_guard.pytest_plugin"}
 

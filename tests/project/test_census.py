@@ -1,4 +1,4 @@
-"""The census (:mod:`extstream_lint.census`): the pre-filter's "no" without the import graph.
+"""The census (:mod:`extstream_lint.project.census`): the pre-filter's "no" without the graph.
 
 Where no Python file under a file's import roots mentions an external stream, no import can
 hand it one. The census must give exactly the verdicts the import graph gives, see every
@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from extstream_lint import census, graph, modules, sources
-from extstream_lint.markers import might_use_external_streams
-from extstream_lint.prefilter import should_analyse
+from extstream_lint.project import census, graph, modules, sources
+from extstream_lint.project.markers import might_use_external_streams
+from extstream_lint.project.prefilter import should_analyse
 
 _ADAPTER = "import torch_npu\n\n\ndef make(p):\n    return torch_npu.npu.ExternalStream(p)\n"
 

@@ -20,11 +20,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from extstream_lint import safe_pickle
 from extstream_lint.analysis import analyze_source, index
 from extstream_lint.analysis.cache import CACHE_DIR, DiskCache
 from extstream_lint.analysis.entries import StoredEntry
 from extstream_lint.analysis.index import ProjectIndex
+from extstream_lint.project import safe_pickle
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -401,8 +401,8 @@ def test_a_changed_file_checks_its_kept_findings_once(
 ) -> None:
     """The adapters ask for kept findings before importing the analysis; a file that must
     be analysed again is not checked a second time by the analysis."""
-    from extstream_lint import cli
     from extstream_lint.analysis import projects
+    from extstream_lint.frontends import cli
 
     _chain(tmp_path, 4)
     leaf = tmp_path / "leaf.py"
@@ -427,6 +427,7 @@ def test_a_digest_is_of_the_facts_not_of_how_they_were_learnt() -> None:
     """Two summaries that say the same, one learnt in more passes (its counters differ)
     and with its sets built in another order, have one digest: their readers are not
     summarised again when a module is computed afresh after an edit."""
+    from extstream_lint.analysis.digests import digests
     from extstream_lint.analysis.values import ClassInfo, Const, FunctionInfo, Module
 
     def made(passes: int, names: list[str]) -> Module:
@@ -439,10 +440,10 @@ def test_a_digest_is_of_the_facts_not_of_how_they_were_learnt() -> None:
         return Module("m", {"C": cls, "f": info})
 
     first, second = made(2, ["a", "b", "c"]), made(4, ["c", "a", "b"])
-    assert index._digests(first, {}) == index._digests(second, {})
+    assert digests(first, {}) == digests(second, {})
     changed = made(2, ["a", "b", "c"])
     changed.exports["f"].returns = Const(2)  # type: ignore[union-attr]
-    assert index._digests(changed, {})[1]["f"] != index._digests(first, {})[1]["f"]
+    assert digests(changed, {})[1]["f"] != digests(first, {})[1]["f"]
 
 
 def test_an_edit_that_keeps_a_members_facts_leaves_its_readers_alone(

@@ -18,9 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from extstream_lint import cli, graph, modules, names, sources
 from extstream_lint.analysis import index, projects
-from extstream_lint.markers import might_use_external_streams
+from extstream_lint.frontends import cli
+from extstream_lint.project import graph, modules, names, sources
+from extstream_lint.project.markers import might_use_external_streams
 
 _ADAPTER = (
     "from torch_npu.npu import ExternalStream\n\n\n"

@@ -16,10 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from extstream_lint import cli, sources
 from extstream_lint.analysis import engine, projects
-from extstream_lint.diskio import CACHE_DIR
-from extstream_lint.prefilter import should_analyse
+from extstream_lint.frontends import cli
+from extstream_lint.project import sources
+from extstream_lint.project.diskio import CACHE_DIR
+from extstream_lint.project.prefilter import should_analyse
 
 _ADAPTER = (
     "from torch_npu.npu import ExternalStream\n\n\ndef make_ext(p):\n    return ExternalStream(p)\n"

@@ -144,7 +144,7 @@ def test_stdin_through_flake8_and_the_cli(project: Path, name: str) -> None:
 
 
 def test_pre_filter_opens_files_that_import_the_adapter(project: Path) -> None:
-    from extstream_lint.prefilter import might_use_external_streams, should_analyse
+    from extstream_lint.project.prefilter import might_use_external_streams, should_analyse
 
     app = (project / "app.py").read_text(encoding="utf-8")
     plain = (project / "plain.py").read_text(encoding="utf-8")
@@ -165,7 +165,7 @@ def test_pre_filter_follows_from_package_import_submodule(
 ) -> None:
     # ``from pkg.sub import maker``: pkg/sub/__init__.py is empty, pkg/sub/maker.py hands out
     # external streams; ``from pkg.sub import helpers`` imports a module that never does.
-    from extstream_lint.prefilter import should_analyse
+    from extstream_lint.project.prefilter import should_analyse
 
     path = project / name
     assert should_analyse(path.read_text(encoding="utf-8"), str(path)) is opened
@@ -315,7 +315,7 @@ def test_markers_spell_torch_npu_not_words_that_contain_npu(
 ) -> None:
     # Half the standard library says "input": counted as torch_npu, it made every module
     # that imports one of them "matter", and the index summarised them all.
-    from extstream_lint.markers import may_reach_refused, might_use_external_streams
+    from extstream_lint.project.markers import may_reach_refused, might_use_external_streams
 
     assert might_use_external_streams(text) is external
     assert may_reach_refused(text) is refers

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from extstream_lint import cli, sources
 from extstream_lint.analysis import engine, index, projects
 from extstream_lint.analysis.budget import BudgetedInterpreter
+from extstream_lint.frontends import cli
+from extstream_lint.project import sources
 
 SIZE = 300
 _ADAPTER = (
@@ -150,7 +151,7 @@ def test_file_by_file_in_one_process_reads_and_parses_each_file_once(dense: Path
     # flake8 -j1: one checker per file, in one process; flake8 parses options first.
     import ast
 
-    from extstream_lint.flake8_plugin import ExtStreamChecker
+    from extstream_lint.frontends.flake8_plugin import ExtStreamChecker
 
     _forget()
     found: set[tuple] = set()
@@ -162,7 +163,7 @@ def test_file_by_file_in_one_process_reads_and_parses_each_file_once(dense: Path
             checker = ExtStreamChecker(ast.parse(text), text.splitlines(True), str(path))
             found.update((path.name, line) for line, _, _, _ in checker.run())
 
-    from extstream_lint import modules
+    from extstream_lint.project import modules
 
     try:
         _, opens, parses = _counted(lint_all)
@@ -179,7 +180,7 @@ def test_file_by_file_in_one_process_reads_and_parses_each_file_once(dense: Path
 _FLAKE8_DRIVER = """
 import json, sys
 from flake8.main.application import Application
-from extstream_lint import sources
+from extstream_lint.project import sources
 from extstream_lint.analysis import index
 app = Application()
 app.run(["-j1", "--isolated", "--select=XST", sys.argv[1]])

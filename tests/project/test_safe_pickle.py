@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from extstream_lint import safe_pickle
 from extstream_lint.analysis import analyze_source
 from extstream_lint.analysis.index import ProjectIndex
+from extstream_lint.project import safe_pickle
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "proj"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from extstream_lint.contract import RULES
 from extstream_lint.findings import Finding
-from extstream_lint.prefilter import might_use_external_streams
+from extstream_lint.project.prefilter import might_use_external_streams
 
 #: The name of the test-report property carrying the site-packages scan's summary.
 SUMMARY_PROPERTY = "site-packages robustness scan"

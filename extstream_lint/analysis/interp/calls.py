@@ -2,7 +2,7 @@
 
 A ``def`` (or ``lambda``) makes a :class:`~..values.FunctionInfo` whose body runs after the
 enclosing scope, from symbolic parameters, to learn its summary (:mod:`..summaries`). A call
-evaluates its arguments into a :class:`~..effects.CallSite` and goes, by what the callee is,
+evaluates its arguments into a :class:`~..sites.CallSite` and goes, by what the callee is,
 to :mod:`..effects` for a torch API or a method of a stream, to the function's summary
 (argument binding, sinks reached, attributes set, the current stream it leaves, what it
 returns or yields), to a class's ``__init__``, to ``functools.partial`` and bound methods,
@@ -21,15 +21,14 @@ from .. import summaries as sm
 from ..effects import (
     DEFAULT_CAPTURE_STREAM,
     REFUSED_METHODS,
-    Arg,
-    CallSite,
-    Issue,
     call_effects,
     canonical,
     method_effects,
     unbound_issues,
 )
 from ..hazards import called_hazards, computed
+from ..sites import Arg, CallSite, Issue
+from ..state import State
 from ..syntax import dotted_name
 from ..values import (
     Bound,
@@ -45,7 +44,6 @@ from ..values import (
     Partial,
     Ref,
     Seq,
-    State,
     StreamCtx,
     StreamMethod,
     Tensor,

@@ -15,20 +15,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .. import summaries as sm
-from ..effects import Arg
+from ..sites import Arg
+from ..state import State
 from ..syntax import children, dotted_name, tail_name
-from ..values import (
-    Bound,
-    ClassInfo,
-    FunctionInfo,
-    Instance,
-    Module,
-    ParamRef,
-    Seq,
-    State,
-    Value,
-    join,
-)
+from ..values import Bound, ClassInfo, FunctionInfo, Instance, Module, ParamRef, Seq, Value, join
 from .core import Scope
 
 

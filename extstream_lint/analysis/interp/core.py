@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Union
 import libcst as cst
 
 from .. import summaries as sm
-from ..effects import DEFAULT_CAPTURE_STREAM, IMPLICIT_MODULES, Issue, canonical
+from ..effects import DEFAULT_CAPTURE_STREAM, IMPLICIT_MODULES, canonical
+from ..sites import Issue
+from ..state import State
 from ..syntax import called_names, dotted_name
 from ..values import (
     ClassInfo,
@@ -30,7 +32,6 @@ from ..values import (
     ParamRef,
     Ref,
     Seq,
-    State,
     Value,
     join,
     join_all,

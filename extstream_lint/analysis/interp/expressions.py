@@ -15,8 +15,9 @@ import libcst as cst
 from .. import summaries as sm
 from ..effects import canonical
 from ..hazards import computed
+from ..state import State
 from ..syntax import children, dotted_name, string_value
-from ..values import Const, Instance, Ref, Seq, State, Tensor, Value, join, join_all
+from ..values import Const, Instance, Ref, Seq, Tensor, Value, join, join_all
 from .calls import Calls
 from .core import Scope, may_contain
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ...modules import absolute_name
+from ...project.modules import absolute_name
 from ..effects import STAR_EXPORTS, canonical, enables_transfer_to_npu
+from ..state import State
 from ..syntax import dotted_name
-from ..values import Module, Ref, State, Value
+from ..values import Module, Ref, Value
 from .core import Scope
 
 

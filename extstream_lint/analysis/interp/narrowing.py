@@ -16,8 +16,9 @@ from dataclasses import replace
 import libcst as cst
 
 from ..effects import IMPLICIT_MODULES, canonical, is_external_class
+from ..state import State, join_states
 from ..syntax import dotted_name
-from ..values import ExtStream, FunctionInfo, Ref, State, Value, join_states
+from ..values import ExtStream, FunctionInfo, Ref, Value
 from .core import Scope
 
 

@@ -16,7 +16,9 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..effects import Arg, enter_effects
+from ..effects import enter_effects
+from ..sites import Arg
+from ..state import State, join_states
 from ..syntax import children, dotted_name, tail_name
 from ..values import (
     ClassInfo,
@@ -25,11 +27,9 @@ from ..values import (
     ExtStream,
     Instance,
     Seq,
-    State,
     StreamCtx,
     Value,
     join_current,
-    join_states,
 )
 from .core import Loop, Scope
 

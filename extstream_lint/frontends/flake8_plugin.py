@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
-from .prefilter import should_analyse
+from .. import __version__
+from ..project.prefilter import should_analyse
 
 if TYPE_CHECKING:
-    from .modules import _Run
+    from ..project.modules import _Run
 
 
 #: :data:`.contract.DEFAULT_IGNORE`, written out (a test checks it): flake8 asks for it in
@@ -51,12 +51,12 @@ class ExtStreamChecker:
         has no end-of-run hook; the next run (a new flake8 process, or an editor starting
         flake8 again in-process) starts afresh here, so edits are always seen. The run is
         active only while this checker lints a file, never between calls."""
-        from .modules import new_run
+        from ..project.modules import new_run
 
         cls._flake8_run = new_run()
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        from .modules import one_run
+        from ..project.modules import one_run
 
         # flake8's run, or one of its own when the checker is built directly
         with one_run(self._flake8_run):
@@ -67,19 +67,19 @@ class ExtStreamChecker:
         src, cache = _settings(self.filename)
         needed = should_analyse(source, self.filename, src, cache)
         if cache and "import" in source:  # the pre-filter read the import graph's facts
-            from .sources import source_facts
+            from ..project.sources import source_facts
 
             source_facts(src, cache).save_at_exit()
         if not needed:
             return
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
-            from .analysis.projects import index_for, kept_findings
+            from ..analysis.projects import index_for, kept_findings
 
             project = index_for(src, cache)
             findings = kept_findings(source, self.filename, project)
             if findings is None:
-                from .analysis import analyze_source  # libcst only when a file needs it
+                from ..analysis import analyze_source  # libcst only when a file needs it
 
                 _heavy_run()
 
@@ -87,8 +87,8 @@ class ExtStreamChecker:
                     source, self.filename, tree=tree, project=project, kept=False
                 )
         except Exception as error:  # a broken install must not abort the user's flake8 run
-            from .bugreport import HOW_TO_REPORT
-            from .findings import cannot_analyse  # dataclasses: only where a file is analysed
+            from ..bugreport import HOW_TO_REPORT
+            from ..findings import cannot_analyse  # dataclasses: only where a file is analysed
 
             reason = f"the analysis could not run, {type(error).__name__}: {error}; {HOW_TO_REPORT}"
             findings = [cannot_analyse(reason)]
@@ -100,8 +100,8 @@ def _heavy_run() -> None:
     """This flake8 process analyses files: fewer garbage collections from now on, and what
     the run keeps let go of before the interpreter's teardown (:mod:`.collector`,
     :func:`.analysis.projects.release_at_exit`)."""
-    from .analysis.projects import release_at_exit
-    from .collector import raise_for_the_process
+    from ..analysis.projects import release_at_exit
+    from ..project.collector import raise_for_the_process
 
     raise_for_the_process()
     release_at_exit(_forget_flake8_run)

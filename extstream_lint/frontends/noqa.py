@@ -25,7 +25,7 @@ from functools import lru_cache
 from flake8 import defaults as _flake8_defaults
 from flake8 import utils as _flake8_utils
 
-from .findings import Finding
+from ..findings import Finding
 
 __all__ = ["NoqaMap", "file_is_silenced", "filter_noqa", "is_silenced_by"]
 

@@ -30,11 +30,13 @@ __all__ = ["UnsafeEntry", "code_fingerprint", "load", "loads"]
 _DATA_MODULES = (
     "extstream_lint.analysis.values",
     "extstream_lint.analysis.summaries",
+    "extstream_lint.analysis.sinks",
     "extstream_lint.analysis.effects",
+    "extstream_lint.analysis.sites",
     "extstream_lint.analysis.index",
     "extstream_lint.analysis.entries",
-    "extstream_lint.modules",
-    "extstream_lint.diskio",
+    "extstream_lint.project.modules",
+    "extstream_lint.project.diskio",
 )
 _BUILTINS = frozenset({"set", "frozenset"})
 
@@ -82,7 +84,8 @@ def code_fingerprint() -> str:
     2.5 ms of a 0.45 s run. It tells versions of our own code apart, it guards nothing."""
     import zlib
 
-    root = os.path.dirname(os.path.abspath(__file__))
+    # the whole package: this module is extstream_lint/project/safe_pickle.py
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     crc, adler = 0, 1
     for directory, subdirectories, files in os.walk(root):
         subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")

@@ -53,7 +53,7 @@ def might_use_external_streams(text: str) -> bool:
 
 def _refused_call() -> re.Pattern[str]:
     """A call of a method the contract refuses on some stream, event, graph or work."""
-    from .contract import APIS  # pure data
+    from ..contract import APIS  # pure data
 
     methods = sorted({api.attr for api in APIS if api.method and api.code is not None})
     return re.compile(r"\.(?:" + "|".join(methods) + r")\s*\(")

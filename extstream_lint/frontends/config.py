@@ -204,7 +204,7 @@ def validate_selectors(codes: Iterable[str], where: str) -> tuple[str, ...]:
     imported here, not with the module: flake8 reads the configuration for every file it
     hands the plugin, and most of them need no rule.
     """
-    from .contract import CODE_PREFIX, RULES
+    from ..contract import CODE_PREFIX, RULES
 
     result = []
     for raw in codes:

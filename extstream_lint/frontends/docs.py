@@ -9,7 +9,7 @@ sample outputs are generated too: a ```` ```text ```` block whose first line is
 ``$ extstream-lint ARGS`` holds that command's output, run in the checkout. Regenerate all
 of it with::
 
-    python -m extstream_lint.docs --write
+    python -m extstream_lint.frontends.docs --write
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
-from .contract import REFUSED, RULES, Rule
+from ..contract import REFUSED, RULES, Rule
 
 __all__ = [
     "README_PATH",
@@ -40,8 +40,9 @@ __all__ = [
     "write",
 ]
 
-_CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-#: The README of a source checkout (the package lives one level below it): the index.
+#: The checkout: this module is ``extstream_lint/frontends/docs.py`` in it.
+_CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+#: The README of a source checkout: the index.
 README_PATH = os.path.join(_CHECKOUT, "README.md")
 #: The rule pages, relative to the checkout (SARIF's ``helpUri`` names the same path).
 RULES_PAGE = "docs/rules.md"
@@ -90,7 +91,7 @@ def _index(page: str) -> str:
 def render_rules_section() -> str:
     """The generated part of ``docs/rules.md``: an index table, then every rule page."""
     intro = (
-        "Generated from `extstream_lint/contract.py` by `python -m extstream_lint.docs "
+        "Generated from `extstream_lint/contract.py` by `python -m extstream_lint.frontends.docs "
         "--write`; do not edit by hand. `extstream-lint --explain CODE` prints the same page "
         "in the terminal."
     )
@@ -230,9 +231,9 @@ def write(readme: str = README_PATH, rules: str = RULES_PATH) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m extstream_lint.docs [--write | --check] [--readme PATH] [--rules PATH]``."""
+    """``python -m extstream_lint.frontends.docs [--write | --check] [--readme P] [--rules P]``."""
     parser = argparse.ArgumentParser(
-        prog="python -m extstream_lint.docs", description="Render the rule pages."
+        prog="python -m extstream_lint.frontends.docs", description="Render the rule pages."
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
@@ -254,7 +255,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.check:
         stale = check(args.readme, args.rules)
         for path in stale:
-            print(f"{path}: stale; run python -m extstream_lint.docs --write", file=sys.stderr)
+            print(
+                f"{path}: stale; run python -m extstream_lint.frontends.docs --write",
+                file=sys.stderr,
+            )
         return 1 if stale else 0
     sys.stdout.write(render_rules_section() + "\n")
     return 0

@@ -11,7 +11,7 @@ import contextlib
 import os
 import pickle
 
-from . import __version__
+from .. import __version__
 
 CACHE_DIR = ".extstream_cache"
 _MARKERS = ("pyproject.toml", "setup.cfg", ".git")

@@ -3,7 +3,7 @@
 It is an adapter like the flake8 plugin: it finds files, runs the same pre-filter (files
 that cannot hold an external stream are never parsed), hands the rest to
 :func:`extstream_lint.analysis.analyze_source`, applies select/ignore, per-file ignores and
-flake8's ``# noqa`` rules, and prints one of the formats of :mod:`extstream_lint.formats`.
+flake8's ``# noqa`` rules, and prints one of the formats of :mod:`extstream_lint.frontends.formats`.
 
 Exit status: 0 nothing found, 1 findings (including files found by walking that could not be
 read, reported as XST000 like flake8's E902), 2 a usage, configuration or internal error. A
@@ -31,8 +31,15 @@ from dataclasses import dataclass
 from multiprocessing.context import BaseContext
 from typing import IO
 
-from .bugreport import HOW_TO_REPORT, versions
-from .collector import fewer_collections
+from ..bugreport import HOW_TO_REPORT, versions
+from ..contract import CODE_PREFIX, DEFAULT_IGNORE, RULES
+from ..findings import Finding, cannot_analyse
+from ..project.collector import fewer_collections
+from ..project.discovery import iter_files, matches_any
+from ..project.graph import ImportGraph, graph_for
+from ..project.modules import installed, one_run
+from ..project.prefilter import might_use_external_streams, should_analyse
+from ..project.sources import read_project_file
 from .config import (
     Config,
     ConfigError,
@@ -41,15 +48,8 @@ from .config import (
     split_codes,
     validate_selectors,
 )
-from .contract import CODE_PREFIX, DEFAULT_IGNORE, RULES
-from .discovery import iter_files, matches_any
-from .findings import Finding, cannot_analyse
 from .formats import FORMATTERS, Located, format_statistics
-from .graph import ImportGraph, graph_for
-from .modules import installed, one_run
 from .noqa import filter_noqa
-from .prefilter import might_use_external_streams, should_analyse
-from .sources import read_project_file
 
 __all__ = ["Options", "decode_source", "lint_text", "main", "run"]
 
@@ -100,7 +100,7 @@ def lint_text(
 def _analyse(text: str, filename: str, src: tuple[str, ...], cache: bool) -> list[Finding]:
     """The analysis of a file that passed the pre-filter (never raises)."""
     try:
-        from .analysis.projects import index_for, kept_findings, release_at_exit
+        from ..analysis.projects import index_for, kept_findings, release_at_exit
 
         release_at_exit()
         project = index_for(src, cache)
@@ -108,7 +108,7 @@ def _analyse(text: str, filename: str, src: tuple[str, ...], cache: bool) -> lis
         kept = kept_findings(text, filename, project)
         if kept is not None:
             return kept
-        from .analysis import analyze_source  # libcst only for files that need it
+        from ..analysis import analyze_source  # libcst only for files that need it
 
         return list(analyze_source(text, filename, project=project, kept=False))
     except Exception as exc:  # analyze_source must not raise; one bad file must not end the run
@@ -501,7 +501,7 @@ def _prepare(jobs: list[Job]) -> None:
     """Make the summaries the files need, here, before the workers fork (never raises:
     a failure here only means the workers compute what they need themselves)."""
     try:
-        from .analysis.projects import index_for
+        from ..analysis.projects import index_for
 
         for shown, _text, src, cache in jobs:
             index_for(src, cache).prepare(os.path.abspath(shown))

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from . import __version__
-from .contract import RULES, Rule
+from .. import __version__
+from ..contract import RULES, Rule
+from ..findings import Finding
 from .docs import RULES_PAGE, anchor, render_rule
-from .findings import Finding
 
 __all__ = [
     "FORMATTERS",
