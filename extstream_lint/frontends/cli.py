@@ -39,7 +39,8 @@ from ..project.modules import installed, one_run
 from ..project.prefilter import might_use_external_streams, should_analyse
 from ..project.sources import read_project_file
 from .config import ConfigError
-from .formats import FORMATTERS, Located, format_statistics
+from .fixes import apply_edits, find_fixes, fix_source, unified_diff
+from .formats import FORMATTERS, Located, format_statistics, repository_root
 from .noqa import filter_noqa
 from .options import PROG, Options, Selection, UsageError, build_parser, make_options
 
@@ -184,9 +185,83 @@ def run(options: Options) -> list[Located]:
         kept = [f for f in findings if options.selection.wants(f.code, shown)]
         if kept and not options.disable_noqa and shown in texts:
             kept = filter_noqa(kept, _normalize_newlines(texts[shown]))
-        results.extend(Located(shown, f) for f in kept)
+        fixes = find_fixes(texts[shown], kept) if kept and shown in texts else {}
+        results.extend(Located(shown, f, fixes.get(f)) for f in kept)
     results.sort()
+    _TEXTS.clear()
+    _TEXTS.update(texts)
     return results
+
+
+#: The decoded text of each file the last :func:`run` linted: what ``--fix`` and ``--diff``
+#: edit (a file changed since is left alone).
+_TEXTS: dict[str, str] = {}
+
+
+def _wanted(options: Options, results: list[Located]) -> list[Located]:
+    """The findings whose fix this run applies: the safe ones, and with
+    ``--unsafe-fixes`` the others."""
+    return [r for r in results if r.fix and (r.fix.safe or options.unsafe_fixes)]
+
+
+def _apply_fixes(options: Options, results: list[Located]) -> int:
+    """``--fix`` (write) or ``--diff`` (print); the number of findings fixed (or fixable)."""
+    by_path: dict[str, list[Located]] = {}
+    for r in _wanted(options, results):
+        by_path.setdefault(r.path, []).append(r)
+    count = 0
+    for path, located in sorted(by_path.items()):
+        before = _TEXTS.get(path)
+        if before is None:
+            continue
+        edits = [edit for r in located if r.fix for edit in r.fix.edits]
+        if options.diff:
+            sys.stdout.write(unified_diff(path, before, apply_edits(before, edits)))
+            count += len(located)
+            continue
+        try:
+            with open(path, "rb") as handle:
+                fixed = fix_source(handle.read(), before, edits)
+            if fixed is None:  # changed since it was linted: the edits would land wrong
+                continue
+            with open(path, "r+b") as handle:  # in place: the file keeps its mode and owner
+                handle.write(fixed)
+                handle.truncate()
+        except OSError as exc:
+            print(f"{PROG}: warning: cannot fix {path}: {exc.strerror or exc}", file=sys.stderr)
+            continue
+        count += len(located)
+    return count
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 'es' if word.endswith('x') else 's'}"
+
+
+def _fix_summary(options: Options, results: list[Located], fixed: int) -> str:
+    """ruff's summary lines: what was fixed, or what ``--fix`` would fix, and the fixes only
+    ``--unsafe-fixes`` applies. Empty when no finding has a fix and none was fixed."""
+    if options.diff:
+        return f"Would fix {_plural(fixed, 'error')}.\n" if fixed else "No errors would be fixed.\n"
+    if options.fix:
+        found = fixed + len(results)
+        if not found:
+            return ""
+        return f"Found {_plural(found, 'error')} ({fixed} fixed, {len(results)} remaining).\n"
+    fixable = len(_wanted(options, results))
+    hidden = sum(1 for r in results if r.fix and not r.fix.safe and not options.unsafe_fixes)
+    if not fixable and not hidden:
+        return ""
+    note = (
+        f"{_plural(hidden, 'hidden fix')} can be enabled with the `--unsafe-fixes` option"
+        if hidden
+        else ""
+    )
+    head = f"Found {_plural(len(results), 'error')}.\n"
+    if not fixable:
+        return f"{head}No fixes available ({note}).\n"
+    tail = f" ({note})" if note else ""
+    return f"{head}[*] {fixable} fixable with the `--fix` option{tail}.\n"
 
 
 #: Start method of the worker pool (None: the platform's default). Tests set "fork" so that
@@ -274,8 +349,14 @@ def _cannot_write(path: str, exc: OSError) -> str:
     return f"--output-file: cannot write {path!r}: {exc.strerror or exc}"
 
 
+def _run_root(options: Options) -> str:
+    """The repository root of the linted paths (SARIF's ``%SRCROOT%``, GitHub's paths)."""
+    paths = [os.path.abspath(p) for p in options.paths if p != "-"] or [os.getcwd()]
+    return repository_root(os.path.commonpath(paths))
+
+
 def _emit(options: Options, results: list[Located], output: IO[str] | None) -> None:
-    report = FORMATTERS[options.output_format](results)
+    report = FORMATTERS[options.output_format](results, root=_run_root(options))
     stats = format_statistics(results) if options.statistics else ""
     machine = options.output_format in ("json", "sarif")
     if output is not None:
@@ -310,7 +391,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             if options.output_file:
                 output = closing.enter_context(_open_output(options.output_file))
             results = run(options)
+            fixed = 0
+            if options.fix or options.diff:
+                fixed = _apply_fixes(options, results)
+                if options.diff:
+                    sys.stderr.write(_fix_summary(options, results, fixed))
+                    return EXIT_FINDINGS if fixed and not options.exit_zero else EXIT_CLEAN
+                if fixed:  # what is left, as the fixed files now say
+                    results = run(options)
             _emit(options, results, output)
+            # ruff's summary, on stderr: stdout stays flake8's lines (or one document); the
+            # machine formats get it only when --fix changed files
+            if options.output_format == "text" or options.fix:
+                sys.stderr.write(_fix_summary(options, results, fixed))
     except (UsageError, ConfigError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -118,6 +118,11 @@ class Options:
     cache: bool = True
     #: Skip what git ignores while walking directories.
     respect_gitignore: bool = True
+    #: ``--fix`` (write the fixes), ``--unsafe-fixes`` (count and apply the unsafe ones too),
+    #: ``--diff`` (print the fixes as a diff, write nothing).
+    fix: bool = False
+    unsafe_fixes: bool = False
+    diff: bool = False
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -167,6 +172,19 @@ def build_parser() -> argparse.ArgumentParser:
         choices=sorted(FORMATTERS),
         default="text",
         help="output format (default: text)",
+    )
+    parser.add_argument(
+        "--fix", action="store_true", help="apply fixes to resolve findings, where possible"
+    )
+    parser.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="include fixes that may not retain the original intent of the code",
+    )
+    parser.add_argument(
+        "--diff",
+        action="store_true",
+        help="avoid writing any fixed files back; instead, output a diff for each changed file",
     )
     parser.add_argument("--output-file", metavar="FILE", help="write the report to FILE")
     parser.add_argument("--statistics", action="store_true", help="count findings per code")
@@ -249,6 +267,8 @@ def make_options(args: argparse.Namespace) -> Options:
             f"--stdin-filename: {args.stdin_filename!r} is a directory; "
             "give the name of the file being linted"
         )
+    if args.fix and not args.diff and paths == ("-",):
+        raise UsageError("--fix cannot write to stdin; use --diff to see the fixes")
     # A typo is not a file that cannot be read: no finding, whatever `ignore` says.
     missing = [path for path in paths if path != "-" and not os.path.exists(path)]
     if missing:
@@ -278,4 +298,7 @@ def make_options(args: argparse.Namespace) -> Options:
         respect_gitignore=(
             config.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore
         ),
+        fix=args.fix,
+        unsafe_fixes=args.unsafe_fixes,
+        diff=args.diff,
     )
