@@ -131,7 +131,9 @@ def _read(path: str) -> str | Finding:
         return cannot_analyse(f"cannot decode file: {exc}", unreadable=True)
 
 
-def _sources(options: Options, graph: ImportGraph) -> Iterator[tuple[str, str | Finding]]:
+def _sources(
+    options: Options, graph: ImportGraph, listed: list[str]
+) -> Iterator[tuple[str, str | Finding]]:
     """(shown path, decoded text that passed the pre-filter, or the XST000 finding of a
     file that cannot be read). The pre-filter asks the run's import graph: a file whose
     component can hand out no external stream is not read again (and on a warm run, with
@@ -147,6 +149,7 @@ def _sources(options: Options, graph: ImportGraph) -> Iterator[tuple[str, str | 
         return
     files = iter_files(options.paths, options.exclude, options.root, options.respect_gitignore)
     for path in files:
+        listed.append(path)
         if path.endswith(".py"):
             absolute = os.path.abspath(path)
             if installed(os.path.dirname(absolute)) or graph.facts(absolute) is None:
@@ -171,7 +174,8 @@ def run(options: Options) -> list[Located]:
         _Analyser(options.jobs, options.src, options.cache) as analyser,
     ):
         graph = graph_for(options.src, options.cache)
-        for shown, content in _sources(options, graph):
+        listed: list[str] = []
+        for shown, content in _sources(options, graph, listed):
             if isinstance(content, Finding):
                 raw.append((shown, [content]))
             else:
@@ -179,6 +183,9 @@ def run(options: Options) -> list[Located]:
                 analyser.submit(shown, content)
         raw.extend(analyser.results())
         graph.sources.save()
+    if not listed and options.paths != ("-",):
+        # ruff's words: checking nothing must not look like a clean run
+        print(f"{PROG}: warning: No Python files found under the given path(s)", file=sys.stderr)
 
     results: list[Located] = []
     for shown, findings in raw:
