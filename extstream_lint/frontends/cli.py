@@ -19,10 +19,8 @@ files while this process goes on reading.
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import sys
-import tokenize
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -37,7 +35,7 @@ from ..project.discovery import iter_files, matches_any
 from ..project.graph import ImportGraph, graph_for
 from ..project.modules import installed, one_run
 from ..project.prefilter import might_use_external_streams, should_analyse
-from ..project.sources import read_project_file
+from ..project.sources import decode_python, read_project_file
 from .config import ConfigError
 from .fixes import apply_edits, find_fixes, fix_source, unified_diff
 from .formats import FORMATTERS, Located, format_statistics, repository_root
@@ -53,13 +51,9 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 def decode_source(data: bytes) -> str:
-    """Decode like Python (PEP 263 cookie, BOM) and like flake8 (universal newlines).
-
-    Raises ``SyntaxError`` for a bad coding cookie and ``UnicodeDecodeError`` for bytes
-    that the declared encoding cannot decode.
-    """
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    return data.decode(encoding)
+    """Decode as flake8 reads a file (:func:`.sources.decode_python`: PEP 263, else
+    latin-1); never raises. Newlines stay as they are."""
+    return decode_python(data)
 
 
 def _normalize_newlines(text: str) -> str:
@@ -125,10 +119,7 @@ def _read(path: str) -> str | Finding:
         data = sys.stdin.buffer.read() if path == "-" else read_project_file(os.path.abspath(path))
     except OSError as exc:
         return cannot_analyse(f"cannot read file: {exc.strerror or exc}", unreadable=True)
-    try:
-        return decode_source(data)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
-        return cannot_analyse(f"cannot decode file: {exc}", unreadable=True)
+    return decode_source(data)
 
 
 def _sources(
