@@ -94,9 +94,10 @@ def anchor(code: str) -> str:
 
 
 def _index(page: str) -> str:
-    rows = ["| Code | Category | Title |", "|---|---|---|"]
+    rows = ["| Code | Category | Title | Fix |", "|---|---|---|---|"]
     rows += [
-        f"| [{rule.code}]({page}#{anchor(rule.code)}) | {rule.category} | {_cell(rule.title)} |"
+        f"| [{rule.code}]({page}#{anchor(rule.code)}) | {rule.category} | {_cell(rule.title)} "
+        f"| {rule.autofix} |"
         for rule in RULES.values()
     ]
     return "\n".join(rows)
@@ -115,10 +116,13 @@ def render_rules_section() -> str:
 
 def render_readme_index() -> str:
     """The README's rules section: the index, linking to the pages in ``docs/rules.md``."""
+    off = ", ".join(rule.code for rule in RULES.values() if rule.opt_in)
     intro = (
         "## Rules\n\n"
         f"Every code, with what it does, why, an example and the fixes: [`{RULES_PAGE}`]"
-        f"({RULES_PAGE}), or `extstream-lint --explain CODE` in the terminal."
+        f"({RULES_PAGE}), or `extstream-lint --explain CODE` in the terminal. Off by default "
+        f"(turn them on with `--extend-select`): {off}. Fix: what `--fix` does "
+        "([Fixes](#fixes))."
     )
     return f"{intro}\n\n{_index(RULES_PAGE)}"
 
