@@ -55,6 +55,12 @@ class Rule:
     #: ``extend-default-ignore`` codes; the CLI and the flake8 plugin both read
     #: :data:`DEFAULT_IGNORE`.
     opt_in: bool = False
+    #: What ``extstream-lint --fix`` can do (ruff's fix applicability): ``"safe"`` (the
+    #: meaning is kept; ``--fix`` applies it), ``"unsafe"`` (it may change behaviour; only with
+    #: ``--unsafe-fixes``) or ``"none"`` (no one rewrite is right).
+    autofix: str = "none"
+    #: Why, and what the rewrite is: the rule page's "Fix" paragraph.
+    autofix_why: str = ""
 
     def message(self, operation: str, subject: str) -> str:
         """The one-line lint message: code, operation, subject with origin, why and fix.
@@ -132,6 +138,9 @@ _RULE_LIST: tuple[Rule, ...] = (
         ),
         fix_short="fix the file, or exclude it: '# noqa: XST000' on line 1, per-file-ignores "
         "or exclude",
+        autofix="none",
+        autofix_why="A file that cannot be read or analysed needs a person: there is no one "
+        "rewrite.",
         example="(x): int = 0  # valid Python that libcst 1.9 rejects",
         instead="x: int = 0",
     ),
@@ -155,6 +164,9 @@ _RULE_LIST: tuple[Rule, ...] = (
         ),
         fix_short="pass the owning library's integer aclrtStream handle, "
         "or use torch.npu.Stream() when there is none",
+        autofix="none",
+        autofix_why="The right pointer is the owning library's handle, which only the code's "
+        "author knows.",
         example="import torch\n\next = torch.npu.ExternalStream(0)",
         instead="import torch\n\next = torch.npu.ExternalStream(handle)  # an int from its owner",
     ),
@@ -181,6 +193,10 @@ _RULE_LIST: tuple[Rule, ...] = (
             "Wrap the handle with `ExternalStream(ptr)` instead of `SyncLaunchStream`.",
         ),
         fix_short="pass only stream_ptr and device",
+        autofix="none",
+        autofix_why="Dropping the argument changes which stream is made, or turns a "
+        "`RuntimeError` into a stream without the priority or launch mode the author "
+        "asked for: the owner must set them.",
         example="import torch\n\next = torch.npu.ExternalStream(handle, priority=-1)",
         instead="import torch\n\next = torch.npu.ExternalStream(handle, device=0)",
     ),
@@ -199,6 +215,12 @@ _RULE_LIST: tuple[Rule, ...] = (
         ),
         fix_short="synchronize through the library that owns the stream, "
         "or torch.npu.synchronize()",
+        autofix="unsafe",
+        autofix_why="`ext.synchronize()` (or `torch.Stream.synchronize(ext)`, or the current "
+        "stream's) becomes `torch.npu.synchronize()`: it covers the external stream "
+        "but waits for the whole device, a change of behaviour and of speed. Offered "
+        "only where `torch` is the imported module and the stream is a name or "
+        "attribute (nothing with a side effect is dropped).",
         example=_EXT + "ext.synchronize()",
         instead=_EXT + "torch.npu.synchronize()",
     ),
@@ -216,6 +238,8 @@ _RULE_LIST: tuple[Rule, ...] = (
             "Call `torch.npu.synchronize()` when you need all work done.",
         ),
         fix_short="ask the owning library, or call torch.npu.synchronize()",
+        autofix="none",
+        autofix_why="`query()` returns a value; only the owning library can answer it.",
         example=_EXT + "if ext.query():\n    ...",
         instead=_EXT + "torch.npu.synchronize()  # or the owning library's own query",
     ),
@@ -236,6 +260,9 @@ _RULE_LIST: tuple[Rule, ...] = (
         ),
         fix_short="record with the owning library's API, or torch.npu.synchronize(), "
         "or use a torch.npu.Stream()",
+        autofix="none",
+        autofix_why="Each way out (the owner's event API, a device-wide synchronize, a managed "
+        "stream) changes the program differently.",
         example=_EXT + "done = ext.record_event()",
         instead=_EXT + "torch.npu.synchronize()",
     ),
@@ -254,6 +281,9 @@ _RULE_LIST: tuple[Rule, ...] = (
             "Call `torch.npu.synchronize()` before handing work to the external stream.",
         ),
         fix_short="wait through the owning library's API, or torch.npu.synchronize() first",
+        autofix="none",
+        autofix_why="Each way out (the owner's API, a device-wide synchronize first) changes the "
+        "program differently.",
         example=_EXT + "ext.wait_stream(torch.npu.current_stream())",
         instead=_EXT + "torch.npu.synchronize()\nwith torch.npu.stream(ext):\n    ...",
     ),
@@ -272,6 +302,9 @@ _RULE_LIST: tuple[Rule, ...] = (
             "Call `torch.npu.synchronize()` before the tensor is freed.",
         ),
         fix_short="keep the tensor alive until the work is done, or torch.npu.synchronize()",
+        autofix="none",
+        autofix_why="Removing the call leaves the tensor's lifetime to the author: it must be "
+        "kept alive by hand.",
         example=_EXT + "out.record_stream(ext)",
         instead=_EXT
         + "pending.append(out)  # keep it alive; release after torch.npu.synchronize()",
@@ -294,6 +327,11 @@ _RULE_LIST: tuple[Rule, ...] = (
         ),
         fix_short="capture with torch.npu.graph(g) without stream= and replay on the "
         "external stream",
+        autofix="unsafe",
+        autofix_why="The `stream=` argument of `torch.npu.graph(...)` (keyword, or third "
+        "positional) is removed: the capture then runs on its own capture stream, "
+        "which works, but the captured work no longer runs under the external stream;"
+        " replay the graph under `torch.npu.stream(ext)` yourself.",
         example=_EXT + "with torch.npu.graph(g, stream=ext):\n    y = model(x)",
         instead=_EXT + "with torch.npu.graph(g):\n    y = model(x)\n"
         "with torch.npu.stream(ext):\n    g.replay()",
@@ -312,6 +350,9 @@ _RULE_LIST: tuple[Rule, ...] = (
             "library through `torch.npu.synchronize()`.",
         ),
         fix_short="use a torch.npu.Stream() for the task group",
+        autofix="none",
+        autofix_why="The task group needs a torch_npu-managed stream the author must create and "
+        "order with the external work.",
         example=_EXT + "torch.npu.graph_task_group_begin(ext)",
         instead=_EXT + "s = torch.npu.Stream()\ntorch.npu.graph_task_group_begin(s)",
     ),
@@ -329,6 +370,9 @@ _RULE_LIST: tuple[Rule, ...] = (
             "`torch.npu.stream(ext)`.",
         ),
         fix_short="open the scope while a torch.npu.Stream() is current",
+        autofix="none",
+        autofix_why="The scope must move out of the external stream's block, which changes what "
+        "runs under it.",
         example=_EXT + "with torch.npu.stream(ext):\n    torch.npu.super_kernel_scope_begin()",
         instead=_EXT + "with torch.npu.stream(torch.npu.Stream()):\n"
         "    torch.npu.super_kernel_scope_begin()",
@@ -347,6 +391,12 @@ _RULE_LIST: tuple[Rule, ...] = (
             "restriction.",
         ),
         fix_short="launch it through the owning library, or _launch_host_func_pending",
+        autofix="unsafe",
+        autofix_why="`torch_npu.npu._launch_host_func(...)` becomes "
+        "`torch_npu.npu._launch_host_func_pending(...)`, which torch_npu does not "
+        "refuse; it is another private entry point, and whether its timing suits the "
+        "callback is the author's call. Offered only for the attribute spelling (a "
+        "bare imported name would need its import changed too).",
         example=_EXT_NPU + "torch_npu.npu._launch_host_func(ext, fn, data)",
         instead=_EXT_NPU + "torch_npu.npu._launch_host_func_pending(ext, fn, data)",
     ),
@@ -360,6 +410,9 @@ _RULE_LIST: tuple[Rule, ...] = (
         why_short="task reports need a torch_npu-managed stream",
         fixes=("Subscribe a `torch.npu.Stream()` instead, or use the owning library's reports.",),
         fix_short="subscribe a torch.npu.Stream() instead",
+        autofix="none",
+        autofix_why="Which managed stream to subscribe, or the owner's reports, is the author's "
+        "choice.",
         example=_EXT_NPU + "torch_npu.npu._subscribe_report(ext)",
         instead=_EXT_NPU + "torch_npu.npu._subscribe_report(torch.npu.Stream())",
     ),
@@ -379,6 +432,9 @@ _RULE_LIST: tuple[Rule, ...] = (
             "Make a `torch.npu.Stream()` current for communication.",
         ),
         fix_short="run the collective outside torch.npu.stream(ext), after torch.npu.synchronize()",
+        autofix="none",
+        autofix_why="The collective must move out of the external stream's block after a "
+        "synchronize, which changes the program's order.",
         example="import torch\nimport torch.distributed as dist\n\n"
         "ext = torch.npu.ExternalStream(handle)\nwith torch.npu.stream(ext):\n"
         "    dist.all_reduce(t)",
@@ -405,6 +461,9 @@ _RULE_LIST: tuple[Rule, ...] = (
             "Make the copy while a torch_npu `torch.npu.Stream()` is current.",
         ),
         fix_short="make the copy outside torch.npu.stream(ext), after torch.npu.synchronize()",
+        autofix="none",
+        autofix_why="The copy must move out of the external stream's block after a synchronize, "
+        "which changes the program's order.",
         example=_EXT + 'x = torch.ones(4, device="npu:0")\nwith torch.npu.stream(ext):\n'
         '    y = x.to("npu:1")',
         instead=_EXT + 'x = torch.ones(4, device="npu:0")\nwith torch.npu.stream(ext):\n'
@@ -439,6 +498,11 @@ _RULE_LIST: tuple[Rule, ...] = (
             "with the external work through `torch.npu.synchronize()`.",
         ),
         fix_short="use non_blocking=False, pageable memory, or a torch.npu.Stream() for the copy",
+        autofix="safe",
+        autofix_why="`non_blocking=True` (keyword, or the positional argument in its place) "
+        "becomes `non_blocking=False`: the copy gives the same values and only waits "
+        "for the external stream, which torch_npu allows. Nothing else on the line "
+        "changes.",
         example=_EXT + 'with torch.npu.stream(ext):\n    out = torch.ones(4, device="npu")\n'
         '    host = out.to("cpu", non_blocking=True)',
         instead=_EXT + 'with torch.npu.stream(ext):\n    out = torch.ones(4, device="npu")\n'
@@ -469,6 +533,9 @@ _RULE_LIST: tuple[Rule, ...] = (
         ),
         fix_short="replay it while a torch.npu.Stream() is current if the graph uses random "
         "numbers",
+        autofix="none",
+        autofix_why="Only the author knows whether the graph uses random numbers: mark the line "
+        "`# noqa: XST202`, or replay it on a managed stream.",
         example=_EXT + "g = torch.npu.NPUGraph()\nwith torch.npu.stream(ext):\n    g.replay()",
         instead=_EXT + "g = torch.npu.NPUGraph()\nwith torch.npu.stream(torch.npu.Stream()):\n"
         "    g.replay()\ntorch.npu.synchronize()",
@@ -501,6 +568,9 @@ _RULE_LIST: tuple[Rule, ...] = (
             "library after `torch.npu.synchronize()`.",
         ),
         fix_short="run the forward and the backward under the same stream",
+        autofix="none",
+        autofix_why="The backward must move into (or out of) the external stream's block, which "
+        "changes where the work runs.",
         example=_EXT + "with torch.npu.stream(ext):\n    loss = model(x).sum()\nloss.backward()",
         instead=_EXT + "with torch.npu.stream(ext):\n    loss = model(x).sum()\n"
         "    loss.backward()",
@@ -528,6 +598,9 @@ _RULE_LIST: tuple[Rule, ...] = (
             "Make the copy while a torch_npu `torch.npu.Stream()` is current.",
         ),
         fix_short="use non_blocking=False, or a torch.npu.Stream() for the copy",
+        autofix="safe",
+        autofix_why="`non_blocking=True` becomes `non_blocking=False`, as for XST201: same "
+        "values, and on an external stream a pageable copy was synchronous anyway.",
         example="import torch\n\n\ndef step(batch, handle):\n"
         "    ext = torch.npu.ExternalStream(handle)\n    with torch.npu.stream(ext):\n"
         '        return batch.to("npu", non_blocking=True)',

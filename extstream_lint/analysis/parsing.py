@@ -43,6 +43,10 @@ def parse(text: str, tree: ast.Module | None = None) -> tuple[cst.Module, ast.Mo
     Raises :class:`Unparsable` when neither parser accepts the file, or CPython gives up
     on its nesting; ``RecursionError`` and ``MemoryError`` from libcst itself propagate.
     """
+    if "\0" in text:
+        # No Python reads a null byte (CPython refuses the file, flake8 reports E999 and
+        # runs no plugin): never syntax newer than this Python, so libcst does not decide.
+        raise Unparsable("syntax error: source code cannot contain null bytes")
     python_rejects: str | None = None  # why CPython rejects the file, if it does
     if tree is None:
         try:

@@ -62,13 +62,11 @@ def placed(filename: str, project: ProjectIndex | None) -> tuple[ProjectIndex | 
 
 
 def decode(source: str | bytes) -> str:
-    """Decode a file's bytes like Python does (coding cookie, BOM)."""
+    """Decode a file's bytes as both front ends do (:func:`.sources.decode_python`)."""
     if isinstance(source, bytes):
-        import io
-        import tokenize
+        from ..project.sources import decode_python
 
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-        source = source.decode(encoding)
+        return decode_python(source)
     return source[1:] if source.startswith("\ufeff") else source
 
 

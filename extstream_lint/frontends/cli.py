@@ -18,60 +18,42 @@ files while this process goes on reading.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import io
 import os
 import sys
-import tokenize
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from multiprocessing.context import BaseContext
 from typing import IO
 
-from ..bugreport import HOW_TO_REPORT, versions
-from ..contract import CODE_PREFIX, DEFAULT_IGNORE, RULES
+from ..bugreport import HOW_TO_REPORT
+from ..contract import RULES
 from ..findings import Finding, cannot_analyse
 from ..project.collector import fewer_collections
 from ..project.discovery import iter_files, matches_any
 from ..project.graph import ImportGraph, graph_for
 from ..project.modules import installed, one_run
 from ..project.prefilter import might_use_external_streams, should_analyse
-from ..project.sources import read_project_file
-from .config import (
-    Config,
-    ConfigError,
-    find_pyproject,
-    load_config,
-    split_codes,
-    validate_selectors,
-)
-from .formats import FORMATTERS, Located, format_statistics
+from ..project.sources import decode_python, read_project_file
+from .config import ConfigError
+from .fixes import apply_edits, find_fixes, fix_source, unified_diff
+from .formats import FORMATTERS, Located, format_statistics, repository_root
 from .noqa import filter_noqa
+from .options import PROG, Options, Selection, UsageError, build_parser, make_options
 
-__all__ = ["Options", "decode_source", "lint_text", "main", "run"]
+__all__ = ["Options", "Selection", "build_parser", "decode_source", "lint_text", "main", "run"]
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-PROG = "extstream-lint"
-
-
-class UsageError(Exception):
-    """A bad command line: exit status 2 with this text."""
 
 
 # --- reading --------------------------------------------------------------------------------
 
 
 def decode_source(data: bytes) -> str:
-    """Decode like Python (PEP 263 cookie, BOM) and like flake8 (universal newlines).
-
-    Raises ``SyntaxError`` for a bad coding cookie and ``UnicodeDecodeError`` for bytes
-    that the declared encoding cannot decode.
-    """
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    return data.decode(encoding)
+    """Decode as flake8 reads a file (:func:`.sources.decode_python`: PEP 263, else
+    latin-1); never raises. Newlines stay as they are."""
+    return decode_python(data)
 
 
 def _normalize_newlines(text: str) -> str:
@@ -123,254 +105,6 @@ def _lint_job(job: Job) -> list[Finding]:
     return _analyse(job[1], job[0], job[2], job[3])
 
 
-# --- selecting ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Selection:
-    """flake8's select/ignore decision (``flake8.style_guide.DecisionEngine``), re-stated.
-
-    ``select`` and ``ignore`` are the effective lists; ``explicit_select`` and
-    ``explicit_ignore`` what the user wrote (flags or configuration, ``None``: the same as
-    the effective list). A code both selected and ignored goes to the explicit side; if both
-    or neither are explicit, the longer prefix wins and ties ignore. So the opt-in codes,
-    ignored by default, are reported once a selection names them (``--extend-select XST211``,
-    or an explicit ``--select XST``), exactly as flake8 treats ``extend-default-ignore``.
-    """
-
-    select: tuple[str, ...]
-    ignore: tuple[str, ...]
-    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...]
-    root: str
-    explicit_select: tuple[str, ...] | None = None
-    explicit_ignore: tuple[str, ...] | None = None
-
-    def wants(self, code: str, path: str) -> bool:
-        if not self._selected(code):
-            return False
-        for glob, codes in self.per_file_ignores:
-            if code.startswith(codes) and matches_any(path, [glob], self.root):
-                return False
-        return True
-
-    def _selected(self, code: str) -> bool:
-        explicit_select = self.select if self.explicit_select is None else self.explicit_select
-        explicit_ignore = self.ignore if self.explicit_ignore is None else self.explicit_ignore
-        selected = (
-            _EXPLICIT
-            if code.startswith(explicit_select)
-            else (_IMPLICIT if code.startswith(self.select) else None)
-        )
-        ignored = (
-            _EXPLICIT
-            if code.startswith(explicit_ignore)
-            else (_IMPLICIT if code.startswith(self.ignore) else None)
-        )
-        if ignored is None:
-            return selected is not None
-        if selected is None:
-            return False
-        if selected != ignored:
-            return selected == _EXPLICIT
-        select = _first_match(self.select, code)
-        ignore = _first_match(self.ignore, code)
-        return len(select) > len(ignore)
-
-
-_EXPLICIT, _IMPLICIT = "explicit", "implicit"
-
-
-def _first_match(prefixes: tuple[str, ...], code: str) -> str:
-    """flake8's pick among matching prefixes: the first in reverse sorted order."""
-    return next(p for p in sorted(prefixes, reverse=True) if code.startswith(p))
-
-
-# --- options --------------------------------------------------------------------------------
-
-
-@dataclass
-class Options:
-    """Everything one run needs, after merging the configuration file and the flags."""
-
-    paths: tuple[str, ...]
-    selection: Selection
-    exclude: tuple[str, ...]
-    root: str
-    jobs: int
-    output_format: str = "text"
-    disable_noqa: bool = False
-    statistics: bool = False
-    exit_zero: bool = False
-    stdin_filename: str = "stdin"
-    output_file: str | None = None
-    #: Configured import roots, and whether summaries are kept in .extstream_cache/.
-    src: tuple[str, ...] = ()
-    cache: bool = True
-    #: Skip what git ignores while walking directories.
-    respect_gitignore: bool = True
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (also what ``--help`` shows)."""
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Find what torch_npu's ExternalStream cannot do. "
-        "Exit status: 0 clean, 1 findings, 2 usage or internal error.",
-    )
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="files or directories to lint (default: .); '-' reads stdin",
-    )
-    parser.add_argument(
-        "--select",
-        metavar="CODES",
-        help="code prefixes to report (default: XST but the opt-in codes)",
-    )
-    parser.add_argument(
-        "--extend-select", metavar="CODES", help="code prefixes to report in addition"
-    )
-    parser.add_argument("--ignore", metavar="CODES", help="code prefixes not to report")
-    parser.add_argument(
-        "--extend-ignore", metavar="CODES", help="code prefixes not to report, in addition"
-    )
-    parser.add_argument(
-        "--exclude", metavar="GLOBS", help="globs to skip, replacing the configured ones"
-    )
-    parser.add_argument(
-        "--extend-exclude", metavar="GLOBS", help="globs to skip in addition to the configured ones"
-    )
-    parser.add_argument(
-        "--respect-gitignore",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="skip files that .gitignore or .git/info/exclude ignore while walking directories "
-        "(default: yes; named files are always linted)",
-    )
-    parser.add_argument(
-        "--disable-noqa", action="store_true", help="report findings even on '# noqa' lines"
-    )
-    parser.add_argument(
-        "--format",
-        dest="output_format",
-        choices=sorted(FORMATTERS),
-        default="text",
-        help="output format (default: text)",
-    )
-    parser.add_argument("--output-file", metavar="FILE", help="write the report to FILE")
-    parser.add_argument("--statistics", action="store_true", help="count findings per code")
-    parser.add_argument(
-        "--exit-zero", action="store_true", help="exit 0 even when there are findings"
-    )
-    parser.add_argument(
-        "-j", "--jobs", metavar="N", help="processes to use, or 'auto' (default: all cores)"
-    )
-    parser.add_argument(
-        "--stdin-filename", metavar="NAME", help="name shown and matched for '-' (stdin)"
-    )
-    parser.add_argument(
-        "--no-cache",
-        action="store_true",
-        help="do not read or write module summaries in .extstream_cache/",
-    )
-    parser.add_argument("--config", metavar="FILE", help="read settings from this pyproject.toml")
-    parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
-    parser.add_argument("--explain", metavar="CODE", help="print the page of a rule and exit")
-    parser.add_argument("--version", action="version", version=f"{PROG} {versions()}")
-    return parser
-
-
-def _codes(value: str | None, flag: str) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    try:
-        return validate_selectors(split_codes(value), flag)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from exc
-
-
-def _globs(value: str | None) -> tuple[str, ...] | None:
-    return None if value is None else tuple(g.strip() for g in value.split(",") if g.strip())
-
-
-def _jobs(value: str | None, configured: int | None) -> int:
-    if value is None or value == "auto":
-        return configured if value is None and configured else (os.cpu_count() or 1)
-    try:
-        jobs = int(value)
-    except ValueError:
-        jobs = 0
-    if jobs < 1:
-        raise UsageError(f"-j/--jobs must be a positive integer or 'auto', not {value!r}")
-    return jobs
-
-
-def _config(args: argparse.Namespace) -> Config:
-    if args.isolated:
-        return Config()
-    path = args.config if args.config else find_pyproject(os.getcwd())
-    if path is None:
-        return Config()
-    if not os.path.exists(path):
-        raise UsageError(f"--config: no such file: {path}")
-    if not os.path.isfile(path):
-        raise UsageError(f"--config: not a file: {path}")
-    return load_config(path)
-
-
-def make_options(args: argparse.Namespace) -> Options:
-    """Merge the configuration file and the flags (flags win; extend-* add)."""
-    config = _config(args)
-    select = _codes(args.select, "--select") or config.select
-    extend_select = config.extend_select + (_codes(args.extend_select, "--extend-select") or ())
-    ignore = _codes(args.ignore, "--ignore")
-    if ignore is None:
-        ignore = config.ignore
-    extend_ignore = config.extend_ignore + (_codes(args.extend_ignore, "--extend-ignore") or ())
-    exclude = _globs(args.exclude)
-    paths = tuple(args.paths) or (".",)  # like flake8 and ruff
-    if "-" in paths and len(paths) > 1:
-        raise UsageError("'-' (stdin) cannot be combined with other paths")
-    if args.stdin_filename and "-" not in paths:
-        raise UsageError("--stdin-filename needs '-' (stdin) as the path")
-    if args.stdin_filename and os.path.isdir(args.stdin_filename):
-        raise UsageError(
-            f"--stdin-filename: {args.stdin_filename!r} is a directory; "
-            "give the name of the file being linted"
-        )
-    # A typo is not a file that cannot be read: no finding, whatever `ignore` says.
-    missing = [path for path in paths if path != "-" and not os.path.exists(path)]
-    if missing:
-        raise UsageError(f"no such file or directory: {', '.join(map(repr, missing))}")
-    return Options(
-        paths=paths,
-        selection=Selection(
-            select=(select or (CODE_PREFIX,)) + extend_select,
-            ignore=(DEFAULT_IGNORE if ignore is None else ignore) + extend_ignore,
-            per_file_ignores=config.per_file_ignores,
-            root=config.root,
-            explicit_select=(select or ()) + extend_select,
-            explicit_ignore=(ignore or ()) + extend_ignore,
-        ),
-        exclude=(config.exclude if exclude is None else exclude)
-        + (_globs(args.extend_exclude) or ()),
-        root=config.root,
-        jobs=_jobs(args.jobs, config.jobs),
-        output_format=args.output_format,
-        disable_noqa=args.disable_noqa,
-        statistics=args.statistics,
-        exit_zero=args.exit_zero,
-        stdin_filename=args.stdin_filename or "stdin",
-        output_file=args.output_file,
-        src=config.src,
-        cache=config.cache and not args.no_cache,
-        respect_gitignore=(
-            config.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore
-        ),
-    )
-
-
 # --- running --------------------------------------------------------------------------------
 
 
@@ -385,13 +119,12 @@ def _read(path: str) -> str | Finding:
         data = sys.stdin.buffer.read() if path == "-" else read_project_file(os.path.abspath(path))
     except OSError as exc:
         return cannot_analyse(f"cannot read file: {exc.strerror or exc}", unreadable=True)
-    try:
-        return decode_source(data)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
-        return cannot_analyse(f"cannot decode file: {exc}", unreadable=True)
+    return decode_source(data)
 
 
-def _sources(options: Options, graph: ImportGraph) -> Iterator[tuple[str, str | Finding]]:
+def _sources(
+    options: Options, graph: ImportGraph, listed: list[str]
+) -> Iterator[tuple[str, str | Finding]]:
     """(shown path, decoded text that passed the pre-filter, or the XST000 finding of a
     file that cannot be read). The pre-filter asks the run's import graph: a file whose
     component can hand out no external stream is not read again (and on a warm run, with
@@ -407,6 +140,7 @@ def _sources(options: Options, graph: ImportGraph) -> Iterator[tuple[str, str | 
         return
     files = iter_files(options.paths, options.exclude, options.root, options.respect_gitignore)
     for path in files:
+        listed.append(path)
         if path.endswith(".py"):
             absolute = os.path.abspath(path)
             if installed(os.path.dirname(absolute)) or graph.facts(absolute) is None:
@@ -431,7 +165,8 @@ def run(options: Options) -> list[Located]:
         _Analyser(options.jobs, options.src, options.cache) as analyser,
     ):
         graph = graph_for(options.src, options.cache)
-        for shown, content in _sources(options, graph):
+        listed: list[str] = []
+        for shown, content in _sources(options, graph, listed):
             if isinstance(content, Finding):
                 raw.append((shown, [content]))
             else:
@@ -439,15 +174,92 @@ def run(options: Options) -> list[Located]:
                 analyser.submit(shown, content)
         raw.extend(analyser.results())
         graph.sources.save()
+    if not listed and options.paths != ("-",):
+        # ruff's words: checking nothing must not look like a clean run
+        print(f"{PROG}: warning: No Python files found under the given path(s)", file=sys.stderr)
 
     results: list[Located] = []
     for shown, findings in raw:
         kept = [f for f in findings if options.selection.wants(f.code, shown)]
         if kept and not options.disable_noqa and shown in texts:
             kept = filter_noqa(kept, _normalize_newlines(texts[shown]))
-        results.extend(Located(shown, f) for f in kept)
+        fixes = find_fixes(texts[shown], kept) if kept and shown in texts else {}
+        results.extend(Located(shown, f, fixes.get(f)) for f in kept)
     results.sort()
+    _TEXTS.clear()
+    _TEXTS.update(texts)
     return results
+
+
+#: The decoded text of each file the last :func:`run` linted: what ``--fix`` and ``--diff``
+#: edit (a file changed since is left alone).
+_TEXTS: dict[str, str] = {}
+
+
+def _wanted(options: Options, results: list[Located]) -> list[Located]:
+    """The findings whose fix this run applies: the safe ones, and with
+    ``--unsafe-fixes`` the others."""
+    return [r for r in results if r.fix and (r.fix.safe or options.unsafe_fixes)]
+
+
+def _apply_fixes(options: Options, results: list[Located]) -> int:
+    """``--fix`` (write) or ``--diff`` (print); the number of findings fixed (or fixable)."""
+    by_path: dict[str, list[Located]] = {}
+    for r in _wanted(options, results):
+        by_path.setdefault(r.path, []).append(r)
+    count = 0
+    for path, located in sorted(by_path.items()):
+        before = _TEXTS.get(path)
+        if before is None:
+            continue
+        edits = [edit for r in located if r.fix for edit in r.fix.edits]
+        if options.diff:
+            sys.stdout.write(unified_diff(path, before, apply_edits(before, edits)))
+            count += len(located)
+            continue
+        try:
+            with open(path, "rb") as handle:
+                fixed = fix_source(handle.read(), before, edits)
+            if fixed is None:  # changed since it was linted: the edits would land wrong
+                continue
+            with open(path, "r+b") as handle:  # in place: the file keeps its mode and owner
+                handle.write(fixed)
+                handle.truncate()
+        except OSError as exc:
+            print(f"{PROG}: warning: cannot fix {path}: {exc.strerror or exc}", file=sys.stderr)
+            continue
+        count += len(located)
+    return count
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 'es' if word.endswith('x') else 's'}"
+
+
+def _fix_summary(options: Options, results: list[Located], fixed: int) -> str:
+    """ruff's summary lines: what was fixed, or what ``--fix`` would fix, and the fixes only
+    ``--unsafe-fixes`` applies. Empty when no finding has a fix and none was fixed."""
+    if options.diff:
+        return f"Would fix {_plural(fixed, 'error')}.\n" if fixed else "No errors would be fixed.\n"
+    if options.fix:
+        found = fixed + len(results)
+        if not found:
+            return ""
+        return f"Found {_plural(found, 'error')} ({fixed} fixed, {len(results)} remaining).\n"
+    fixable = len(_wanted(options, results))
+    hidden = sum(1 for r in results if r.fix and not r.fix.safe and not options.unsafe_fixes)
+    if not fixable and not hidden:
+        return ""
+    note = (
+        f"{_plural(hidden, 'hidden fix')} can be enabled with the `--unsafe-fixes` option"
+        if hidden
+        else ""
+    )
+    head = f"Found {_plural(len(results), 'error')}.\n"
+    if not fixable:
+        return f"{head}No fixes available ({note}).\n"
+    tail = f" ({note})" if note else ""
+    return f"{head}[*] {fixable} fixable with the `--fix` option{tail}.\n"
 
 
 #: Start method of the worker pool (None: the platform's default). Tests set "fork" so that
@@ -535,8 +347,14 @@ def _cannot_write(path: str, exc: OSError) -> str:
     return f"--output-file: cannot write {path!r}: {exc.strerror or exc}"
 
 
+def _run_root(options: Options) -> str:
+    """The repository root of the linted paths (SARIF's ``%SRCROOT%``, GitHub's paths)."""
+    paths = [os.path.abspath(p) for p in options.paths if p != "-"] or [os.getcwd()]
+    return repository_root(os.path.commonpath(paths))
+
+
 def _emit(options: Options, results: list[Located], output: IO[str] | None) -> None:
-    report = FORMATTERS[options.output_format](results)
+    report = FORMATTERS[options.output_format](results, root=_run_root(options))
     stats = format_statistics(results) if options.statistics else ""
     machine = options.output_format in ("json", "sarif")
     if output is not None:
@@ -571,7 +389,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             if options.output_file:
                 output = closing.enter_context(_open_output(options.output_file))
             results = run(options)
+            fixed = 0
+            if options.fix or options.diff:
+                fixed = _apply_fixes(options, results)
+                if options.diff:
+                    sys.stderr.write(_fix_summary(options, results, fixed))
+                    return EXIT_FINDINGS if fixed and not options.exit_zero else EXIT_CLEAN
+                if fixed:  # what is left, as the fixed files now say
+                    results = run(options)
             _emit(options, results, output)
+            # ruff's summary, on stderr: stdout stays flake8's lines (or one document); the
+            # machine formats get it only when --fix changed files
+            if options.output_format == "text" or options.fix:
+                sys.stderr.write(_fix_summary(options, results, fixed))
     except (UsageError, ConfigError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

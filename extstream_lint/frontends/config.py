@@ -198,7 +198,7 @@ def split_codes(value: str) -> list[str]:
 
 
 def validate_selectors(codes: Iterable[str], where: str) -> tuple[str, ...]:
-    """Check code prefixes: well-formed (flake8's rule), and one of ours must match a rule.
+    """Check code prefixes: well-formed (flake8's rule), and each must match one of our rules.
 
     Upper-cases them, so ``xst101`` works as it does for ``--explain``. The rule table is
     imported here, not with the module: flake8 reads the configuration for every file it
@@ -214,10 +214,12 @@ def validate_selectors(codes: Iterable[str], where: str) -> tuple[str, ...]:
                 f"{where}: {raw!r} is not a code prefix (letters then up to 3 digits, "
                 "like XST or XST101)"
             )
-        # Another tool's prefix (``E``, ``W``, ``F`` in a shared flake8 configuration) is
-        # accepted and selects none of ours, as in flake8; a typo in ours is an error.
-        ours = code.startswith(CODE_PREFIX) or CODE_PREFIX.startswith(code)
-        if ours and not any(rule.startswith(code) for rule in RULES):
+        # Whatever its letters: these settings are extstream's alone (flake8's shared
+        # configuration is flake8's to read), so ``--select E501`` selects nothing, and a
+        # run that checks nothing must not look like a clean one.
+        if not (code.startswith(CODE_PREFIX) or CODE_PREFIX.startswith(code)) or not any(
+            rule.startswith(code) for rule in RULES
+        ):
             raise ConfigError(
                 f"{where}: {raw!r} matches no extstream code; valid codes: {', '.join(RULES)}"
             )

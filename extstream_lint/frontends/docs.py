@@ -70,8 +70,22 @@ def render_rule(rule: Rule) -> str:
             f"#### Example\n\n{_code_block(rule.example)}",
             f"#### Use instead\n\n{_code_block(rule.instead)}",
             f"#### Fixes, best first\n\n{fixes}",
+            f"#### Automatic fix\n\n{_autofix(rule)}",
         ]
     )
+
+
+#: How each applicability is applied, for the rule pages (ruff's wording of its flags).
+_HOW = {
+    "safe": "`extstream-lint --fix` applies it",
+    "unsafe": "only `extstream-lint --fix --unsafe-fixes` applies it; `--diff` shows it",
+    "none": "`extstream-lint --fix` leaves this finding to you",
+}
+
+
+def _autofix(rule: Rule) -> str:
+    """The "Fix: safe / unsafe / none" line of a rule page, and why, from the contract."""
+    return f"**Fix: {rule.autofix}** ({_HOW[rule.autofix]}). {rule.autofix_why}"
 
 
 def anchor(code: str) -> str:
@@ -80,9 +94,10 @@ def anchor(code: str) -> str:
 
 
 def _index(page: str) -> str:
-    rows = ["| Code | Category | Title |", "|---|---|---|"]
+    rows = ["| Code | Category | Title | Fix |", "|---|---|---|---|"]
     rows += [
-        f"| [{rule.code}]({page}#{anchor(rule.code)}) | {rule.category} | {_cell(rule.title)} |"
+        f"| [{rule.code}]({page}#{anchor(rule.code)}) | {rule.category} | {_cell(rule.title)} "
+        f"| {rule.autofix} |"
         for rule in RULES.values()
     ]
     return "\n".join(rows)
@@ -101,10 +116,13 @@ def render_rules_section() -> str:
 
 def render_readme_index() -> str:
     """The README's rules section: the index, linking to the pages in ``docs/rules.md``."""
+    off = ", ".join(rule.code for rule in RULES.values() if rule.opt_in)
     intro = (
         "## Rules\n\n"
         f"Every code, with what it does, why, an example and the fixes: [`{RULES_PAGE}`]"
-        f"({RULES_PAGE}), or `extstream-lint --explain CODE` in the terminal."
+        f"({RULES_PAGE}), or `extstream-lint --explain CODE` in the terminal. Off by default "
+        f"(turn them on with `--extend-select`): {off}. Fix: what `--fix` does "
+        "([Fixes](#fixes))."
     )
     return f"{intro}\n\n{_index(RULES_PAGE)}"
 
@@ -182,9 +200,10 @@ def render_samples(text: str, cwd: str = _CHECKOUT) -> str:
         command = match.group(1)
         argv = [sys.executable, "-m", "extstream_lint", *shlex.split(command)[1:]]
         done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
-        if done.returncode not in (0, 1) or done.stderr:
+        if done.returncode not in (0, 1) or "error:" in done.stderr or "warning:" in done.stderr:
             raise RuntimeError(f"README sample `{command}` failed: {done.stderr.strip()}")
-        return f"```text\n$ {command}\n{done.stdout}```"
+        # what the terminal shows: the report, then the summary (ruff's wording, on stderr)
+        return f"```text\n$ {command}\n{done.stdout}{done.stderr}```"
 
     return _SAMPLE.sub(rerun, text)
 

@@ -24,15 +24,17 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import quote
 
 from .. import __version__
 from ..contract import RULES, Rule
 from ..findings import Finding
 from .docs import RULES_PAGE, anchor, render_rule
+from .fixes import Fix
 
 __all__ = [
     "FORMATTERS",
@@ -45,6 +47,7 @@ __all__ = [
     "format_statistics",
     "format_text",
     "help_uri",
+    "repository_root",
     "repository_url",
 ]
 
@@ -63,6 +66,8 @@ class Located:
 
     path: str
     finding: Finding
+    #: The finding's automatic fix, if it has one (:mod:`.fixes`); not part of the order.
+    fix: Fix | None = field(default=None, compare=False)
 
     @property
     def column(self) -> int:
@@ -74,13 +79,15 @@ def _rule(code: str) -> Rule | None:
     return RULES.get(code)
 
 
-def format_text(results: Sequence[Located]) -> str:
-    """flake8's default: ``path:line:col: CODE message`` (the message starts with its code)."""
+def format_text(results: Sequence[Located], *, root: str | None = None) -> str:
+    """flake8's default: ``path:line:col: CODE message`` (the message starts with its code),
+    the path as given (relative to the working directory); ``root`` is not used."""
     return "".join(f"{r.path}:{r.finding.line}:{r.column}: {r.finding.message}\n" for r in results)
 
 
-def format_json(results: Sequence[Located]) -> str:
-    """The documented JSON schema (see the module docstring and the README)."""
+def format_json(results: Sequence[Located], *, root: str | None = None) -> str:
+    """The documented JSON schema (see the module docstring and the README); paths as given,
+    like flake8's; ``root`` is not used."""
     findings = []
     for r in results:
         rule = _rule(r.finding.code)
@@ -160,33 +167,91 @@ def _sarif_rule(rule: Rule, repository: str | None) -> dict[str, object]:
     return described
 
 
-#: The base of relative artifact URIs: the directory extstream-lint ran in (code scanning
-#: maps it to the checkout root).
+#: The base of relative artifact URIs: the repository root (code scanning maps it to the
+#: checkout root), defined in the run's ``originalUriBaseIds``.
 SRCROOT = "%SRCROOT%"
 
 
-def _artifact_location(path: str) -> dict[str, str]:
-    """A relative, forward-slash URI with ``uriBaseId`` for paths under the cwd; else absolute.
+def repository_root(start: str | None = None) -> str:
+    """The directory SARIF and GitHub paths are relative to: the nearest one at or above
+    ``start`` (default: the working directory) holding ``.git`` (a directory, or the file of
+    a worktree or submodule), else the project root (``pyproject.toml`` or ``setup.cfg``),
+    else ``start`` itself. Code scanning resolves paths from the checkout's root, whatever
+    directory the linter ran in."""
+    start = os.path.abspath(start or os.getcwd())
+    if os.path.isfile(start):
+        start = os.path.dirname(start)
+    current = start
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    from ..project.diskio import project_root
+
+    return project_root(start) or start
+
+
+def _under(path: str, root: str) -> str | None:
+    """``path`` relative to ``root`` with forward slashes, or None when it is outside."""
+    relative = os.path.relpath(os.path.abspath(path), root)
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return None
+    return relative.replace(os.sep, "/")
+
+
+def _artifact_location(path: str, root: str) -> dict[str, str]:
+    """A relative, forward-slash URI with ``uriBaseId`` for paths under ``root``; else absolute.
 
     SARIF 2.1.0 section 3.4.4: ``uriBaseId`` goes only with a relative ``uri``, so a file
-    outside the working directory gets a ``file:`` URI and no base. Both are percent-encoded
-    (a space is not allowed in a URI).
+    outside the root gets a ``file:`` URI and no base. Both are percent-encoded (a space is
+    not allowed in a URI).
     """
-    absolute = os.path.abspath(path)
-    relative = os.path.relpath(absolute)
-    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
-        return {"uri": Path(absolute).as_uri()}
-    return {"uri": quote(relative.replace(os.sep, "/")), "uriBaseId": SRCROOT}
+    relative = _under(path, root)
+    if relative is None:
+        return {"uri": Path(os.path.abspath(path)).as_uri()}
+    return {"uri": quote(relative), "uriBaseId": SRCROOT}
 
 
-def format_sarif(results: Sequence[Located], *, repository: str | None = None) -> str:
+def _sarif_fix(r: Located, root: str) -> dict[str, object]:
+    """SARIF 2.1.0 section 3.55: the finding's fix as replacements of regions (1-based
+    lines, columns in the run's ``unicodeCodePoints``, ``endColumn`` exclusive)."""
+    assert r.fix is not None
+    kind = "safe" if r.fix.safe else "unsafe: applied only with --unsafe-fixes"
+    replacements = [
+        {
+            "deletedRegion": {
+                "startLine": edit.start[0],
+                "startColumn": edit.start[1] + 1,
+                "endLine": edit.end[0],
+                "endColumn": edit.end[1] + 1,
+            },
+            "insertedContent": {"text": edit.text},
+        }
+        for edit in r.fix.edits
+    ]
+    return {
+        "description": {"text": f"{r.fix.description} ({kind})"},
+        "artifactChanges": [
+            {"artifactLocation": _artifact_location(r.path, root), "replacements": replacements}
+        ],
+    }
+
+
+def format_sarif(
+    results: Sequence[Located], *, repository: str | None = None, root: str | None = None
+) -> str:
     """SARIF 2.1.0 with one ``rule`` per contract entry, for GitHub code scanning.
 
     ``repository`` (default: :func:`repository_url`) gives the tool's ``informationUri``
     and each rule's ``helpUri``; without one they are left out rather than made up.
+    ``root`` (default: :func:`repository_root` of the working directory) is ``%SRCROOT%``.
     """
     if repository is None:
         repository = repository_url()
+    root = repository_root(root)
     index = {code: i for i, code in enumerate(RULES)}
     sarif_results = []
     for r in results:
@@ -197,7 +262,7 @@ def format_sarif(results: Sequence[Located], *, repository: str | None = None) -
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": _artifact_location(r.path),
+                        "artifactLocation": _artifact_location(r.path, root),
                         "region": {"startLine": r.finding.line, "startColumn": r.column},
                     }
                 }
@@ -205,6 +270,8 @@ def format_sarif(results: Sequence[Located], *, repository: str | None = None) -
         }
         if r.finding.code in index:
             result["ruleIndex"] = index[r.finding.code]
+        if r.fix is not None:
+            result["fixes"] = [_sarif_fix(r, root)]
         sarif_results.append(result)
     driver: dict[str, object] = {
         "name": TOOL_NAME,
@@ -220,6 +287,7 @@ def format_sarif(results: Sequence[Located], *, repository: str | None = None) -
         "runs": [
             {
                 "tool": {"driver": driver},
+                "originalUriBaseIds": {SRCROOT: {"uri": Path(root).as_uri().rstrip("/") + "/"}},
                 "columnKind": "unicodeCodePoints",
                 "results": sarif_results,
             }
@@ -236,13 +304,19 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def format_github(results: Sequence[Located]) -> str:
-    """GitHub Actions workflow commands: one ``::error`` annotation per finding."""
-    return "".join(
-        f"::error file={_escape_property(r.path)},line={r.finding.line},col={r.column},"
-        f"title={_escape_property(r.finding.code)}::{_escape_data(r.finding.message)}\n"
-        for r in results
-    )
+def format_github(results: Sequence[Located], *, root: str | None = None) -> str:
+    """GitHub Actions workflow commands: one ``::error`` annotation per finding, its path
+    relative to the repository root (``root``, default :func:`repository_root`), which is
+    where GitHub looks for it, whatever directory the linter ran in."""
+    root = repository_root(root)
+    lines = []
+    for r in results:
+        path = _escape_property(_under(r.path, root) or os.path.abspath(r.path))
+        code, message = _escape_property(r.finding.code), _escape_data(r.finding.message)
+        lines.append(
+            f"::error file={path},line={r.finding.line},col={r.column},title={code}::{message}\n"
+        )
+    return "".join(lines)
 
 
 def format_statistics(results: Sequence[Located]) -> str:
@@ -255,7 +329,14 @@ def format_statistics(results: Sequence[Located]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-FORMATTERS: Mapping[str, Callable[[Sequence[Located]], str]] = {
+class Formatter(Protocol):
+    """A format: the whole document of the sorted findings; ``root`` is the repository root
+    of the run (for formats whose paths are relative to it)."""
+
+    def __call__(self, results: Sequence[Located], *, root: str | None = None) -> str: ...
+
+
+FORMATTERS: Mapping[str, Formatter] = {
     "text": format_text,
     "json": format_json,
     "sarif": format_sarif,

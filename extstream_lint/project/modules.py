@@ -45,6 +45,8 @@ class _Run:
         self.stats: dict[str, os.stat_result | None] = {}
         self.modules: dict[tuple[str, tuple[str, ...]], tuple[str | None, Probes]] = {}
         self.roots: dict[str, str] = {}
+        #: ruff's default roots of the project above a directory (:func:`roots_for`).
+        self.default_roots: dict[str, tuple[str, ...]] = {}
         #: What the layers above learn for the length of the run (texts read, parsed trees,
         #: import components), by layer: forgotten with the run, so nothing goes stale.
         self.memo: dict[str, object] = {}
@@ -165,16 +167,42 @@ def module_name(path: str, roots: tuple[str, ...]) -> str | None:
 
 
 def roots_for(path: str, configured: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """Import roots for a file: its package root first, then the configured ones.
+    """Import roots for a file: its package root first, then the configured ones, or
+    without any, ruff's default ``src = [".", "src"]`` of the file's project root.
 
-    Configured roots are made absolute on each call: the cwd may change between calls.
+    So a ``src/`` layout with ``tests/`` beside it needs no configuration: a test's
+    ``from pkg.helper import make_ext`` finds ``src/pkg/helper.py``. Configured roots
+    replace the defaults, as in ruff, and are made absolute on each call: the cwd may
+    change between calls.
     """
-    roots = [package_root(os.path.dirname(os.path.abspath(path)))]
-    for root in configured:
+    directory = os.path.dirname(os.path.abspath(path))
+    roots = [package_root(directory)]
+    for root in configured or _default_roots(directory):
         absolute = os.path.abspath(root)
         if absolute not in roots:
             roots.append(absolute)
     return tuple(roots)
+
+
+def _default_roots(directory: str) -> tuple[str, ...]:
+    """ruff's default roots, ``.`` and ``src`` of the project root above ``directory``
+    (the nearest directory with ``pyproject.toml``, ``setup.cfg`` or ``.git``); none
+    outside a project or inside an installed package. Memoised per run with the package
+    roots: every file of a directory asks the same."""
+    run = _RUN
+    if run is not None and directory in run.default_roots:
+        return run.default_roots[directory]
+    from .diskio import project_root
+
+    top = project_root(directory)
+    roots: tuple[str, ...] = ()
+    if top is not None and not installed(top):
+        source = os.path.join(top, "src")
+        info = _stat(source)
+        roots = (top, source) if info is not None and stat.S_ISDIR(info.st_mode) else (top,)
+    if run is not None:
+        run.default_roots[directory] = roots
+    return roots
 
 
 def find_module(name: str, roots: tuple[str, ...]) -> str | None:

@@ -66,16 +66,32 @@ _BINARY = getattr(os, "O_BINARY", 0)
 _CHUNK = 1 << 16
 
 
-def decode(data: bytes) -> str:
-    """Decode a file's bytes like Python does (coding cookie, BOM), newlines as flake8
-    reads them (``\\r\\n`` and ``\\r`` become ``\\n``). Raises on undecodable bytes."""
+def decode_python(data: bytes) -> str:
+    """The one decoding rule of both front ends: PEP 263 (the coding cookie, else UTF-8; a
+    UTF-8 BOM dropped), and flake8's fallback, latin-1, when that fails (an unknown codec, a
+    cookie that contradicts the BOM, bytes the encoding cannot decode). flake8 reads every
+    file so (``FileProcessor.read_lines``, ``strip_utf_bom``), so the CLI does too, and a
+    file gives the same findings through both. Never raises: latin-1 decodes any bytes.
+    Newlines are kept."""
     import io
     import tokenize
 
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    text = data.decode(encoding)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, UnicodeError, LookupError):
+        text = data.decode("latin-1")
+    # flake8 drops a BOM however the file was decoded (``strip_utf_bom``): as latin-1 it
+    # reads as three characters
     if text.startswith("\ufeff"):
-        text = text[1:]
+        return text[1:]
+    return text[3:] if text.startswith("\xef\xbb\xbf") else text
+
+
+def decode(data: bytes) -> str:
+    """:func:`decode_python`, newlines as flake8 reads them (``\\r\\n`` and ``\\r`` become
+    ``\\n``)."""
+    text = decode_python(data)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
@@ -85,7 +101,7 @@ def read_text(path: str) -> str | None:
     """The decoded text of a project file, or ``None`` if it cannot be read or decoded."""
     try:
         return decode(read_project_file(path))
-    except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+    except OSError:
         return None
 
 
@@ -391,17 +407,13 @@ def _shared(table: dict[str, tuple]) -> dict[str, tuple]:
 
 def mentions_external(data: bytes) -> bool:
     """:func:`.markers.might_use_external_streams` of the file whose bytes are ``data``, as
-    its facts would say (``False`` when it cannot be decoded, as for a file with no facts).
-    Without a coding cookie a source file is UTF-8, where an ASCII word is the same bytes:
-    a file without the markers' bytes is answered without decoding it."""
+    its facts would say. Without a coding cookie a source file is UTF-8 (or, undecodable,
+    latin-1), where an ASCII word is the same bytes: a file without the markers' bytes is
+    answered without decoding it."""
     markers = b"ExternalStream" in data or b"stream_ptr" in data
     if not markers and b"coding" not in _first_two_lines(data):
-        return False  # no cookie where PEP 263 puts it: UTF-8
-    try:
-        text = decode(data)
-    except (SyntaxError, UnicodeDecodeError, LookupError):
-        return False
-    return might_use_external_streams(text)
+        return False  # no cookie where PEP 263 puts it: UTF-8 or latin-1
+    return might_use_external_streams(decode(data))
 
 
 def _first_two_lines(data: bytes) -> bytes:

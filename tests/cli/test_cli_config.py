@@ -161,8 +161,18 @@ def test_bad_flags_exit_2(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> N
     (in_tmp / "m.py").write_text("x = 1\n")
     assert main(["--select", "XST999", "m.py"]) == 2
     assert "valid codes" in capsys.readouterr().err
-    # another tool's prefix, as in a shared flake8 configuration: accepted, selects nothing
-    assert main(["--select", "E501", "--extend-ignore", "W", "m.py"]) == 0
+    # another tool's prefix selects nothing of ours: an error, not a silent clean run
+    for flag, value in [
+        ("--select", "E501"),
+        ("--extend-select", "W"),
+        ("--ignore", "F4"),
+        ("--extend-ignore", "ABC1"),
+    ]:
+        assert main([flag, value, "m.py"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"extstream-lint: error: {flag}: '{value}' matches no extstream code")
+        assert err.count("\n") == 1
+    assert main(["--select", "xst1", "m.py"]) == 0  # ours, in any case
     assert main(["-j", "zero", "m.py"]) == 2
     assert main(["--format", "xml", "m.py"]) == 2
     assert main(["--select", "XST1,", "-j", "auto"]) == 0  # no paths: the current directory

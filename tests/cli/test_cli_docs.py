@@ -105,9 +105,14 @@ def test_every_page_has_ruffs_shape_and_the_contract_text(rule: object) -> None:
         "#### Example",
         "#### Use instead",
         "#### Fixes, best first",
+        "#### Automatic fix",
     ]
     for text in (rule.what, rule.why, rule.example, rule.instead, *rule.fixes):  # type: ignore[attr-defined]
         assert text in page
+    # ruff's fix applicability, and why, from the contract
+    assert f"**Fix: {rule.autofix}**" in page  # type: ignore[attr-defined]
+    assert rule.autofix in ("safe", "unsafe", "none")  # type: ignore[attr-defined]
+    assert rule.autofix_why and rule.autofix_why in page  # type: ignore[attr-defined]
 
 
 def test_explain_unknown_code_exits_2_listing_valid_codes(

@@ -88,22 +88,23 @@ def test_unreadable_and_undecodable_files_are_reported_and_the_run_goes_on(
     in_tmp: Path, fake_analysis: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (in_tmp / "good.py").write_text(HEADER + "BAD_XST101()\n")
-    (in_tmp / "latin.py").write_bytes(b"x = '\xe9'\n")  # not UTF-8 and no cookie
-    (in_tmp / "cookie.py").write_bytes(b"# -*- coding: klingon -*-\n")
+    # not UTF-8 and no cookie, or an unknown codec: read as latin-1, as flake8 reads them
+    (in_tmp / "latin.py").write_bytes(HEADER.encode() + b"x = '\xe9'; BAD_XST102()\n")
+    (in_tmp / "cookie.py").write_bytes(b"# -*- coding: klingon -*-\n" + HEADER.encode())
     os.symlink(in_tmp / "nowhere.py", in_tmp / "dangling.py")
     assert main(["."]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("cookie.py:1:1: XST000 cannot decode file: ")
-    assert out[1].startswith("dangling.py:1:1: XST000 cannot read file: No such file")
-    assert out[2] == "good.py:2:1: XST101 fake finding"
-    assert out[3].startswith("latin.py:1:1: XST000 cannot decode file: ")
-    assert len(out) == 4
-    assert main(["--ignore", "XST000", "latin.py"]) == 0
+    assert out[0].startswith("dangling.py:1:1: XST000 cannot read file: No such file")
+    assert out[1] == "good.py:2:1: XST101 fake finding"
+    assert out[2] == "latin.py:2:10: XST102 fake finding"
+    assert len(out) == 3
+    assert main(["--select", "XST000", "--ignore", "XST000", "."]) == 0
 
 
 def test_decoding_honours_coding_cookie_bom_and_newlines() -> None:
     assert decode_source(b"# coding: latin-1\nx = '\xe9'\n") == "# coding: latin-1\nx = 'é'\n"
     assert decode_source(b"\xef\xbb\xbfx = 1\n") == "x = 1\n"
+    assert decode_source(b"x = '\xe9'\n") == "x = '\xe9'\n"  # flake8's latin-1 fallback
 
 
 def test_analysis_sees_decoded_text_with_flake8_line_numbers(

@@ -53,7 +53,8 @@ def test_extend_ignore_of_pycodestyle_keeps_every_finding(flake8, write) -> None
     assert run.at("bad.py") == [(3, 1, "XST101")], run.describe()
 
 
-#: Selections a user writes in a shared flake8 configuration; the CLI must agree with flake8.
+#: Selections a user writes in a shared flake8 configuration; the CLI must agree with flake8
+#: on those of XST codes, and refuses another tool's prefix (it would select nothing).
 AGREEMENT_CASES = [
     (),
     ("--select=XST",),
@@ -79,9 +80,31 @@ def test_cli_and_flake8_agree_on_selection(flake8, write, tmp_path, options) -> 
          *options, "bad.py"],
         cwd=tmp_path, capture_output=True, text=True, check=False,
     )  # fmt: skip
+    if _foreign(options):
+        _assert_refused(run, options)
+        return
     assert run.returncode in (0, 1), run.stderr
     actual = sorted((f["line"], f["code"]) for f in json.loads(run.stdout)["findings"])
     assert actual == expected, (options, run.stdout)
+
+
+def _foreign(options: tuple[str, ...]) -> list[str]:
+    """The prefixes of ``options`` that match no XST code (another tool's)."""
+    return [
+        code
+        for option in options
+        for code in option.split("=", 1)[1].split(",")
+        if not ("XST".startswith(code) or code.startswith("XST"))
+    ]
+
+
+def _assert_refused(run: subprocess.CompletedProcess[str], options: tuple[str, ...]) -> None:
+    """The CLI reads only extstream's settings: another tool's prefix selects nothing there,
+    so it is an error (one line, exit 2), not a run that silently checks nothing."""
+    assert run.returncode == 2, (options, run.stdout, run.stderr)
+    assert run.stdout == ""
+    (line,) = run.stderr.splitlines()
+    assert f"'{_foreign(options)[0]}' matches no extstream code" in line
 
 
 #: XST201 (on by default) and XST211 (opt-in, off by default) on lines 5 and 6.
@@ -125,6 +148,9 @@ def test_opt_in_codes_are_off_unless_selected_in_flake8_and_cli(
          *options, "bad.py"],
         cwd=tmp_path, capture_output=True, text=True, check=False,
     )  # fmt: skip
+    if _foreign(options):
+        _assert_refused(cli, options)
+        return
     assert cli.returncode in (0, 1), cli.stderr
     assert sorted((f["line"], f["code"]) for f in json.loads(cli.stdout)["findings"]) == want
 
