@@ -43,7 +43,7 @@ its code on its line) and a **negative** twin (the same construct carrying a man
 `torch.npu.Stream`, a CUDA stream, or a literal flag that turns the path off; nothing may be
 reported). Both are measured through `extstream-lint`'s project run; **flake8** says whether
 flake8 over the tree, and flake8 given one file at a time (for every multi-module case and
-each section's first), reported the same.
+each section's first), reported the same. A case ending in `/` is a directory of modules.
 
 A row that is not "pass" is a construct the analysis does not follow yet; its reason is the
 suite's table of known gaps (`tests/conformance/gaps.py`), and its test is a strict xfail, so
@@ -99,7 +99,7 @@ def render(cases: Sequence[Case], measured: Measurement) -> str:
             ]
             cells = [
                 v.case.construct.replace("|", "\\|"),
-                f"`{v.case.id}`",
+                f"`{v.case.id}/`" if v.case.multi_module else f"`{v.case.id}`",
                 _mark(v.positive, "missed"),
                 _mark(v.negative, "false alarm"),
                 _flake8(v.case, measured),
