@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conformance.gaps import KNOWN_GAPS
-from tests.conformance.matrix import DOC, render
+from tests.conformance.matrix import DOC, render, table_disagreements
 from tests.conformance.suite import (
     FIXTURES,
     NEGATIVE,
@@ -92,6 +92,18 @@ def test_imports_and_helpers_have_cross_module_cases() -> None:
     multi = [c for c in CASES if c.multi_module]
     assert len([c for c in multi if c.section.folder == "imports"]) >= 10
     assert len({c.section.folder for c in multi}) >= 3
+
+
+def test_table_disagreements_name_the_rows_to_change(measured: Measurement) -> None:
+    assert table_disagreements(CASES, measured) == []
+    fixed = _BY_ID["calls/star_args_forward"]  # a miss today
+    broken = _BY_ID["calls/positional"]  # found today
+    pretend = Measurement(cli=set(fixed.expected), flake8_tree=set())
+    notes = table_disagreements([fixed, broken], pretend)
+    assert notes == [
+        "gaps.py: ('calls/star_args_forward', POSITIVE) now passes: delete the row",
+        "gaps.py: ('calls/positional', POSITIVE) fails and is not listed",
+    ]
 
 
 def test_every_known_gap_names_a_case_and_a_twin() -> None:
