@@ -41,7 +41,9 @@ binding, decorators, the object model, context managers, generators, coroutines,
 construct carries an `ExternalStream` to a refused operation; the finding must be reported with
 its code on its line) and a **negative** twin (the same construct carrying a managed
 `torch.npu.Stream`, a CUDA stream, or a literal flag that turns the path off; nothing may be
-reported). Both are measured through `extstream-lint`'s project run; **flake8** says whether
+reported). **Negative** is "false alarm" when anything the case does not expect is reported: in
+the negative twin, or a wrong code or line in the positive one. Both are measured through
+`extstream-lint`'s project run; **flake8** says whether
 flake8 over the tree, and flake8 given one file at a time (for every multi-module case and
 each section's first), reported the same. A case ending in `/` is a directory of modules.
 

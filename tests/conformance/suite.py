@@ -12,8 +12,10 @@ case (of ``main.py`` for a directory) names the construct, as the matrix shows i
 A case is measured through the entry points users run: every section is linted by one CLI
 project run (``python -m extstream_lint``, default codes, no cache) of a private copy of
 ``fixtures/``. The positive twin passes when every expected (file, line, code) is reported, the
-negative when nothing else is. flake8 over the same tree, and flake8 given one file at a time
-(as an editor runs it) on a sample, must report the same. What the analysis does not follow is
+negative when nothing else is (a finding the case does not expect counts against the negative
+twin wherever it is: a wrong code on the positive line is a false alarm too). flake8 over the
+same tree, and flake8 given one file at a time (as an editor runs it) on a sample, must report
+the same. What the analysis does not follow is
 listed once, in :mod:`tests.conformance.gaps`; the tests turn that table into strict xfails and
 :mod:`tests.conformance.matrix` into ``docs/conformance.md``.
 """
