@@ -47,6 +47,11 @@ the negative twin, or a wrong code or line in the positive one. Both are measure
 flake8 over the tree, and flake8 given one file at a time (for every multi-module case and
 each section's first), reported the same. A case ending in `/` is a directory of modules.
 
+The expectations are the contract's, and are run too: `tests/conformance/test_runtime.py`
+calls each case's twins under the simulated torch_npu of `tests/guard` (the wheel's real Python
+files), where every positive twin must raise torch_npu's external-stream error and no negative
+twin may.
+
 A row that is not "pass" is a construct the analysis does not follow yet; its reason is the
 suite's table of known gaps (`tests/conformance/gaps.py`), and its test is a strict xfail, so
 this page changes when the analysis does. How to add a case: `CONTRIBUTING.md`.

@@ -17,7 +17,8 @@ twin wherever it is: a wrong code on the positive line is a false alarm too). fl
 same tree, and flake8 given one file at a time (as an editor runs it) on a sample, must report
 the same. What the analysis does not follow is
 listed once, in :mod:`tests.conformance.gaps`; the tests turn that table into strict xfails and
-:mod:`tests.conformance.matrix` into ``docs/conformance.md``.
+:mod:`tests.conformance.matrix` into ``docs/conformance.md``. The expectations themselves are
+checked by running the twins under the simulated torch_npu (:mod:`tests.conformance.test_runtime`).
 """
 
 from __future__ import annotations
