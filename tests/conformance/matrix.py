@@ -39,7 +39,9 @@ An external stream reaches a refused operation through all of Python: unpacking,
 binding, decorators, the object model, context managers, generators, coroutines, imports,
 `match`. Each row below is a case of `tests/conformance/fixtures/`: a **positive** twin (the
 construct carries an `ExternalStream` to a refused operation; the finding must be reported with
-its code on its line) and a **negative** twin (the same construct carrying a managed
+its code on its line, or on a line marked as an alternative: a refused call in a method shared
+by both twins' instances may be reported where it runs or at the call that passes the instance)
+and a **negative** twin (the same construct carrying a managed
 `torch.npu.Stream`, a CUDA stream, or a literal flag that turns the path off; nothing may be
 reported). **Negative** is "false alarm" when anything the case does not expect is reported: in
 the negative twin, or a wrong code or line in the positive one. Both are measured through

@@ -4,10 +4,12 @@ Each case is a file ``fixtures/<section>/<case>.py``, or a directory
 ``fixtures/<section>/<case>/`` of several modules (its own import root, as a project is) for
 the import system and for values that travel through helpers in other modules. A case holds a
 **positive** twin, whose refused operations carry ``# expect: XST101`` comments on the line the
-finding must be reported on, and a **negative** twin, introduced by a ``# negative: ...`` comment
-line: the same construct carrying a managed ``torch.npu.Stream``, a CUDA stream, or a literal
-flag that turns the path off, which must give no finding at all. The first comment line of the
-case (of ``main.py`` for a directory) names the construct, as the matrix shows it.
+finding must be reported on (``# or: XST101`` marks a line that may carry it instead: the body
+of a method both twins' instances share), and a **negative** twin, introduced by a
+``# negative: ...`` comment line: the same construct carrying a managed ``torch.npu.Stream``, a
+CUDA stream, or a literal flag that turns the path off, which must give no finding at all. The
+first comment line of the case (of ``main.py`` for a directory) names the construct, as the
+matrix shows it.
 
 A case is measured through the entry points users run: every section is linted by one CLI
 project run (``python -m extstream_lint``, default codes, no cache) of a private copy of
@@ -76,6 +78,7 @@ SECTIONS: tuple[Section, ...] = (
 )
 
 _EXPECT = re.compile(r"#\s*expect:\s*(XST\d{3}(?:\s*,\s*XST\d{3})*)")
+_OR = re.compile(r"#\s*or:\s*(XST\d{3}(?:\s*,\s*XST\d{3})*)")
 _NEGATIVE = re.compile(r"^\s*#\s*negative:", re.MULTILINE)
 _CODE = re.compile(r"XST\d{3}")
 #: flake8's default output: ``path:row:col: CODE text``.
@@ -85,12 +88,15 @@ _FLAKE8_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):\d+: (?P<code>[A-Z]+\d+
 Key = tuple[str, int, str]
 
 
-def expectations(source: str, path: str) -> set[Key]:
-    """The (path, line, code) findings that ``# expect: XST...`` comments ask for."""
+def expectations(source: str, path: str, marker: re.Pattern[str] = _EXPECT) -> set[Key]:
+    """The (path, line, code) findings that ``# expect: XST...`` comments ask for.
+
+    With ``marker=_OR``: the lines where ``# or: XST...`` accepts the same finding instead.
+    """
     found: set[Key] = set()
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type == tokenize.COMMENT:
-            match = _EXPECT.search(token.string)
+            match = marker.search(token.string)
             if match:
                 for code in _CODE.findall(match.group(1)):
                     found.add((path, token.start[0], code))
@@ -107,6 +113,10 @@ class Case:
     files: tuple[str, ...]
     construct: str
     expected: frozenset[Key]
+    #: Lines that may carry an expected finding instead of (or as well as) its ``expect`` line:
+    #: a refused call in a method body shared by the instances of both twins, which the
+    #: analysis may report where it happens or at the call that passes the instance.
+    alternatives: frozenset[Key]
     has_negative: bool
 
     @property
@@ -136,14 +146,17 @@ def _case(section: Section, entry: Path) -> Case:
     texts = {p.relative_to(FIXTURES).as_posix(): p.read_text(encoding="utf-8") for p in paths}
     main = f"{section.folder}/{entry.name}/main.py" if entry.is_dir() else files[0]
     expected: set[Key] = set()
+    alternatives: set[Key] = set()
     for rel, text in texts.items():
         expected |= expectations(text, rel)
+        alternatives |= expectations(text, rel, _OR)
     return Case(
         section=section,
         name=entry.stem if entry.is_file() else entry.name,
         files=files,
         construct=_construct(texts.get(main, "")),
         expected=frozenset(expected),
+        alternatives=frozenset(alternatives),
         has_negative=any(_NEGATIVE.search(text) for text in texts.values()),
     )
 
@@ -195,8 +208,13 @@ class Verdict:
 
 
 def verdict(case: Case, measured: Measurement) -> Verdict:
+    """An expected finding is met on its line or on an ``# or:`` line of the same code; a
+    finding on neither is unexpected."""
     actual = measured.of(case)
-    return Verdict(case, frozenset(case.expected - actual), frozenset(actual - case.expected))
+    met_codes = {code for _, _, code in actual & case.alternatives}
+    missing = {key for key in case.expected - actual if key[2] not in met_codes}
+    unexpected = actual - case.expected - case.alternatives
+    return Verdict(case, frozenset(missing), frozenset(unexpected))
 
 
 def _env() -> dict[str, str]:

@@ -8,11 +8,14 @@ suite as soon as the analysis starts following the construct, until the row is d
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.conformance.gaps import KNOWN_GAPS
 from tests.conformance.matrix import DOC, render, table_disagreements
 from tests.conformance.suite import (
+    _OR,
     FIXTURES,
     NEGATIVE,
     POSITIVE,
@@ -119,10 +122,33 @@ def test_every_case_is_valid_python_for_its_section() -> None:
                 compile((FIXTURES / rel).read_bytes(), rel, "exec", dont_inherit=True)
 
 
+def test_an_or_line_accepts_the_expected_finding_instead() -> None:
+    case = replace(
+        _BY_ID["classes/attribute_from_parameter"],
+        expected=frozenset({("c.py", 20, "XST101")}),
+        alternatives=frozenset({("c.py", 11, "XST101")}),
+        files=("c.py",),
+    )
+
+    def judged(*found: tuple[str, int, str]) -> tuple[bool, bool]:
+        v = verdict(case, Measurement(cli=set(found), flake8_tree=set()))
+        return v.positive, v.negative
+
+    assert judged(("c.py", 20, "XST101")) == (True, True)
+    assert judged(("c.py", 11, "XST101")) == (True, True)
+    assert judged(("c.py", 11, "XST101"), ("c.py", 20, "XST101")) == (True, True)
+    assert judged(("c.py", 11, "XST102")) == (False, False)
+    assert judged(("c.py", 12, "XST101")) == (False, False)
+    assert judged() == (False, True)
+
+
 def test_expectation_syntax() -> None:
     source = "x()  # expect: XST101\ny()  # expect: XST103, XST104\nz()  # XST105\n"
     assert expectations(source, "f.py") == {
         ("f.py", 1, "XST101"),
         ("f.py", 2, "XST103"),
         ("f.py", 2, "XST104"),
+    }
+    assert expectations("x()  # or: XST101\ny()  # expect: XST102\n", "f.py", _OR) == {
+        ("f.py", 1, "XST101")
     }
