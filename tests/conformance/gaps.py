@@ -138,6 +138,9 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("generators/yield_from", POSITIVE): (
         "`yield from` does not yield the delegate generator's values"
     ),
+    ("generators/itertools_chain", POSITIVE): (
+        "`itertools.chain(a, b)` does not yield the elements of its arguments"
+    ),
     ("comprehensions/comp_filter", NEGATIVE): (
         "a comprehension's `if` clause does not narrow its target (the contract's predicate "
         "is applied in `if` statements only)"
@@ -160,6 +163,9 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ),
     ("containers/deque", POSITIVE): (
         "`collections.deque(iterable)` and `popleft()` do not carry the elements"
+    ),
+    ("containers/dict_setdefault", POSITIVE): (
+        "`dict.setdefault(key, default)` does not return the default it stores"
     ),
     ("containers/dict_get", NEGATIVE): (
         "`dict.get` with a literal key gives every value of the dict"
@@ -216,7 +222,13 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("match/mapping_pattern", POSITIVE): (
         "a mapping pattern does not bind the value of its literal key"
     ),
+    ("match/mapping_rest", POSITIVE): (
+        "`**rest` in a mapping pattern does not bind the remaining items"
+    ),
     ("match/or_pattern", POSITIVE): ("names bound by an or-pattern's alternatives get nothing"),
+    ("match/value_pattern_constant", NEGATIVE): (
+        "a value pattern on a module-level constant does not decide which case runs"
+    ),
     ("match/star_pattern", POSITIVE): ("positions after a starred sub-pattern get nothing"),
 }
 
