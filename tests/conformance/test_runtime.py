@@ -1,0 +1,166 @@
+"""The cases' ground truth, run: twins executed under the simulated torch_npu of tests/guard.
+
+The suite's expectations come from the contract; this checks them against the **real** Python
+files of the torch-npu wheel over the simulated C layer (``tests/guard/npusim``, torch_npu's exact
+error texts), with the guard off. Each case's module-level ``positive`` function must raise
+torch_npu's external-stream ``RuntimeError`` and its ``negative`` function must not (any other
+error is the stand-in's: a CUDA stream on CPU-only torch, say). Only the twins whose codes are
+refused operations (XST1xx) are run this way: the constructor rules (XST0xx) do not raise, which
+is their point. Cases whose twins are methods or class bodies have nothing to call and are
+counted, not run; the cases listed in :data:`NOT_RUN` say why a generic call cannot run them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import importlib.util
+import inspect
+import re
+import sys
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests import _npu_wheel
+from tests._skips import NO_TORCH
+from tests.conformance.suite import FIXTURES, Case, load_cases
+
+#: torch_npu's texts for the refused operations (contract §1.1, rows X01 and X02).
+_REFUSED = re.compile(
+    r"External NPU stream is not supported in |Cannot query external NPU stream status"
+)
+_HANDLE = 0x7A00_0000
+
+#: Cases with module-level twins that a call with stand-in arguments cannot exercise, and why.
+NOT_RUN: dict[str, str] = {
+    "functions/annotated_parameter": "the stream is the caller's: only the annotation says so",
+    "functions/annotated_return": "the stream is the caller's: only the annotation says so",
+    "functions/return_one_branch": "external only when the caller passes a true flag",
+    "closures/global_statement": "the global is set by setup(), which the case never calls",
+    "exceptions/fallback_in_except": "external only on the exception path",
+    "exceptions/suppress": "the refused call's RuntimeError is what suppress() swallows",
+    "match/as_pattern": "the subject is the caller's",
+    "with_stmt/collective_inside": "needs an initialised HCCL process group",
+    "with_stmt/cross_device_copy": "the simulation has no factory functions on npu devices",
+    "with_stmt/multiple_items": "the simulation has no torch.accelerator.Graph",
+    "imports/transfer_same_file": "the simulation has no torch_npu.contrib.transfer_to_npu",
+    "imports/transfer_package_init": "the simulation has no torch_npu.contrib.transfer_to_npu",
+    "imports/transfer_imported_module": "the simulation has no torch_npu.contrib.transfer_to_npu",
+    "imports/transfer_transitive": "the simulation has no torch_npu.contrib.transfer_to_npu",
+}
+
+
+def _work() -> None:
+    raise RuntimeError("work failed")
+
+
+def _argument(name: str) -> Any:
+    from tests.guard import npusim
+
+    if name == "h":
+        return _HANDLE
+    if name in ("t", "x"):
+        return npusim.npu_tensor([1.0, 2.0])
+    if name == "work":
+        return _work
+    return None
+
+
+@pytest.fixture(scope="module")
+def simulated() -> Iterator[Any]:
+    pytest.importorskip("torch", reason=NO_TORCH)
+    from tests.guard import npusim
+    from tests.guard._wheels import wheel_tree
+
+    version = _npu_wheel.sim_version()
+    sim = npusim.build(wheel_tree(version), version)
+    npusim.activate(sim)
+    try:
+        yield sim
+    finally:
+        npusim.deactivate()
+
+
+@contextlib.contextmanager
+def _modules(case: Case) -> Iterator[list[ModuleType]]:
+    """The case's modules, imported from their files, and importable until the block ends
+    (twins may import lazily); a directory case is imported from its own root."""
+    if not case.multi_module:
+        path = FIXTURES / case.files[0]
+        name = f"xst_case_{case.section.folder}_{case.name}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # as an import would: dataclasses look their module up
+        try:
+            spec.loader.exec_module(module)
+            yield [module]
+        finally:
+            del sys.modules[name]
+        return
+    root = FIXTURES / case.section.folder / case.name
+    before = set(sys.modules)
+    sys.path.insert(0, str(root))
+    try:
+        dotted = [rel.split("/", 2)[2].removesuffix(".py").replace("/", ".") for rel in case.files]
+        yield [importlib.import_module(name.removesuffix(".__init__")) for name in dotted]
+    finally:
+        sys.path.remove(str(root))
+        for name in set(sys.modules) - before:
+            del sys.modules[name]
+
+
+def _outcome(sim: Any, fn: Callable[..., Any]) -> str:
+    """'refused' when torch_npu's external-stream error is raised, else 'ran'."""
+    sim.state.reset()
+    args = [_argument(name) for name in inspect.signature(fn).parameters]
+    try:
+        result = fn(*args)
+        if inspect.iscoroutine(result):
+            asyncio.run(result)
+    except Exception as exc:
+        return "refused" if _REFUSED.search(str(exc)) else "ran"
+    return "ran"
+
+
+@pytest.mark.skipif(
+    sys.version_info < (3, 11),
+    reason="cases use library features of 3.11 (typing.dataclass_transform, dataclass kw_only)",
+)
+def test_positive_twins_are_refused_and_negative_twins_are_not(simulated: Any) -> None:
+    run, nothing_to_call, wrong = 0, 0, []
+    attrs_installed = importlib.util.find_spec("attrs") is not None
+    for case in load_cases():
+        codes = {code for _, _, code in case.expected}
+        if case.id in NOT_RUN or not case.runs_here or not all(c > "XST1" for c in codes):
+            continue
+        if case.id == "dataclasses/attrs_define" and not attrs_installed:
+            continue  # attrs comes with jsonschema, not by name in the test extra
+        with _modules(case) as modules:
+            twins = {
+                twin: [
+                    m.__dict__[twin] for m in modules if inspect.isfunction(m.__dict__.get(twin))
+                ]
+                for twin in ("positive", "negative")
+            }
+            if not twins["positive"]:
+                nothing_to_call += 1
+                continue
+            run += 1
+            for twin, want in (("positive", "refused"), ("negative", "ran")):
+                for fn in twins[twin]:
+                    got = _outcome(simulated, fn)
+                    if got != want:
+                        wrong.append(f"{case.id}: {twin} {got}, the contract says {want}")
+    assert not wrong, "\n".join(wrong)
+    # Most cases are run: a change that silently stopped running them would show here.
+    assert run >= 180, (run, nothing_to_call)
+
+
+def test_not_run_names_real_cases() -> None:
+    ids = {case.id for case in load_cases()}
+    assert set(NOT_RUN) <= ids
