@@ -178,12 +178,14 @@ def run(options: Options) -> list[Located]:
         # ruff's words: checking nothing must not look like a clean run
         print(f"{PROG}: warning: No Python files found under the given path(s)", file=sys.stderr)
 
+    # what needs the fixes: the text report's hint, SARIF's fixes, --fix and --diff
+    fixing = options.output_format in ("text", "sarif") or options.fix or options.diff
     results: list[Located] = []
     for shown, findings in raw:
         kept = [f for f in findings if options.selection.wants(f.code, shown)]
         if kept and not options.disable_noqa and shown in texts:
             kept = filter_noqa(kept, _normalize_newlines(texts[shown]))
-        fixes = find_fixes(texts[shown], kept) if kept and shown in texts else {}
+        fixes = find_fixes(texts[shown], kept) if fixing and kept and shown in texts else {}
         results.extend(Located(shown, f, fixes.get(f)) for f in kept)
     results.sort()
     _TEXTS.clear()
@@ -221,6 +223,7 @@ def _apply_fixes(options: Options, results: list[Located]) -> int:
             with open(path, "rb") as handle:
                 fixed = fix_source(handle.read(), before, edits)
             if fixed is None:  # changed since it was linted: the edits would land wrong
+                print(f"{PROG}: warning: not fixed, changed while linting: {path}", file=sys.stderr)
                 continue
             with open(path, "r+b") as handle:  # in place: the file keeps its mode and owner
                 handle.write(fixed)

@@ -352,16 +352,19 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
 
 
 def fix_source(data: bytes, linted: str, edits: Sequence[Edit]) -> bytes | None:
-    """The bytes of a file with ``edits`` made, in its own encoding (a BOM kept), or
-    ``None`` when the file no longer holds the text that was linted."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    """The bytes of a file with ``edits`` made, in the encoding it was read with (the rule of
+    :func:`.sources.decode_python`, latin-1 fallback included; a BOM kept), or ``None`` when
+    the file no longer holds the text that was linted."""
     try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError):
-        return None
+    except (SyntaxError, UnicodeError, LookupError):
+        encoding, text = "latin-1", data.decode("latin-1")
+    mark = next((m for m in ("\ufeff", "\xef\xbb\xbf") if text.startswith(m)), "")
+    text = text[len(mark) :]
     if text != linted:
         return None
-    return apply_edits(text, edits).encode(encoding)
+    return (mark + apply_edits(text, edits)).encode(encoding)
 
 
 def unified_diff(path: str, before: str, after: str) -> str:

@@ -4,6 +4,8 @@ linted again (its finding gone, every other finding and byte as before)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -261,6 +263,23 @@ def test_fix_keeps_crlf_and_the_declared_encoding(in_tmp: Path) -> None:
     assert path.read_bytes() == data.replace(b"non_blocking=True", b"non_blocking=False")
 
 
+@pytest.mark.parametrize(
+    "prefix",
+    [b"", b"\xef\xbb\xbf", b"\xef\xbb\xbf# -*- coding: latin-1 -*-\n"],
+    ids=["undeclared-latin1", "bom", "bom-and-latin1-cookie"],
+)
+def test_fix_writes_back_in_the_encoding_the_file_was_read_with(
+    in_tmp: Path, prefix: bytes
+) -> None:
+    """Files read by flake8's latin-1 fallback are fixed too, byte for byte elsewhere."""
+    body = 'with torch.npu.stream(ext):\n    host = out.to("cpu", non_blocking=True)  # \xe9\n'
+    data = prefix + (HEAD + body).encode("latin-1")
+    path = in_tmp / "m.py"
+    path.write_bytes(data)
+    assert main(["--no-cache", "--fix", "m.py"]) == 0
+    assert path.read_bytes() == data.replace(b"non_blocking=True", b"non_blocking=False")
+
+
 def test_fix_on_stdin_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--fix", "-"]) == 2
     assert "--fix cannot write to stdin" in capsys.readouterr().err
@@ -299,7 +318,36 @@ def test_every_rule_with_a_fix_has_a_rewriter_and_no_other() -> None:
     assert {rule.autofix for rule in RULES.values()} <= {"safe", "unsafe", "none"}
 
 
-def test_flake8_stays_report_only() -> None:
-    from extstream_lint.frontends import flake8_plugin
+def test_flake8_stays_report_only(in_tmp: Path) -> None:
+    """flake8 reports the fixable finding and leaves the file as it was."""
+    body = 'with torch.npu.stream(ext):\n    host = out.to("cpu", non_blocking=True)\n'
+    path = in_tmp / "m.py"
+    path.write_text(HEAD + body)
+    done = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select=XST", "m.py"],
+        cwd=in_tmp,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1 and " XST201 " in done.stdout
+    assert "fixable" not in done.stdout + done.stderr  # no hint: flake8 cannot apply one
+    assert path.read_text() == HEAD + body
 
-    assert "fix" not in Path(flake8_plugin.__file__).read_text()
+
+def test_json_and_github_do_not_pay_for_fixes(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from extstream_lint.frontends import cli
+
+    asked: list[str] = []
+    real = cli.find_fixes
+    monkeypatch.setattr(
+        cli, "find_fixes", lambda text, found: asked.append(text) or real(text, found)
+    )
+    body = 'with torch.npu.stream(ext):\n    host = out.to("cpu", non_blocking=True)\n'
+    (in_tmp / "m.py").write_text(HEAD + body)
+    for fmt in ("json", "github"):
+        assert main(["--no-cache", "--format", fmt, "m.py"]) == 1
+    assert asked == []
+    assert main(["--no-cache", "--format", "sarif", "m.py"]) == 1
+    assert len(asked) == 1

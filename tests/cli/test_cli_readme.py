@@ -57,7 +57,7 @@ def test_the_test_extra_it_lists_is_the_one_pyproject_declares() -> None:
     ]["test"]
     declared = [re.split(r"[<>=!~;\[ ]", requirement)[0] for requirement in extra]
     sentence = " ".join(_quick_start().split()).split("The `test` extra installs ", 1)[1]
-    listed = re.split(r", | and ", sentence.split(".", 1)[0])
+    listed = re.split(r", | and ", re.split(r"[.;]", sentence, maxsplit=1)[0])
     assert listed == declared
 
 
