@@ -20,6 +20,7 @@ from collections import Counter
 from .diskio import entry_directory, load, project_root, store
 from .markers import may_reach_refused, might_use_external_streams
 from .modules import Probes, Stamp, current_run, file_imports, roots_for, run_memo, stamp_of
+from .regular import read_regular
 
 #: Every open of a project file by :func:`read_project_file`, by path (tests count them).
 OPENS: Counter[str] = Counter()
@@ -47,23 +48,13 @@ def read_project_file(path: str) -> bytes:
 
 
 def _read_bytes(path: str) -> bytes:
-    """A file's bytes through the descriptor: ``open(path, "rb").read()`` also makes a file
-    object and a buffer, and asks the terminal and the position (nine system calls where
-    this makes five). The census reads every file of a project on its first run. Read to
-    the end, not to the size the stat gave: the file may have grown since."""
-    fd = os.open(path, os.O_RDONLY | _BINARY)
-    try:
-        chunks = [os.read(fd, os.fstat(fd).st_size + 1)]
-        while chunks[-1]:
-            chunks.append(os.read(fd, _CHUNK))
-    finally:
-        os.close(fd)
-    return chunks[0] if len(chunks) <= 2 else b"".join(chunks)
-
-
-#: Where it matters (Windows), a descriptor that reads bytes as they are.
-_BINARY = getattr(os, "O_BINARY", 0)
-_CHUNK = 1 << 16
+    """A file's bytes through the descriptor (:func:`.regular.read_regular`): only a
+    regular file is read, so a FIFO or a device in place of a project file raises
+    :class:`.regular.NotRegular` (an ``OSError``: the file cannot be read) instead of
+    hanging the run. ``open(path, "rb").read()`` also makes a file object and a buffer,
+    and asks the terminal and the position; the census reads every file of a project on
+    its first run."""
+    return read_regular(path)
 
 
 def decode(data: bytes) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import pickle
 import subprocess
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from extstream_lint.analysis import analyze_source, index
 from extstream_lint.analysis.cache import CACHE_DIR, DiskCache
 from extstream_lint.analysis.entries import StoredEntry
 from extstream_lint.analysis.index import ProjectIndex
-from extstream_lint.project import safe_pickle
+from extstream_lint.project import diskio
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -297,13 +296,13 @@ def test_a_damaged_stored_summary_is_computed_again(tmp_path: Path) -> None:
     cold = _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache()))
     damaged = 0
     for path in (tmp_path / CACHE_DIR).rglob("*.pickle"):
-        entry = safe_pickle.loads(path.read_bytes())
+        entry = diskio.load(str(path))
         garbage = b"\x80garbage"
         if isinstance(entry, StoredEntry):
-            path.write_bytes(pickle.dumps(dataclasses.replace(entry, body=garbage)))
+            diskio.store(str(path), dataclasses.replace(entry, body=garbage))
             damaged += 1
         elif isinstance(entry, list):  # the summaries a replay would take
-            path.write_bytes(pickle.dumps([dataclasses.replace(e, body=garbage) for e in entry]))
+            diskio.store(str(path), [dataclasses.replace(e, body=garbage) for e in entry])
     assert damaged
     leaf = tmp_path / "leaf.py"
     leaf.write_text(leaf.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
@@ -322,9 +321,9 @@ def test_a_damaged_replay_in_a_cycle_is_summarised_from_source_and_healed(
     cold = _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache()))
     assert cold == [(6, "XST101")]
     for path in (tmp_path / CACHE_DIR).rglob("*.pickle"):
-        entry = safe_pickle.loads(path.read_bytes())
+        entry = diskio.load(str(path))
         if isinstance(entry, list):  # the summaries a replay would take
-            path.write_bytes(pickle.dumps([dataclasses.replace(e, body=b"\x80bad") for e in entry]))
+            diskio.store(str(path), [dataclasses.replace(e, body=b"\x80bad") for e in entry])
     edited = tmp_path / "gen" / "m10.py"
     edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
     stamp = edited.stat().st_mtime_ns + 1_000_000_000
@@ -378,9 +377,9 @@ def test_a_damaged_replay_read_after_its_cycle_is_final_heals_the_cycle(
         kept=False,
     )
     for path in (tmp_path / CACHE_DIR).rglob("*.pickle"):
-        entry = safe_pickle.loads(path.read_bytes())
+        entry = diskio.load(str(path))
         if isinstance(entry, list):
-            path.write_bytes(pickle.dumps([dataclasses.replace(e, body=b"\x80bad") for e in entry]))
+            diskio.store(str(path), [dataclasses.replace(e, body=b"\x80bad") for e in entry])
     cycle = tuple(sorted(str(tmp_path / "gen" / f"{n}.py") for n in "aqrm"))
     for step in range(1, 4):
         _edit(tmp_path / "gen" / "a.py", step)
