@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from ..project import modules as mods
 from ..project.graph import components
-from ..project.modules import stamp_of
-from ..project.sources import read_text
+from ..project.modules import kept_stamp, stamp_of
+from ..project.sources import read_project_file, read_text
 from .digests import (
     ABSENT,
     PENDING,
@@ -310,6 +310,10 @@ class Components(_Base):
         learnt.pop(path, None)
         stamp = stamp_of(path)
         if stamp is None:
+            return None
+        try:  # the bytes the summary was computed from: read this run already
+            stamp = kept_stamp(stamp, read_project_file(path))
+        except OSError:
             return None
         roots = self.roots(path)
         is_package = os.path.basename(path) == "__init__.py"

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from ..project import safe_pickle
-from ..project.modules import stamp_of
+from ..project.modules import stamp_holds
 from .digests import ABSENT, RUNS_KEY, copy_reads, reading_holds, same_presence
 from .entries import Entry, StoredEntry
 from .importer import RunState, head_package, package_of
@@ -235,7 +235,7 @@ class Reuse(_Base):
         file is unchanged, every path probed is still there or still absent, and every
         reading of another module holds (``found``: the entries of ``path``'s component
         being checked with it, compared with one another)."""
-        if stamp_of(path) != entry.stamp or not same_presence(entry.deps):
+        if not stamp_holds(path, entry.stamp) or not same_presence(entry.deps):
             return False
         return self._readings_hold(entry.links, entry.reads, path, state, found)
 

@@ -15,13 +15,17 @@ import contextlib
 import os
 import re
 import stat
+import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 T = TypeVar("T")
 
-#: (size, mtime in ns) of a file: what invalidates anything computed from it.
-Stamp = tuple[int, int]
+#: What invalidates anything computed from a file: (size, mtime, ctime in ns, inode), as
+#: git's index keeps them: ``cp -p``, ``rsync -t`` or ``tar x`` can put an edited file back
+#: at its old size and mtime, never at its old ctime and inode. A stamp taken while the file
+#: was "racily clean" (:func:`racy`) carries a fifth field, a digest of the bytes read.
+Stamp = tuple
 #: Paths looked at to resolve an import, with their stamps (``None``: no such file).
 Probes = tuple[tuple[str, "Stamp | None"], ...]
 
@@ -42,6 +46,8 @@ class _Run:
     """
 
     def __init__(self) -> None:
+        #: When the run began: every ``stat`` of it came later (see :func:`racy`).
+        self.started = time.time_ns()
         self.stats: dict[str, os.stat_result | None] = {}
         self.modules: dict[tuple[str, tuple[str, ...]], tuple[str | None, Probes]] = {}
         self.roots: dict[str, str] = {}
@@ -118,8 +124,66 @@ def stamp_of(path: str) -> Stamp | None:
     return None if info is None else _stamp(info)
 
 
+def stamp_from(info: os.stat_result) -> Stamp:
+    """The stamp of a file whose ``stat`` the caller has (a directory listing's)."""
+    return _stamp(info)
+
+
 def _stamp(info: os.stat_result) -> Stamp:
-    return info.st_size, info.st_mtime_ns
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino
+
+
+#: How far before a ``stat`` an mtime must lie for the stat to tell every later edit apart:
+#: file systems stamp with a coarse clock (a kernel tick: at most 10 ms on Linux; taken
+#: with a margin), and some keep whole seconds (FAT: two).
+_TICK_NS = 50_000_000
+_COARSE_NS = 2_000_000_000
+
+
+def racy(stamp: Stamp) -> bool:
+    """Whether ``stamp`` was "racily clean" when taken (git's rule): its mtime is not older
+    than the run that took it, less the file system's granularity, so an edit made just
+    after the ``stat`` (or after the file was read) may keep the same mtime, size and
+    ctime. Such a stamp proves nothing on its own: :func:`kept_stamp` adds a digest of the
+    bytes read, which :func:`stamp_holds` compares."""
+    run = _RUN
+    taken = run.started if run is not None else time.time_ns()
+    mtime = stamp[1]
+    granularity = _COARSE_NS if mtime % 1_000_000_000 == 0 else _TICK_NS
+    return mtime >= taken - granularity
+
+
+def content_digest(data: bytes) -> str:
+    """A digest of a file's bytes for a racily clean stamp (BLAKE2b: hashlib's own, without
+    hashlib's OpenSSL import, which the pre-filter's path avoids)."""
+    from .sealing import blake2b
+
+    return blake2b(data, digest_size=16).hexdigest()
+
+
+def kept_stamp(stamp: Stamp, data: bytes | None) -> Stamp:
+    """The stamp to keep for a file whose bytes ``data`` (``None``: not at hand) were read
+    with ``stamp``: itself, or, when racily clean, with the digest of those bytes (without
+    them, a stamp that never holds: the file is read again next time)."""
+    if not racy(stamp):
+        return stamp
+    return (*stamp[:4], content_digest(data) if data is not None else "unverified")
+
+
+def stamp_holds(path: str, kept: Stamp | None) -> bool:
+    """Whether the file ``path`` is still as it was when ``kept`` was taken: the same stat
+    data and, for a racily clean stamp, the same bytes (read again: git's rule too)."""
+    now = stamp_of(path)
+    if now is None or kept is None or now[:4] != kept[:4]:
+        return False
+    if len(kept) == 4:
+        return True
+    from .regular import read_regular
+
+    try:
+        return content_digest(read_regular(path)) == kept[4]
+    except OSError:
+        return False
 
 
 def _is_file(path: str) -> bool:

@@ -19,7 +19,18 @@ from collections import Counter
 
 from .diskio import entry_directory, load, project_root, store
 from .markers import may_reach_refused, might_use_external_streams
-from .modules import Probes, Stamp, current_run, file_imports, roots_for, run_memo, stamp_of
+from .modules import (
+    Probes,
+    Stamp,
+    current_run,
+    file_imports,
+    kept_stamp,
+    racy,
+    roots_for,
+    run_memo,
+    stamp_holds,
+    stamp_of,
+)
 from .regular import read_regular
 
 #: Every open of a project file by :func:`read_project_file`, by path (tests count them).
@@ -74,9 +85,22 @@ def decode(data: bytes) -> str:
 
 def read_text(path: str) -> str | None:
     """The decoded text of a project file, or ``None`` if it cannot be read or decoded."""
+    return _decoded_or_none(_read_or_none(path))
+
+
+def _read_or_none(path: str) -> bytes | None:
     try:
-        return decode(read_project_file(path))
-    except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+        return read_project_file(path)
+    except OSError:
+        return None
+
+
+def _decoded_or_none(data: bytes | None) -> str | None:
+    if data is None:
+        return None
+    try:
+        return decode(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
         return None
 
 
@@ -166,13 +190,14 @@ class SourceFacts:
                 checked.add(path)
             return known
         stamp = stamp_of(path)
-        text = read_text(path) if stamp is not None else None
-        if text is None:
+        data = _read_or_none(path) if stamp is not None else None
+        text = _decoded_or_none(data)
+        if text is None or stamp is None or data is None:
             self._facts.pop(path, None)
             if checked is not None:
                 checked.add(path)
             return None
-        facts = facts_of_text(text, path, self.roots(path), stamp)
+        facts = facts_of_text(text, path, self.roots(path), kept_stamp(stamp, data))
         self.scanned.append(path)
         self._facts[path] = facts
         if checked is not None:
@@ -229,8 +254,11 @@ class SourceFacts:
                     mentioning.add(path)
                 continue
             try:
-                if mentions_external(read_project_file(path)):
+                data = read_project_file(path)
+                if mentions_external(data):
                     mentioning.add(path)
+                if racy(stamp):  # an edit may keep this stamp: read again next time
+                    kept[path] = kept_stamp(stamp, data)
             except OSError:  # as for the facts: a file that cannot be read hands out nothing
                 del kept[path]  # now; the next run tries again (a chmod keeps the stamp)
         self._census[roots] = (kept, frozenset(mentioning))
@@ -241,7 +269,7 @@ class SourceFacts:
     @staticmethod
     def _valid(facts: FileFacts, path: str) -> bool:
         try:
-            if stamp_of(path) != facts.stamp:
+            if not stamp_holds(path, facts.stamp):
                 return False
             # Resolution depends on which paths exist, not on what they hold: an edit of an
             # imported module leaves its importers' facts as they were. Thousands of files
