@@ -49,7 +49,7 @@ class _Run:
         #: When the run began: every ``stat`` of it came later (see :func:`racy`).
         self.started = time.time_ns()
         self.stats: dict[str, os.stat_result | None] = {}
-        self.modules: dict[tuple[str, tuple[str, ...]], tuple[str | None, Probes]] = {}
+        self.modules: dict[tuple[str, tuple[str, ...]], Resolved] = {}
         self.roots: dict[str, str] = {}
         #: What the layers above learn for the length of the run (texts read, parsed trees,
         #: import components), by layer: forgotten with the run, so nothing goes stale.
@@ -242,7 +242,8 @@ def roots_for(path: str, configured: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 
 def find_module(name: str, roots: tuple[str, ...]) -> str | None:
-    """The file of module ``name`` under ``roots``: ``a/b.py`` or ``a/b/__init__.py``."""
+    """The file of module ``name`` under ``roots`` (``a/b/__init__.py`` before ``a/b.py``,
+    as Python imports it: :func:`_resolve`)."""
     return locate_module(name, roots)[0]
 
 
@@ -250,33 +251,11 @@ def locate_module(name: str, roots: tuple[str, ...]) -> tuple[str | None, Probes
     """:func:`find_module`, with every path it looked at and its stamp (``None``: absent).
 
     The probes are what the answer depends on: a module that appears later (a new
-    ``a/b.py`` before the one found, or where none was) changes one of them, so anything
-    computed from the answer and keyed by them is invalidated exactly.
+    ``a/b/__init__.py`` before the one found, or where none was) changes one of them, so
+    anything computed from the answer and keyed by them is invalidated exactly.
     """
-    run = _RUN
-    key = (name, roots)
-    if run is not None and key in run.modules:
-        return run.modules[key]
-    found: str | None = None
-    probes: list[tuple[str, Stamp | None]] = []
-    if name:
-        parts = name.split(".")
-        for root in roots:
-            if installed(root):
-                continue
-            base = os.path.join(root, *parts)
-            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-                info = _stat(candidate)
-                probes.append((candidate, None if info is None else _stamp(info)))
-                if info is not None and stat.S_ISREG(info.st_mode):
-                    found = candidate
-                    break
-            if found is not None:
-                break
-    answer = (found, tuple(probes))
-    if run is not None:
-        run.modules[key] = answer
-    return answer
+    kind, found, probes = _resolve(name, roots)
+    return (found if kind == "file" else None), probes
 
 
 def namespace_package(name: str, roots: tuple[str, ...]) -> bool:
@@ -286,20 +265,77 @@ def namespace_package(name: str, roots: tuple[str, ...]) -> bool:
 
 
 def _locate_namespace(name: str, roots: tuple[str, ...]) -> tuple[bool, Probes]:
-    """:func:`namespace_package`, with the directories looked at and their stamps (a
-    directory's stamp changes when a submodule appears in it)."""
-    if not name:
-        return False, ()
+    """:func:`namespace_package`, with the paths looked at and their stamps (a directory's
+    stamp changes when a submodule appears in it)."""
+    kind, _, probes = _resolve(name, roots)
+    return kind == "namespace", probes
+
+
+#: (``"file"``, its path) of a module or regular package; (``"namespace"``, None); or
+#: (None, None): not the project's. With the paths looked at.
+Resolved = tuple["str | None", "str | None", Probes]
+
+
+def _resolve(name: str, roots: tuple[str, ...]) -> Resolved:
+    """Find ``name`` as Python's import system does (``importlib``'s ``PathFinder`` and
+    ``FileFinder``), memoised for the run.
+
+    Each part is looked for along its parent's search path: the roots, in order, for the
+    first part; the package's own directory for a part under a regular package (a
+    submodule is never taken from another root); the portions of a namespace package.
+    In each directory of the path a package (``x/__init__.py``) comes before a module
+    (``x.py``), and a directory without ``__init__.py`` is a namespace portion, which
+    counts only when no directory of the whole path holds a package or module of that
+    name (PEP 420: portions last).
+    """
+    run = _RUN
+    key = (name, roots)
+    if run is not None and key in run.modules:
+        return run.modules[key]
     probes: list[tuple[str, Stamp | None]] = []
-    found = False
-    for root in roots:
-        if installed(root):
-            continue
-        directory = os.path.join(root, *name.split("."))
-        info = _stat(directory)
-        probes.append((directory, None if info is None else _stamp(info)))
-        found = found or (info is not None and stat.S_ISDIR(info.st_mode))
-    return found, tuple(probes)
+
+    def look(path: str) -> os.stat_result | None:
+        info = _stat(path)
+        probes.append((path, None if info is None else _stamp(info)))
+        return info
+
+    answer: tuple[str | None, str | None] = (None, None)
+    search = [root for root in roots if not installed(root)] if name else []
+    parts = name.split(".") if name else []
+    for position, part in enumerate(parts):
+        last = position == len(parts) - 1
+        found: tuple[str, str] | None = None  # ("package" | "module", path)
+        portions: list[str] = []
+        for entry in search:
+            base = os.path.join(entry, part)
+            init = os.path.join(base, "__init__.py")
+            info = look(init)
+            if info is not None and stat.S_ISREG(info.st_mode):
+                found = ("package", init)
+                break
+            info = look(base + ".py")
+            if info is not None and stat.S_ISREG(info.st_mode):
+                found = ("module", base + ".py")
+                break
+            info = look(base)
+            if info is not None and stat.S_ISDIR(info.st_mode):
+                portions.append(base)
+        if found is not None:
+            if last:
+                answer = ("file", found[1])
+            elif found[0] == "package":
+                search = [os.path.dirname(found[1])]
+                continue
+            break  # a submodule of a plain module: none
+        if not portions:
+            break
+        if last:
+            answer = ("namespace", None)
+        search = portions
+    result = (*answer, tuple(probes))
+    if run is not None:
+        run.modules[key] = result  # type: ignore[assignment]
+    return result  # type: ignore[return-value]
 
 
 def installed(directory: str) -> bool:
