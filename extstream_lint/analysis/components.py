@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..project import modules as mods
 from ..project.graph import components
+from ..project.limits import over_limit
 from ..project.modules import kept_stamp, stamp_of
 from ..project.sources import read_project_file, read_text
 from .digests import (
@@ -287,8 +288,8 @@ class Components(_Base):
         roots = self.roots(path)
         name = mods.module_name(path, roots)
         text = read_text(path)
-        if name is None or text is None:
-            return None
+        if name is None or text is None or over_limit(text) is not None:
+            return None  # too large: not followed (:mod:`..project.limits`)
         try:
             tree, python_tree = self.parse(path, text)
         except Exception:  # unparsable: the import is simply not followed

@@ -37,6 +37,7 @@ from ..findings import Finding, cannot_analyse
 from ..project.collector import fewer_collections
 from ..project.discovery import iter_files, matches_any
 from ..project.graph import ImportGraph, graph_for
+from ..project.limits import DEFAULT_MAX_FILE_BYTES, set_max_file_bytes
 from ..project.modules import installed, one_run
 from ..project.prefilter import might_use_external_streams, should_analyse
 from ..project.sources import read_project_file
@@ -45,6 +46,7 @@ from .config import (
     ConfigError,
     find_pyproject,
     load_config,
+    max_file_size,
     split_codes,
     validate_selectors,
 )
@@ -115,11 +117,12 @@ def _analyse(text: str, filename: str, src: tuple[str, ...], cache: bool) -> lis
         return [cannot_analyse(f"internal error in the analysis: {exc!r}; {HOW_TO_REPORT}")]
 
 
-Job = tuple[str, str, tuple[str, ...], bool]
+Job = tuple[str, str, tuple[str, ...], bool, int]
 
 
 def _lint_job(job: Job) -> list[Finding]:
     """Worker entry point (module level so it pickles); the file passed the pre-filter."""
+    set_max_file_bytes(job[4])  # the process's bound (a spawned worker's too)
     return _analyse(job[1], job[0], job[2], job[3])
 
 
@@ -206,6 +209,7 @@ class Options:
     #: Configured import roots, and whether summaries are kept in .extstream_cache/.
     src: tuple[str, ...] = ()
     cache: bool = True
+    max_file_size: int = DEFAULT_MAX_FILE_BYTES  # the largest file analysed, in bytes
     #: Skip what git ignores while walking directories.
     respect_gitignore: bool = True
 
@@ -274,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not read or write module summaries in .extstream_cache/",
     )
+    parser.add_argument("--max-file-size", metavar="BYTES", help="largest file analysed (XST000)")
     parser.add_argument("--config", metavar="FILE", help="read settings from this pyproject.toml")
     parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     parser.add_argument("--explain", metavar="CODE", help="print the page of a rule and exit")
@@ -365,6 +370,7 @@ def make_options(args: argparse.Namespace) -> Options:
         output_file=args.output_file,
         src=config.src,
         cache=config.cache and not args.no_cache,
+        max_file_size=max_file_size(args.max_file_size, config),
         respect_gitignore=(
             config.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore
         ),
@@ -428,7 +434,7 @@ def run(options: Options) -> list[Located]:
     with (
         fewer_collections(),
         one_run(),
-        _Analyser(options.jobs, options.src, options.cache) as analyser,
+        _Analyser(options.jobs, (options.src, options.cache, options.max_file_size)) as analyser,
     ):
         graph = graph_for(options.src, options.cache)
         for shown, content in _sources(options, graph):
@@ -466,9 +472,9 @@ class _Analyser:
     is read or parsed twice, and the per-file analyses run in parallel.
     """
 
-    def __init__(self, processes: int, src: tuple[str, ...] = (), cache: bool = False) -> None:
+    def __init__(self, processes: int, settings: tuple[tuple[str, ...], bool, int]) -> None:
         self.processes = processes
-        self.settings = (src, cache)
+        self.settings = settings  # src, cache, max-file-size
         self.pending: list[Job] = []
 
     def __enter__(self) -> _Analyser:
@@ -503,7 +509,8 @@ def _prepare(jobs: list[Job]) -> None:
     try:
         from ..analysis.projects import index_for
 
-        for shown, _text, src, cache in jobs:
+        for shown, _text, src, cache, size in jobs:
+            set_max_file_bytes(size)
             index_for(src, cache).prepare(os.path.abspath(shown))
     except Exception:
         return
