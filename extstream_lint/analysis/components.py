@@ -26,6 +26,7 @@ from .digests import (
     RUNS_KEY,
     digests,
     final_as_read,
+    group_key,
     reading_holds,
     stored_entry,
 )
@@ -124,11 +125,13 @@ class Components(_Base):
         unreadable = self._unreadable.intersection(members)  # bodies of damaged replays
         self._unreadable.difference_update(unreadable)
         if self.cache is not None:
+            key = group_key(members)
+            self._groups[key] = members
             for member in members:
                 if member in unreadable:
                     self.cache.store(member, None)  # type: ignore[attr-defined]
                 elif member in self._entries and member in bodies:
-                    stored = stored_entry(self._entries[member], bodies[member])
+                    stored = stored_entry(self._entries[member], bodies[member], key)
                     if previous.get(member) != stored:  # an edit rewrites what it changed
                         self.cache.store(member, stored)  # type: ignore[attr-defined]
 
