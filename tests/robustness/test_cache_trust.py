@@ -155,36 +155,61 @@ def _sealed_with(key_dir: Path, name: str, payload: bytes) -> bytes:
     return done.stdout
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="resource limits are POSIX")
+#: ``None`` then a pickle ``LONG_BINPUT`` with index 2**25: the C unpickler grows its memo
+#: to twice that many slots and clears them (512 MB touched) before it finds the pickle is
+#: nothing; a larger index asks for tens of gigabytes.
+_BOMB = b"\x80\x04Nr\x00\x00\x00\x02."
+#: Runs the CLI in-process and reports its peak resident size (kB on Linux).
+_PEAK = (
+    "import resource, sys\nfrom extstream_lint.frontends.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "sys.stderr.write(f'PEAK {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\n"
+    "sys.exit(code)\n"
+)
+
+
+def _peak_kb(stderr: str) -> int:
+    return int(next(line for line in stderr.splitlines() if line.startswith("PEAK")).split()[1])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in kB: Linux")
 def test_a_memo_bomb_allocates_nothing(project: Path) -> None:
-    """Ten bytes: ``None`` then a pickle ``LONG_BINPUT`` with index 2**32 - 16 makes the C unpickler
-    grow its memo to that many slots (32 GB). Planted at every entry's name, under a 1 GB
-    address-space limit: the run answers as ``--no-cache``, it never unpickles them."""
+    """The bomb planted at every entry's name: the run answers as ``--no-cache`` and its
+    peak memory stays far below what unpickling one of them takes (the twin below)."""
     import resource
 
     expected = lint(project, "--no-cache")
     lint(project)
-    bomb = b"\x80\x04Nr\xf0\xff\xff\xff."
     for path in _entries(project):
-        path.write_bytes(bomb)
-    limit = 1 << 30
+        path.write_bytes(_BOMB)
+    limit = 1 << 31
 
-    def cap() -> None:
+    def cap() -> None:  # should the bomb be unpickled after all, fail rather than swap
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
-    assert lint(project, preexec_fn=cap) == expected
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, "--isolated", "-j", "1", "pkg"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=cap,
+    )
+    assert (done.returncode, done.stdout) == expected, done.stderr
+    assert _peak_kb(done.stderr) < 300_000
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in kB: Linux")
 def test_the_bomb_is_a_bomb_without_the_seal() -> None:
-    """The twin: the same bytes handed to the unpickler directly do try to allocate."""
+    """The twin: the same bytes handed to the unpickler directly take over 500 MB."""
     code = (
-        "import resource\nresource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
-        "from extstream_lint.project import safe_pickle\n"
-        "try:\n    safe_pickle.loads(b'\\x80\\x04Nr\\xf0\\xff\\xff\\xff.')\n"
-        "except MemoryError:\n    print('MemoryError')\n"
+        "import resource, sys\nfrom extstream_lint.project import safe_pickle\n"
+        f"print(safe_pickle.loads({_BOMB!r}))\n"
+        "sys.stderr.write(f'PEAK {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert "MemoryError" in done.stdout, (done.stdout, done.stderr)
+    assert done.stdout.strip() == "None", done.stderr
+    assert _peak_kb(done.stderr) > 500_000
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
