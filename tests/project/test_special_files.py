@@ -83,3 +83,22 @@ def test_read_regular_refuses_without_blocking(project: Path) -> None:
             read_regular("/dev/zero")
     # the twin: a regular file is read whole
     assert read_regular(str(project / "pkg" / "adapter.py")) == _ADAPTER.encode()
+
+
+@pytest.mark.parametrize("name", [".gitignore", ".git"])
+def test_a_fifo_among_git_files_does_not_hang_the_walk(project: Path, name: str) -> None:
+    """The walk reads ``.gitignore`` files (and ``.git`` when it is a worktree's file):
+    one that is a FIFO is skipped like an unreadable one (git skips those too)."""
+    os.unlink(project / "pkg" / "pipe.py")
+    (project / "pkg" / "user.py").write_text(
+        _USER.replace("import pkg.pipe\n", ""), encoding="utf-8"
+    )
+    os.mkfifo(project / name)
+    (project / "pkg" / ".gitignore").write_text("ignored.py\n", encoding="utf-8")
+    misuse = "import torch_npu\n\n\ndef f(p):\n    torch_npu.npu.ExternalStream(p).query()\n"
+    (project / "pkg" / "ignored.py").write_text(misuse, encoding="utf-8")
+    (project / "pkg" / "kept.py").write_text(misuse, encoding="utf-8")
+    done = _run(project, "extstream_lint", "--isolated", "pkg")
+    assert "user.py:5:5: XST102" in done.stdout, done.stdout
+    assert "kept.py:5:5: XST102" in done.stdout
+    assert "ignored.py" not in done.stdout  # the regular .gitignore below still applies
