@@ -3,8 +3,9 @@
 ``.extstream_cache/`` sits at the project root (the nearest directory above the file with
 a ``pyproject.toml``, ``setup.cfg`` or ``.git``), holds its own ``.gitignore`` and one
 file per module under a directory named after the tool version. An entry records the
-module's size and mtime and those of every module its summary used; the index checks
-them on load (:meth:`.index.ProjectIndex._reusable`), so a stale entry is never used.
+module's stamp (:data:`..project.modules.Stamp`) and what every module its summary used
+said; the index checks them on load (:meth:`.reuse.Reuse._reusable`), so a stale entry
+is never used, and :mod:`..project.diskio` reads only entries this user sealed.
 
 The cache is an optimisation, never needed for correctness: a missing, corrupt, foreign
 or unwritable cache is ignored (rebuilt or bypassed) without a word. Writes go to a

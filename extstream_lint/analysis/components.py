@@ -17,14 +17,16 @@ from typing import TYPE_CHECKING
 
 from ..project import modules as mods
 from ..project.graph import components
-from ..project.modules import stamp_of
-from ..project.sources import read_text
+from ..project.limits import over_limit
+from ..project.modules import kept_stamp, stamp_of
+from ..project.sources import read_project_file, read_text
 from .digests import (
     ABSENT,
     PENDING,
     RUNS_KEY,
     digests,
     final_as_read,
+    group_key,
     reading_holds,
     stored_entry,
 )
@@ -123,11 +125,13 @@ class Components(_Base):
         unreadable = self._unreadable.intersection(members)  # bodies of damaged replays
         self._unreadable.difference_update(unreadable)
         if self.cache is not None:
+            key = group_key(members)
+            self._groups[key] = members
             for member in members:
                 if member in unreadable:
                     self.cache.store(member, None)  # type: ignore[attr-defined]
                 elif member in self._entries and member in bodies:
-                    stored = stored_entry(self._entries[member], bodies[member])
+                    stored = stored_entry(self._entries[member], bodies[member], key)
                     if previous.get(member) != stored:  # an edit rewrites what it changed
                         self.cache.store(member, stored)  # type: ignore[attr-defined]
 
@@ -287,8 +291,8 @@ class Components(_Base):
         roots = self.roots(path)
         name = mods.module_name(path, roots)
         text = read_text(path)
-        if name is None or text is None:
-            return None
+        if name is None or text is None or over_limit(text) is not None:
+            return None  # too large: not followed (:mod:`..project.limits`)
         try:
             tree, python_tree = self.parse(path, text)
         except Exception:  # unparsable: the import is simply not followed
@@ -310,6 +314,10 @@ class Components(_Base):
         learnt.pop(path, None)
         stamp = stamp_of(path)
         if stamp is None:
+            return None
+        try:  # the bytes the summary was computed from: read this run already
+            stamp = kept_stamp(stamp, read_project_file(path))
+        except OSError:
             return None
         roots = self.roots(path)
         is_package = os.path.basename(path) == "__init__.py"

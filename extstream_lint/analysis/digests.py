@@ -26,6 +26,7 @@ __all__ = [
     "copy_reads",
     "digests",
     "final_as_read",
+    "group_key",
     "reading_holds",
     "same_presence",
     "stored_entry",
@@ -41,7 +42,17 @@ ABSENT = "-"
 PENDING = "pending"
 
 
-def stored_entry(entry: Entry, body: bytes) -> StoredEntry:
+def group_key(members: tuple[str, ...]) -> str:
+    """What a stored entry keeps of its import component: a digest of the members in
+    order (computed once per component, not per member). ``""``: none yet (a summary made
+    while its cycle is computed)."""
+    if not members:
+        return ""
+    return hashlib.sha1("\0".join(members).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def stored_entry(entry: Entry, body: bytes, group: str = "") -> StoredEntry:
+    """``entry`` as the cache keeps it; ``group``: the :func:`group_key` of its members."""
     module = entry.module
     return StoredEntry(
         module.name,
@@ -50,7 +61,7 @@ def stored_entry(entry: Entry, body: bytes) -> StoredEntry:
         entry.external,
         dict(entry.links),
         entry.digest,
-        entry.group,
+        group,
         dict(entry.exports),
         copy_reads(entry.reads),
         body,

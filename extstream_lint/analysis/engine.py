@@ -12,6 +12,7 @@ from ..bugreport import HOW_TO_REPORT
 from ..contract import RULES
 from ..findings import Finding, cannot_analyse
 from ..project.collector import fewer_collections
+from ..project.limits import over_limit
 from ..project.modules import module_name, one_run
 from .budget import BudgetedInterpreter, BudgetExceeded
 from .index import Importer, ProjectIndex
@@ -44,6 +45,9 @@ def analyze_source(
     limit = sys.getrecursionlimit()
     try:
         text = decode(source)
+        too_large = over_limit(text)
+        if too_large is not None:  # not even its kept findings: the limit may have changed
+            return [cannot_analyse(too_large)]
         index, path = placed(filename, project)
         # The files do not change while one file is analysed: stat once.
         with fewer_collections(), one_run():

@@ -44,7 +44,7 @@ class StoredEntry:
     the clear (checked before anything else is read), and its summary's fields pickled
     apart (``body``) with every other project module it holds named, not copied: a copy
     would repeat, in every entry, the summaries of everything the module reaches
-    (:meth:`.index.ProjectIndex._stored`)."""
+    (:meth:`.reuse.Reuse._body`)."""
 
     name: str
     stamp: Stamp
@@ -52,7 +52,11 @@ class StoredEntry:
     external: bool
     links: dict[str, str | None]
     digest: str
-    group: tuple[str, ...]
+    #: The :func:`.digests.group_key` of its component's members: one string per entry,
+    #: not the member list (a 5,000-module cycle stored it 5,000 times: 1 GB). The
+    #: members are what the import graph says in the run that reuses the entry; a key
+    #: that names other members is another component's entry.
+    group: str
     exports: dict[str, str]
     reads: dict[str, dict[str, str] | None]
     #: ``(exports, all_names, path)`` of the summary, pickled with module references.

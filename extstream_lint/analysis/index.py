@@ -82,6 +82,9 @@ class ProjectIndex(Components, Reuse):
         self._homes: weakref.WeakKeyDictionary[object, tuple[str, str]] = (
             weakref.WeakKeyDictionary()
         )
+        #: The members of each import component, by :func:`.digests.group_key`: what a
+        #: stored entry's ``group`` names, one tuple shared by all its members.
+        self._groups: dict[str, tuple[str, ...]] = {}
         #: Every final summary, by module name: what a stored entry's references resolve to.
         self._modules: dict[str, Module] = {}
         #: The summaries made when each cycle member was last computed, with what they read.

@@ -12,6 +12,7 @@ import atexit
 import os
 
 from ..findings import Finding
+from ..project.limits import over_limit
 from ..project.modules import one_run
 from .index import ProjectIndex
 
@@ -77,6 +78,8 @@ def kept_findings(
     changed (only with a disk cache); ``None`` when it must be analysed. Never raises."""
     try:
         text = decode(source)
+        if over_limit(text) is not None:  # the analysis says why (the limit may have changed)
+            return None
         index, path = placed(filename, project)
         if index is None or path is None or index.cache is None:
             return None

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from ..project import safe_pickle
-from ..project.modules import stamp_of
-from .digests import ABSENT, RUNS_KEY, copy_reads, reading_holds, same_presence
+from ..project.modules import stamp_holds
+from .digests import ABSENT, RUNS_KEY, copy_reads, group_key, reading_holds, same_presence
 from .entries import Entry, StoredEntry
 from .importer import RunState, head_package, package_of
 from .shells import Shell, fill_held
@@ -109,7 +109,7 @@ class Reuse(_Base):
         else:
             fill(module)
         entry = Entry(module, stored.stamp, dict(stored.deps), stored.external, dict(stored.links))
-        entry.digest, entry.group = stored.digest, stored.group
+        entry.digest, entry.group = stored.digest, self._groups.get(stored.group, ())
         entry.exports, entry.reads = dict(stored.exports), copy_reads(stored.reads)
         return entry
 
@@ -137,7 +137,7 @@ class Reuse(_Base):
         if not isinstance(current, Entry) or current.module is module:
             # A replay's record has no group yet (set when its cycle is final): the entry's.
             group = current.group if isinstance(current, Entry) and current.group else None
-            self._recompute(path, group or stored.group or (path,), state)
+            self._recompute(path, group or self._groups.get(stored.group, (path,)), state)
             current = self._entries.get(path)
         fill_held(module, current.module if isinstance(current, Entry) else Module(stored.name))
 
@@ -205,12 +205,17 @@ class Reuse(_Base):
             if entry is None:
                 return False
             found[member] = entry
+        key = group_key(members)
         try:
             for member, entry in found.items():
-                if entry.group != members or not self._entry_holds(entry, member, state, found):
+                # a stored entry names its component by key; one in memory holds the members
+                if entry.group != (members if isinstance(entry, Entry) else key):
+                    return False
+                if not self._entry_holds(entry, member, state, found):
                     return False
         except Exception:  # a damaged entry: recomputed
             return False
+        self._groups[key] = members  # what the stored entries' keys name, shared
         # Final now; a stored summary is unpickled only when asked for (:meth:`_revive`):
         # checking kept findings needs the digests alone.
         for path, entry in found.items():
@@ -235,7 +240,7 @@ class Reuse(_Base):
         file is unchanged, every path probed is still there or still absent, and every
         reading of another module holds (``found``: the entries of ``path``'s component
         being checked with it, compared with one another)."""
-        if stamp_of(path) != entry.stamp or not same_presence(entry.deps):
+        if not stamp_holds(path, entry.stamp) or not same_presence(entry.deps):
             return False
         return self._readings_hold(entry.links, entry.reads, path, state, found)
 
@@ -269,7 +274,8 @@ class Reuse(_Base):
         summary unpickled when first used; if one is damaged, the component is computed
         again instead (then or when it is used: :meth:`_woken`)."""
         stored = self._entries[path]
-        found = {m: self._entries[m] for m in stored.group if m in self._entries}
+        group = self._groups.get(stored.group, (path,))  # type: ignore[union-attr]
+        found = {m: self._entries[m] for m in group if m in self._entries}
         try:
             entries = self._loaded(found)
         except Exception:

@@ -33,6 +33,7 @@ from ..findings import Finding, cannot_analyse
 from ..project.collector import fewer_collections
 from ..project.discovery import iter_files, matches_any
 from ..project.graph import ImportGraph, graph_for
+from ..project.limits import set_max_file_bytes
 from ..project.modules import installed, one_run
 from ..project.prefilter import might_use_external_streams, should_analyse
 from ..project.sources import decode_python, read_project_file
@@ -97,11 +98,12 @@ def _analyse(text: str, filename: str, src: tuple[str, ...], cache: bool) -> lis
         return [cannot_analyse(f"internal error in the analysis: {exc!r}; {HOW_TO_REPORT}")]
 
 
-Job = tuple[str, str, tuple[str, ...], bool]
+Job = tuple[str, str, tuple[str, ...], bool, int]
 
 
 def _lint_job(job: Job) -> list[Finding]:
     """Worker entry point (module level so it pickles); the file passed the pre-filter."""
+    set_max_file_bytes(job[4])  # the process's bound (a spawned worker's too)
     return _analyse(job[1], job[0], job[2], job[3])
 
 
@@ -162,7 +164,7 @@ def run(options: Options) -> list[Located]:
     with (
         fewer_collections(),
         one_run(),
-        _Analyser(options.jobs, options.src, options.cache) as analyser,
+        _Analyser(options.jobs, (options.src, options.cache, options.max_file_size)) as analyser,
     ):
         graph = graph_for(options.src, options.cache)
         listed: list[str] = []
@@ -281,9 +283,9 @@ class _Analyser:
     is read or parsed twice, and the per-file analyses run in parallel.
     """
 
-    def __init__(self, processes: int, src: tuple[str, ...] = (), cache: bool = False) -> None:
+    def __init__(self, processes: int, settings: tuple[tuple[str, ...], bool, int]) -> None:
         self.processes = processes
-        self.settings = (src, cache)
+        self.settings = settings  # src, cache, max-file-size
         self.pending: list[Job] = []
 
     def __enter__(self) -> _Analyser:
@@ -318,7 +320,8 @@ def _prepare(jobs: list[Job]) -> None:
     try:
         from ..analysis.projects import index_for
 
-        for shown, _text, src, cache in jobs:
+        for shown, _text, src, cache, size in jobs:
+            set_max_file_bytes(size)
             index_for(src, cache).prepare(os.path.abspath(shown))
     except Exception:
         return

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..project.limits import DEFAULT_MAX_FILE_BYTES
+
 __all__ = [
     "CONFIG_KEYS",
     "Config",
@@ -38,6 +40,7 @@ CONFIG_KEYS: Mapping[str, str] = {
     "src": "list of extra import roots, relative to this file (like mypy's mypy_path)",
     "cache": "keep module summaries in .extstream_cache/ (default: true)",
     "respect-gitignore": "skip files git ignores while walking directories (default: true)",
+    "max-file-size": "largest file analysed, in bytes (default: 2000000); a larger one: XST000",
 }
 
 # flake8's rule for a code prefix (``flake8.defaults.VALID_CODE_PREFIX``), re-stated so the
@@ -67,6 +70,8 @@ class Config:
     cache: bool = True
     #: Skip what ``.gitignore`` (and ``.git/info/exclude``) ignore while walking.
     respect_gitignore: bool = True
+    #: The largest file analysed, in bytes (:mod:`..analysis.limits`).
+    max_file_size: int = DEFAULT_MAX_FILE_BYTES
     #: The file the settings came from, or None.
     path: str | None = None
     #: Directory relative globs are matched from (the config file's, else the cwd).
@@ -162,7 +167,23 @@ def load_config(path: str) -> Config:
         config.cache = _bool(table, "cache", where)
     if "respect-gitignore" in table:
         config.respect_gitignore = _bool(table, "respect-gitignore", where)
+    if "max-file-size" in table:
+        config.max_file_size = positive_size(table["max-file-size"], f"{where}: max-file-size")
     return config
+
+
+def max_file_size(flag: str | None, config: Config) -> int:
+    """``--max-file-size`` if given, else the configured one."""
+    return config.max_file_size if flag is None else positive_size(flag, "--max-file-size")
+
+
+def positive_size(value: Any, where: str) -> int:
+    """A size in bytes: a positive integer (``"2MB"`` is an error, not a guess)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)  # from the command line
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{where} must be a positive number of bytes, not {value!r}")
+    return value
 
 
 def _bool(table: Mapping[str, Any], key: str, where: str) -> bool:

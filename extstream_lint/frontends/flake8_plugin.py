@@ -64,7 +64,7 @@ class ExtStreamChecker:
 
     def _run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)
-        src, cache = _settings(self.filename)
+        src, cache, size = _settings(self.filename)
         needed = should_analyse(source, self.filename, src, cache)
         if cache and "import" in source:  # the pre-filter read the import graph's facts
             from ..project.sources import source_facts
@@ -75,7 +75,9 @@ class ExtStreamChecker:
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
             from ..analysis.projects import index_for, kept_findings
+            from ..project.limits import set_max_file_bytes
 
+            set_max_file_bytes(size)
             project = index_for(src, cache)
             findings = kept_findings(source, self.filename, project)
             if findings is None:
@@ -112,22 +114,24 @@ def _forget_flake8_run() -> None:
 
 
 @lru_cache(maxsize=256)
-def _settings_for(directory: str) -> tuple[tuple[str, ...], bool]:
-    from .config import ConfigError, find_pyproject, load_config
+def _settings_for(directory: str) -> tuple[tuple[str, ...], bool, int]:
+    from .config import Config, ConfigError, find_pyproject, load_config
 
     try:
         path = find_pyproject(directory)
         if path is None:
-            return (), True
+            return (), True, Config.max_file_size
         config = load_config(path)
-    except (ConfigError, OSError):
-        return (), True  # the CLI reports a bad configuration; flake8 just goes on
-    return config.src, config.cache
+    except (ConfigError, OSError):  # the CLI reports a bad configuration; flake8 goes on
+        return (), True, Config.max_file_size
+    return config.src, config.cache, config.max_file_size
 
 
-def _settings(filename: str) -> tuple[tuple[str, ...], bool]:
-    """``src`` and ``cache`` of ``[tool.extstream-lint]`` nearest to the file (as the CLI
-    reads them), so both adapters see the same project."""
+def _settings(filename: str) -> tuple[tuple[str, ...], bool, int]:
+    """``src``, ``cache`` and ``max-file-size`` of ``[tool.extstream-lint]`` nearest to the
+    file (as the CLI reads them), so both adapters see the same project."""
     if not filename or filename in ("-", "stdin") or filename.startswith("<"):
-        return (), True
+        from .config import Config
+
+        return (), True, Config.max_file_size
     return _settings_for(os.path.dirname(os.path.abspath(filename)))

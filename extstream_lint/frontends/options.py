@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from ..bugreport import versions
 from ..contract import CODE_PREFIX, DEFAULT_IGNORE
 from ..project.discovery import matches_any
+from ..project.limits import DEFAULT_MAX_FILE_BYTES
 from .config import (
     Config,
     ConfigError,
     find_pyproject,
     load_config,
+    max_file_size,
     split_codes,
     validate_selectors,
 )
@@ -116,6 +118,7 @@ class Options:
     #: Configured import roots, and whether summaries are kept in .extstream_cache/.
     src: tuple[str, ...] = ()
     cache: bool = True
+    max_file_size: int = DEFAULT_MAX_FILE_BYTES  # the largest file analysed, in bytes
     #: Skip what git ignores while walking directories.
     respect_gitignore: bool = True
     #: ``--fix`` (write the fixes), ``--unsafe-fixes`` (count and apply the unsafe ones too),
@@ -202,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not read or write module summaries in .extstream_cache/",
     )
+    parser.add_argument("--max-file-size", metavar="BYTES", help="largest file analysed (XST000)")
     parser.add_argument("--config", metavar="FILE", help="read settings from this pyproject.toml")
     parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     parser.add_argument("--explain", metavar="CODE", help="print the page of a rule and exit")
@@ -295,6 +299,7 @@ def make_options(args: argparse.Namespace) -> Options:
         output_file=args.output_file,
         src=config.src,
         cache=config.cache and not args.no_cache,
+        max_file_size=max_file_size(args.max_file_size, config),
         respect_gitignore=(
             config.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore
         ),

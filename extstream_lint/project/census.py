@@ -29,7 +29,7 @@ import os
 import re
 import stat
 
-from .modules import installed, package_root, run_memo
+from .modules import installed, package_root, run_memo, stamp_from
 from .sources import SourceFacts
 
 #: Beyond these, the listing gives up and the import graph answers.
@@ -39,7 +39,7 @@ MAX_FILES = 20_000
 #: A directory module resolution may enter: its name is a word of a dotted module name.
 _WORD = re.compile(r"\w+")
 
-#: A project's Python files with their stamps: path -> (size, mtime in ns).
+#: A project's Python files with their stamps (:data:`.modules.Stamp`).
 Listing = dict[str, tuple[int, int]]
 
 
@@ -101,7 +101,7 @@ def python_files(roots: tuple[str, ...]) -> Listing | None:
                                     pending.append((entry.path, info[0]))
                         elif name.endswith(".py") and entry.is_file():
                             stamp = entry.stat()
-                            found[entry.path] = (stamp.st_size, stamp.st_mtime_ns)
+                            found[entry.path] = stamp_from(stamp)
                     except OSError:  # vanished meanwhile, or a dangling link
                         continue
         except (FileNotFoundError, NotADirectoryError):  # vanished meanwhile

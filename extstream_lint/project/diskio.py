@@ -1,8 +1,13 @@
-"""Where ``.extstream_cache/`` lives and how whole entries are written to it.
+"""Where ``.extstream_cache/`` lives and how whole entries are written to and read from it.
 
 Plain Python (no libcst): the pre-filter's verdicts (:mod:`.modules`) and the analysis's
 module summaries (:mod:`.analysis.cache`) share the directory and its rules. The cache is
 an optimisation, never needed for correctness: callers ignore every error from here.
+
+An entry is read only if it is a regular file no larger than :data:`MAX_ENTRY_BYTES`
+(:mod:`.regular`) whose tag this user's key made for its very name (:mod:`.sealing`);
+only then do its bytes reach the restricted unpickler (:mod:`.safe_pickle`). Anything
+else (damaged, planted, copied from elsewhere, a FIFO) is a miss, like a missing entry.
 """
 
 from __future__ import annotations
@@ -16,7 +21,10 @@ from .. import __version__
 CACHE_DIR = ".extstream_cache"
 _MARKERS = ("pyproject.toml", "setup.cfg", ".git")
 #: Bumped when the pickled layout changes without a version change (development).
-FORMAT = 3
+FORMAT = 4
+#: An entry larger than this is not read (a whole project's import table on transformers,
+#: the largest, is about 5 MB).
+MAX_ENTRY_BYTES = 256 << 20
 
 
 #: Directory -> its project root, for the process (as an ``lru_cache`` would keep it).
@@ -61,13 +69,24 @@ def entry_directory(root: str) -> str:
     return os.path.join(root, CACHE_DIR, f"{__version__}-{FORMAT}-{code_fingerprint()}")
 
 
+def _name(location: str) -> str:
+    """What an entry's tag covers besides its bytes: its name below the cache directory
+    (the build's directory and the file), so an entry moved or copied to another name
+    (another module's, another build's) is refused there."""
+    directory, file = os.path.split(location)
+    return f"{os.path.basename(directory)}/{file}"
+
+
 def load(location: str) -> object:
     """The object pickled at ``location``, read without trusting it (the cache sits in the
-    linted tree: :mod:`.safe_pickle`); raises on anything missing, broken or planted."""
-    from .safe_pickle import load as safe_load
+    linted tree); raises on anything missing, not a regular file, too large, not sealed by
+    this user's key for this name (:mod:`.sealing`), or naming anything but our data
+    (:mod:`.safe_pickle`)."""
+    from .regular import read_regular
+    from .safe_pickle import loads
+    from .sealing import unseal
 
-    with open(location, "rb") as handle:
-        return safe_load(handle)
+    return loads(unseal(_name(location), read_regular(location, MAX_ENTRY_BYTES)))
 
 
 def store(location: str, value: object) -> None:
@@ -75,12 +94,17 @@ def store(location: str, value: object) -> None:
     (``flake8 -j``, editors, pre-commit) only ever see whole entries. Raises on failure."""
     import tempfile  # only when writing: not on flake8's start-up path
 
+    from .sealing import seal
+
+    data = seal(_name(location), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    if len(data) > MAX_ENTRY_BYTES:
+        raise OSError(f"entry larger than {MAX_ENTRY_BYTES} bytes: not kept")
     directory = os.path.dirname(location)
     _prepare(os.path.dirname(directory), directory)
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".pickle")
     try:
         with os.fdopen(fd, "wb") as handle:
-            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            handle.write(data)
         os.replace(temporary, location)
     except BaseException:
         with contextlib.suppress(OSError):

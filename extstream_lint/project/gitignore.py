@@ -18,6 +18,11 @@ import os
 
 import pathspec
 
+from .regular import read_regular
+
+#: ``.git`` and ``commondir`` files hold one path: anything larger is not git's.
+_SMALL = 1 << 16
+
 __all__ = ["IgnoreRules", "rules_above"]
 
 Layer = tuple[str, pathspec.PathSpec]
@@ -92,17 +97,16 @@ def _git_dir(root: str) -> str | None:
     dot_git = os.path.join(root, ".git")
     if os.path.isdir(dot_git):
         return dot_git
-    try:
-        with open(dot_git, encoding="utf-8") as handle:
-            line = handle.readline().strip()
+    try:  # a regular file only: a FIFO named .git would block the walk (:mod:`.regular`)
+        line = read_regular(dot_git, _SMALL).decode("utf-8").split("\n", 1)[0].strip()
     except (OSError, UnicodeDecodeError):
         return None
     if not line.startswith("gitdir:"):
         return None
     git_dir = os.path.join(root, line[len("gitdir:") :].strip())
     try:
-        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as handle:
-            return os.path.normpath(os.path.join(git_dir, handle.read().strip()))
+        common = read_regular(os.path.join(git_dir, "commondir"), _SMALL).decode("utf-8")
+        return os.path.normpath(os.path.join(git_dir, common.strip()))
     except (OSError, UnicodeDecodeError):
         return git_dir
 
@@ -110,8 +114,8 @@ def _git_dir(root: str) -> str | None:
 def _read(path: str) -> pathspec.PathSpec | None:
     """The patterns of one ignore file; ``None`` when it is absent or unreadable (git too
     skips an ignore file it cannot read)."""
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-            return pathspec.GitIgnoreSpec.from_lines(handle.read().splitlines())
+    try:  # a regular file only: a FIFO or device is skipped like an unreadable file
+        text = read_regular(path).decode("utf-8", errors="surrogateescape")
     except OSError:
         return None
+    return pathspec.GitIgnoreSpec.from_lines(text.splitlines())

@@ -15,13 +15,17 @@ import contextlib
 import os
 import re
 import stat
+import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 T = TypeVar("T")
 
-#: (size, mtime in ns) of a file: what invalidates anything computed from it.
-Stamp = tuple[int, int]
+#: What invalidates anything computed from a file: (size, mtime, ctime in ns, inode), as
+#: git's index keeps them: ``cp -p``, ``rsync -t`` or ``tar x`` can put an edited file back
+#: at its old size and mtime, never at its old ctime and inode. A stamp taken while the file
+#: was "racily clean" (:func:`racy`) carries a fifth field, a digest of the bytes read.
+Stamp = tuple
 #: Paths looked at to resolve an import, with their stamps (``None``: no such file).
 Probes = tuple[tuple[str, "Stamp | None"], ...]
 
@@ -42,8 +46,10 @@ class _Run:
     """
 
     def __init__(self) -> None:
+        #: When the run began: every ``stat`` of it came later (see :func:`racy`).
+        self.started = time.time_ns()
         self.stats: dict[str, os.stat_result | None] = {}
-        self.modules: dict[tuple[str, tuple[str, ...]], tuple[str | None, Probes]] = {}
+        self.modules: dict[tuple[str, tuple[str, ...]], Resolved] = {}
         self.roots: dict[str, str] = {}
         #: ruff's default roots of the project above a directory (:func:`roots_for`).
         self.default_roots: dict[str, tuple[str, ...]] = {}
@@ -120,8 +126,66 @@ def stamp_of(path: str) -> Stamp | None:
     return None if info is None else _stamp(info)
 
 
+def stamp_from(info: os.stat_result) -> Stamp:
+    """The stamp of a file whose ``stat`` the caller has (a directory listing's)."""
+    return _stamp(info)
+
+
 def _stamp(info: os.stat_result) -> Stamp:
-    return info.st_size, info.st_mtime_ns
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino
+
+
+#: How far before a ``stat`` an mtime must lie for the stat to tell every later edit apart:
+#: file systems stamp with a coarse clock (a kernel tick: at most 10 ms on Linux; taken
+#: with a margin), and some keep whole seconds (FAT: two).
+_TICK_NS = 50_000_000
+_COARSE_NS = 2_000_000_000
+
+
+def racy(stamp: Stamp) -> bool:
+    """Whether ``stamp`` was "racily clean" when taken (git's rule): its mtime is not older
+    than the run that took it, less the file system's granularity, so an edit made just
+    after the ``stat`` (or after the file was read) may keep the same mtime, size and
+    ctime. Such a stamp proves nothing on its own: :func:`kept_stamp` adds a digest of the
+    bytes read, which :func:`stamp_holds` compares."""
+    run = _RUN
+    taken = run.started if run is not None else time.time_ns()
+    mtime = stamp[1]
+    granularity = _COARSE_NS if mtime % 1_000_000_000 == 0 else _TICK_NS
+    return mtime >= taken - granularity
+
+
+def content_digest(data: bytes) -> str:
+    """A digest of a file's bytes for a racily clean stamp (BLAKE2b: hashlib's own, without
+    hashlib's OpenSSL import, which the pre-filter's path avoids)."""
+    from .sealing import blake2b
+
+    return blake2b(data, digest_size=16).hexdigest()
+
+
+def kept_stamp(stamp: Stamp, data: bytes | None) -> Stamp:
+    """The stamp to keep for a file whose bytes ``data`` (``None``: not at hand) were read
+    with ``stamp``: itself, or, when racily clean, with the digest of those bytes (without
+    them, a stamp that never holds: the file is read again next time)."""
+    if not racy(stamp):
+        return stamp
+    return (*stamp[:4], content_digest(data) if data is not None else "unverified")
+
+
+def stamp_holds(path: str, kept: Stamp | None) -> bool:
+    """Whether the file ``path`` is still as it was when ``kept`` was taken: the same stat
+    data and, for a racily clean stamp, the same bytes (read again: git's rule too)."""
+    now = stamp_of(path)
+    if now is None or kept is None or now[:4] != kept[:4]:
+        return False
+    if len(kept) == 4:
+        return True
+    from .regular import read_regular
+
+    try:
+        return content_digest(read_regular(path)) == kept[4]
+    except OSError:
+        return False
 
 
 def _is_file(path: str) -> bool:
@@ -206,7 +270,8 @@ def _default_roots(directory: str) -> tuple[str, ...]:
 
 
 def find_module(name: str, roots: tuple[str, ...]) -> str | None:
-    """The file of module ``name`` under ``roots``: ``a/b.py`` or ``a/b/__init__.py``."""
+    """The file of module ``name`` under ``roots`` (``a/b/__init__.py`` before ``a/b.py``,
+    as Python imports it: :func:`_resolve`)."""
     return locate_module(name, roots)[0]
 
 
@@ -214,33 +279,11 @@ def locate_module(name: str, roots: tuple[str, ...]) -> tuple[str | None, Probes
     """:func:`find_module`, with every path it looked at and its stamp (``None``: absent).
 
     The probes are what the answer depends on: a module that appears later (a new
-    ``a/b.py`` before the one found, or where none was) changes one of them, so anything
-    computed from the answer and keyed by them is invalidated exactly.
+    ``a/b/__init__.py`` before the one found, or where none was) changes one of them, so
+    anything computed from the answer and keyed by them is invalidated exactly.
     """
-    run = _RUN
-    key = (name, roots)
-    if run is not None and key in run.modules:
-        return run.modules[key]
-    found: str | None = None
-    probes: list[tuple[str, Stamp | None]] = []
-    if name:
-        parts = name.split(".")
-        for root in roots:
-            if installed(root):
-                continue
-            base = os.path.join(root, *parts)
-            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-                info = _stat(candidate)
-                probes.append((candidate, None if info is None else _stamp(info)))
-                if info is not None and stat.S_ISREG(info.st_mode):
-                    found = candidate
-                    break
-            if found is not None:
-                break
-    answer = (found, tuple(probes))
-    if run is not None:
-        run.modules[key] = answer
-    return answer
+    kind, found, probes = _resolve(name, roots)
+    return (found if kind == "file" else None), probes
 
 
 def namespace_package(name: str, roots: tuple[str, ...]) -> bool:
@@ -250,20 +293,77 @@ def namespace_package(name: str, roots: tuple[str, ...]) -> bool:
 
 
 def _locate_namespace(name: str, roots: tuple[str, ...]) -> tuple[bool, Probes]:
-    """:func:`namespace_package`, with the directories looked at and their stamps (a
-    directory's stamp changes when a submodule appears in it)."""
-    if not name:
-        return False, ()
+    """:func:`namespace_package`, with the paths looked at and their stamps (a directory's
+    stamp changes when a submodule appears in it)."""
+    kind, _, probes = _resolve(name, roots)
+    return kind == "namespace", probes
+
+
+#: (``"file"``, its path) of a module or regular package; (``"namespace"``, None); or
+#: (None, None): not the project's. With the paths looked at.
+Resolved = tuple["str | None", "str | None", Probes]
+
+
+def _resolve(name: str, roots: tuple[str, ...]) -> Resolved:
+    """Find ``name`` as Python's import system does (``importlib``'s ``PathFinder`` and
+    ``FileFinder``), memoised for the run.
+
+    Each part is looked for along its parent's search path: the roots, in order, for the
+    first part; the package's own directory for a part under a regular package (a
+    submodule is never taken from another root); the portions of a namespace package.
+    In each directory of the path a package (``x/__init__.py``) comes before a module
+    (``x.py``), and a directory without ``__init__.py`` is a namespace portion, which
+    counts only when no directory of the whole path holds a package or module of that
+    name (PEP 420: portions last).
+    """
+    run = _RUN
+    key = (name, roots)
+    if run is not None and key in run.modules:
+        return run.modules[key]
     probes: list[tuple[str, Stamp | None]] = []
-    found = False
-    for root in roots:
-        if installed(root):
-            continue
-        directory = os.path.join(root, *name.split("."))
-        info = _stat(directory)
-        probes.append((directory, None if info is None else _stamp(info)))
-        found = found or (info is not None and stat.S_ISDIR(info.st_mode))
-    return found, tuple(probes)
+
+    def look(path: str) -> os.stat_result | None:
+        info = _stat(path)
+        probes.append((path, None if info is None else _stamp(info)))
+        return info
+
+    answer: tuple[str | None, str | None] = (None, None)
+    search = [root for root in roots if not installed(root)] if name else []
+    parts = name.split(".") if name else []
+    for position, part in enumerate(parts):
+        last = position == len(parts) - 1
+        found: tuple[str, str] | None = None  # ("package" | "module", path)
+        portions: list[str] = []
+        for entry in search:
+            base = os.path.join(entry, part)
+            init = os.path.join(base, "__init__.py")
+            info = look(init)
+            if info is not None and stat.S_ISREG(info.st_mode):
+                found = ("package", init)
+                break
+            info = look(base + ".py")
+            if info is not None and stat.S_ISREG(info.st_mode):
+                found = ("module", base + ".py")
+                break
+            info = look(base)
+            if info is not None and stat.S_ISDIR(info.st_mode):
+                portions.append(base)
+        if found is not None:
+            if last:
+                answer = ("file", found[1])
+            elif found[0] == "package":
+                search = [os.path.dirname(found[1])]
+                continue
+            break  # a submodule of a plain module: none
+        if not portions:
+            break
+        if last:
+            answer = ("namespace", None)
+        search = portions
+    result = (*answer, tuple(probes))
+    if run is not None:
+        run.modules[key] = result  # type: ignore[assignment]
+    return result  # type: ignore[return-value]
 
 
 def installed(directory: str) -> bool:

@@ -4,8 +4,9 @@ The cache lives inside the linted tree, where anyone who can commit a file can p
 name is a hash of a predictable path). ``pickle.load`` on such a file runs whatever the file
 asks for, so entries are read with an unpickler that resolves only the analysis's own data
 classes and a few builtin containers (the "Restricting Globals" recipe of the :mod:`pickle`
-documentation): a planted entry can at worst describe a wrong summary, which the freshness
-check then discards like any stale entry, and a file naming anything else is a corrupt entry.
+documentation): a file naming anything else is a corrupt entry. It is the second line:
+an entry reaches it only with this user's tag (:mod:`.sealing`), because the unpickler
+stops code, not allocation (a memo opcode with a large index) nor a wrong summary.
 
 The entries of one build of the analysis are kept apart from every other build's by
 :func:`code_fingerprint` (a digest of the package's own source): installs pinned to different

@@ -19,7 +19,19 @@ from collections import Counter
 
 from .diskio import entry_directory, load, project_root, store
 from .markers import may_reach_refused, might_use_external_streams
-from .modules import Probes, Stamp, current_run, file_imports, roots_for, run_memo, stamp_of
+from .modules import (
+    Probes,
+    Stamp,
+    current_run,
+    file_imports,
+    kept_stamp,
+    racy,
+    roots_for,
+    run_memo,
+    stamp_holds,
+    stamp_of,
+)
+from .regular import read_regular
 
 #: Every open of a project file by :func:`read_project_file`, by path (tests count them).
 OPENS: Counter[str] = Counter()
@@ -47,23 +59,13 @@ def read_project_file(path: str) -> bytes:
 
 
 def _read_bytes(path: str) -> bytes:
-    """A file's bytes through the descriptor: ``open(path, "rb").read()`` also makes a file
-    object and a buffer, and asks the terminal and the position (nine system calls where
-    this makes five). The census reads every file of a project on its first run. Read to
-    the end, not to the size the stat gave: the file may have grown since."""
-    fd = os.open(path, os.O_RDONLY | _BINARY)
-    try:
-        chunks = [os.read(fd, os.fstat(fd).st_size + 1)]
-        while chunks[-1]:
-            chunks.append(os.read(fd, _CHUNK))
-    finally:
-        os.close(fd)
-    return chunks[0] if len(chunks) <= 2 else b"".join(chunks)
-
-
-#: Where it matters (Windows), a descriptor that reads bytes as they are.
-_BINARY = getattr(os, "O_BINARY", 0)
-_CHUNK = 1 << 16
+    """A file's bytes through the descriptor (:func:`.regular.read_regular`): only a
+    regular file is read, so a FIFO or a device in place of a project file raises
+    :class:`.regular.NotRegular` (an ``OSError``: the file cannot be read) instead of
+    hanging the run. ``open(path, "rb").read()`` also makes a file object and a buffer,
+    and asks the terminal and the position; the census reads every file of a project on
+    its first run."""
+    return read_regular(path)
 
 
 def decode_python(data: bytes) -> str:
@@ -99,10 +101,18 @@ def decode(data: bytes) -> str:
 
 def read_text(path: str) -> str | None:
     """The decoded text of a project file, or ``None`` if it cannot be read or decoded."""
+    return _decoded_or_none(_read_or_none(path))
+
+
+def _read_or_none(path: str) -> bytes | None:
     try:
-        return decode(read_project_file(path))
+        return read_project_file(path)
     except OSError:
         return None
+
+
+def _decoded_or_none(data: bytes | None) -> str | None:
+    return None if data is None else decode(data)  # decode never raises (latin-1)
 
 
 class FileFacts(tuple):
@@ -191,13 +201,14 @@ class SourceFacts:
                 checked.add(path)
             return known
         stamp = stamp_of(path)
-        text = read_text(path) if stamp is not None else None
-        if text is None:
+        data = _read_or_none(path) if stamp is not None else None
+        text = _decoded_or_none(data)
+        if text is None or stamp is None or data is None:
             self._facts.pop(path, None)
             if checked is not None:
                 checked.add(path)
             return None
-        facts = facts_of_text(text, path, self.roots(path), stamp)
+        facts = facts_of_text(text, path, self.roots(path), kept_stamp(stamp, data))
         self.scanned.append(path)
         self._facts[path] = facts
         if checked is not None:
@@ -254,8 +265,11 @@ class SourceFacts:
                     mentioning.add(path)
                 continue
             try:
-                if mentions_external(read_project_file(path)):
+                data = read_project_file(path)
+                if mentions_external(data):
                     mentioning.add(path)
+                if racy(stamp):  # an edit may keep this stamp: read again next time
+                    kept[path] = kept_stamp(stamp, data)
             except OSError:  # as for the facts: a file that cannot be read hands out nothing
                 del kept[path]  # now; the next run tries again (a chmod keeps the stamp)
         self._census[roots] = (kept, frozenset(mentioning))
@@ -266,7 +280,7 @@ class SourceFacts:
     @staticmethod
     def _valid(facts: FileFacts, path: str) -> bool:
         try:
-            if stamp_of(path) != facts.stamp:
+            if not stamp_holds(path, facts.stamp):
                 return False
             # Resolution depends on which paths exist, not on what they hold: an edit of an
             # imported module leaves its importers' facts as they were. Thousands of files

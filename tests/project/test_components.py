@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import pickle
 import subprocess
 import sys
 import tempfile
@@ -22,9 +21,10 @@ from hypothesis import strategies as st
 
 from extstream_lint.analysis import analyze_source, index
 from extstream_lint.analysis.cache import CACHE_DIR, DiskCache
+from extstream_lint.analysis.digests import group_key
 from extstream_lint.analysis.entries import StoredEntry
 from extstream_lint.analysis.index import ProjectIndex
-from extstream_lint.project import safe_pickle
+from extstream_lint.project import diskio
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -297,13 +297,13 @@ def test_a_damaged_stored_summary_is_computed_again(tmp_path: Path) -> None:
     cold = _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache()))
     damaged = 0
     for path in (tmp_path / CACHE_DIR).rglob("*.pickle"):
-        entry = safe_pickle.loads(path.read_bytes())
+        entry = diskio.load(str(path))
         garbage = b"\x80garbage"
         if isinstance(entry, StoredEntry):
-            path.write_bytes(pickle.dumps(dataclasses.replace(entry, body=garbage)))
+            diskio.store(str(path), dataclasses.replace(entry, body=garbage))
             damaged += 1
         elif isinstance(entry, list):  # the summaries a replay would take
-            path.write_bytes(pickle.dumps([dataclasses.replace(e, body=garbage) for e in entry]))
+            diskio.store(str(path), [dataclasses.replace(e, body=garbage) for e in entry])
     assert damaged
     leaf = tmp_path / "leaf.py"
     leaf.write_text(leaf.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
@@ -322,9 +322,9 @@ def test_a_damaged_replay_in_a_cycle_is_summarised_from_source_and_healed(
     cold = _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache()))
     assert cold == [(6, "XST101")]
     for path in (tmp_path / CACHE_DIR).rglob("*.pickle"):
-        entry = safe_pickle.loads(path.read_bytes())
+        entry = diskio.load(str(path))
         if isinstance(entry, list):  # the summaries a replay would take
-            path.write_bytes(pickle.dumps([dataclasses.replace(e, body=b"\x80bad") for e in entry]))
+            diskio.store(str(path), [dataclasses.replace(e, body=b"\x80bad") for e in entry])
     edited = tmp_path / "gen" / "m10.py"
     edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
     stamp = edited.stat().st_mtime_ns + 1_000_000_000
@@ -378,9 +378,9 @@ def test_a_damaged_replay_read_after_its_cycle_is_final_heals_the_cycle(
         kept=False,
     )
     for path in (tmp_path / CACHE_DIR).rglob("*.pickle"):
-        entry = safe_pickle.loads(path.read_bytes())
+        entry = diskio.load(str(path))
         if isinstance(entry, list):
-            path.write_bytes(pickle.dumps([dataclasses.replace(e, body=b"\x80bad") for e in entry]))
+            diskio.store(str(path), [dataclasses.replace(e, body=b"\x80bad") for e in entry])
     cycle = tuple(sorted(str(tmp_path / "gen" / f"{n}.py") for n in "aqrm"))
     for step in range(1, 4):
         _edit(tmp_path / "gen" / "a.py", step)
@@ -392,7 +392,7 @@ def test_a_damaged_replay_read_after_its_cycle_is_final_heals_the_cycle(
         assert [(f.line, f.code) for f in found] == [(f.line, f.code) for f in cold]
         for member in cycle:
             stored = DiskCache().load(member)
-            assert isinstance(stored, StoredEntry) and stored.group == cycle
+            assert isinstance(stored, StoredEntry) and stored.group == group_key(cycle)
     assert dict(summaries) == {"a.py": 1}, summaries  # healed: an edit costs the edit
 
 
@@ -488,3 +488,51 @@ def test_an_edit_that_keeps_a_members_facts_leaves_its_readers_alone(
     summaries.clear()
     assert _codes(tmp_path, "leaf.py", ProjectIndex(cache=DiskCache())) == [(6, "XST101")]
     assert summaries["hub.py"] >= 1 and summaries["reader.py"] == 0, summaries
+
+
+def _big_ring(root: Path, size: int) -> None:
+    """A cycle of ``size`` modules (each imports the next; the last, the first) with a
+    file outside it that imports the cycle, under a long directory name: a stored entry
+    that repeated the member list would grow with the cycle."""
+    package = "generated_modules_of_a_long_cycle"
+    files = {f"{package}/__init__.py": ""}
+    for n in range(size):
+        following = (n + 1) % size
+        # each sink is its own (a sink handed along the ring records the helpers it went
+        # through: the summaries' own content, which grows with the distance)
+        files[f"{package}/m{n:04d}.py"] = (
+            f"from {package} import m{following:04d}\n\n\n"
+            f"def f(s):\n    s.synchronize()\n\n\ndef g():\n    return m{following:04d}.f\n"
+        )
+    files["leaf.py"] = (
+        "from torch_npu.npu import ExternalStream\n"
+        f"from {package}.m0000 import f\n\n\ndef run(p):\n    f(ExternalStream(p))\n"
+    )
+    _write(root, files)
+
+
+def test_the_cache_of_a_cycle_grows_linearly_with_it(tmp_path: Path) -> None:
+    """Bytes kept per member of a cycle stay the same as the cycle grows (counted, not
+    timed): each entry names its component by a key; the members are not stored in
+    every entry (a 1,200-module cycle wrote 13 times the cache of a 300-module one)."""
+    per_member = {}
+    for size in (25, 50, 100, 200):
+        root = tmp_path / f"ring{size}"
+        _big_ring(root, size)
+        leaf = root / "leaf.py"
+        found = analyze_source(
+            leaf.read_text(encoding="utf-8"), str(leaf), project=ProjectIndex(cache=DiskCache())
+        )
+        assert [f.code for f in found] == ["XST101"]
+        entries = [
+            p
+            for p in (root / CACHE_DIR).rglob("*.pickle")
+            if not p.name.startswith(("imports-", "spelled-", "census-"))
+        ]
+        per_member[size] = sum(p.stat().st_size for p in entries) / size
+    assert per_member[200] <= per_member[25] * 1.15, per_member
+    # and a warm run reuses every entry: the keys name the same component again
+    warm = ProjectIndex(cache=DiskCache())
+    leaf = tmp_path / "ring200" / "leaf.py"
+    found = analyze_source(leaf.read_text(encoding="utf-8"), str(leaf), project=warm, kept=False)
+    assert [f.code for f in found] == ["XST101"] and not warm.analysed

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from extstream_lint.analysis import engine, projects
 from extstream_lint.frontends import cli
-from extstream_lint.project import sources
+from extstream_lint.project import diskio, sealing, sources
 from extstream_lint.project.diskio import CACHE_DIR
 from extstream_lint.project.prefilter import should_analyse
 
@@ -127,15 +127,14 @@ def test_corrupt_or_foreign_verdict_tables_are_ignored(project: Path) -> None:
         table.write_bytes(b"\x80\x05garbage" if number % 2 else b"")
         _new_process()
         assert _run(project) == expected
-        import pickle
 
-        table.write_bytes(pickle.dumps({"x": (1, 2)}))  # another layout
+        diskio.store(str(table), {"x": (1, 2)})  # another layout, sealed
         _new_process()
         assert _run(project) == expected
         user = os.stat(project / "pkg" / "user.py")
         stamp = (user.st_size, user.st_mtime_ns)  # so that the damaged probes are read
         damaged = {str(project / "pkg" / "user.py"): (stamp, False, 7, ("a", None))}
-        table.write_bytes(pickle.dumps(damaged))  # the right shape, wrong insides
+        diskio.store(str(table), damaged)  # the right shape, wrong insides
         _new_process()
         assert _run(project) == expected
 
@@ -230,7 +229,6 @@ class _Planted:
 
 
 def test_a_planted_verdict_table_runs_nothing(project: Path, tmp_path: Path) -> None:
-    import pickle
 
     expected = _run(project)
     marker = tmp_path / "ran"
@@ -238,6 +236,12 @@ def test_a_planted_verdict_table_runs_nothing(project: Path, tmp_path: Path) -> 
     assert tables
     for table in tables:
         table.write_bytes(pickle.dumps({"x": _Planted(f"touch {marker}")}))
+        # even sealed with this user's key, the restricted unpickler refuses it
+        sealed = table.with_name("sealed-" + table.name)
+        sealed.write_bytes(
+            sealing.seal(diskio._name(str(table)), pickle.dumps({"x": _Planted(f"touch {marker}")}))
+        )
+        os.replace(sealed, table)
     _new_process()
     assert _run(project) == expected
     assert not marker.exists()
@@ -274,7 +278,7 @@ def test_the_facts_table_stores_a_path_that_many_files_import_once(tmp_path: Pat
     (root / "pyproject.toml").write_text("[project]\nname = 'h'\n", encoding="utf-8")
     _run(root)
     (table_file,) = (root / CACHE_DIR).rglob("imports-*.pickle")
-    table = pickle.loads(table_file.read_bytes())
+    table = diskio.load(str(table_file))
     hub = str(root / "pkg" / "hub.py")
     held = [link for facts in table.values() for link in facts[3] if link == hub]
     assert len(held) == 40
