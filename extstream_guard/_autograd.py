@@ -36,7 +36,7 @@ from typing import Any
 from extstream_lint.contract import native_not_supported
 
 from . import _state
-from ._hazard_report import current_id, fail, stream_text
+from ._hazard_report import current_id, fail, npu_devices, stream_text
 from .patches import Point
 from .predicate import EXTERNAL_MARK, PRIVATEUSE1
 
@@ -79,8 +79,12 @@ def _thread() -> _Track:
     return track
 
 
+#: ``torch._C._autograd._get_sequence_nr``, bound when the checks arm (a switch reads it).
+_get_sequence_nr: list[Callable[[], int]] = [lambda: 0]
+
+
 def _sequence_nr() -> int:
-    return int(_state.torch._C._autograd._get_sequence_nr())  # type: ignore[union-attr]
+    return int(_get_sequence_nr[0]())
 
 
 def _state_of(stream_id: int) -> int:
@@ -116,14 +120,21 @@ def _first_sight(track: _Track, device: int, seq: int, before: int | None) -> No
 def _observe(device: int, before: int, after: int) -> None:
     """This thread's current stream on ``device`` was ``before`` just before a switch and is
     ``after`` now. A ``before`` that differs from what the last seen change left means a
-    switch the guard did not see: the nodes made since that change are unknown."""
-    track = _thread()
-    seq = _sequence_nr()
-    if device not in track.seqs:
+    switch the guard did not see: the nodes made since that change are unknown. (Every
+    region entry and exit runs this: kept to one call below it in the common case.)"""
+    track = _track
+    if track.generation != _generation[0]:
+        track = _thread()
+    seq = _get_sequence_nr[0]()
+    states = track.states.get(device)
+    if states is None:
         _first_sight(track, device, seq, before)
-    elif track.states[device][-1] != _state_of(before):
-        track.states[device][-1] = UNKNOWN
-    _append(track, device, seq, _state_of(after))
+        states = track.states[device]
+    elif states[-1] != (before if before & EXTERNAL_MARK else 0):
+        states[-1] = UNKNOWN
+    state = after if after & EXTERNAL_MARK else 0
+    if states[-1] != state:
+        _append(track, device, seq, state)
 
 
 def start_thread(devices: list[tuple[int, int]]) -> None:
@@ -138,6 +149,8 @@ def start_thread(devices: list[tuple[int, int]]) -> None:
 def reset() -> None:
     """Forget every thread's record (at arm and disarm)."""
     _generation[0] += 1
+    if _state.torch is not None:
+        _get_sequence_nr[0] = _state.torch._C._autograd._get_sequence_nr
 
 
 # --- the switch points -------------------------------------------------------------------------
@@ -193,13 +206,19 @@ def switch_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> 
     leaving = kind == "switch_exit"
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:  # __enter__ / __exit__
-        device = _device_of_stream(self) if session.live else None
-        if device is None:
-            return orig(self, *args, **kwargs)
-        before = current_id(device)
-        result = orig(self, *args, **kwargs)
-        _observe(device, before, current_id(device) if leaving else int(self.stream_id))
-        return result
+        if session.live:
+            try:
+                device = self.device_index if self.device_type == PRIVATEUSE1 else None
+            except AttributeError:
+                device = None
+            if device is not None:
+                C = _state.torch_npu._C  # type: ignore[union-attr]
+                before = C._npu_getCurrentStream(device)[0]
+                result = orig(self, *args, **kwargs)
+                after = C._npu_getCurrentStream(device)[0] if leaving else self.stream_id
+                _observe(device, before, after)
+                return result
+        return orig(self, *args, **kwargs)
 
     return method
 
@@ -207,74 +226,88 @@ def switch_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> 
 # --- the backward entry ----------------------------------------------------------------------
 
 
-def _graph_states(track: _Track, device: int, node: Any) -> dict[int, int]:
-    """``{state: a sequence number made under it}`` for the nodes of the graph under
-    ``node`` made in this thread (unknown ones left out)."""
-    seqs, states = track.seqs[device], track.states[device]
-    horizon = _sequence_nr()  # numbers at or above it belong to other threads' counters
-    found: dict[int, int] = {}
+def _graph_other(
+    seqs: list[int], states: list[int], now: int, node: Any
+) -> tuple[int | None, bool]:
+    """Walk the graph under ``node``: the first state other than ``now`` a node of this
+    thread was made under (None: none), and whether one made under ``now`` was met before.
+
+    A node's inputs were made before it, in the same thread, so below the first point whose
+    state is neither ``now`` nor unknown no node can be made under another state: such a
+    node's subgraph is not walked."""
+    for at, state in enumerate(states):
+        if state != now and state != UNKNOWN:
+            low = seqs[at]
+            break
+    else:
+        return None, False
+    horizon = _get_sequence_nr[0]()  # numbers at or above it: other threads' counters
+    bisect_right = bisect.bisect_right
     seen = {id(node)}
     stack = [node]
+    met_now = False
     visited = 0
     while stack and visited < MAX_NODES:
         current = stack.pop()
         visited += 1
         try:
-            seq = int(current._sequence_nr())
+            seq = current._sequence_nr()
         except (AttributeError, RuntimeError, TypeError):
-            seq = _UNNUMBERED
+            seq = horizon
         if seq < horizon:
-            at = bisect.bisect_right(seqs, seq) - 1
-            if at >= 0 and states[at] != UNKNOWN:
-                found.setdefault(states[at], seq)
+            if seq < low:
+                continue
+            state = states[bisect_right(seqs, seq) - 1]
+            if state != now and state != UNKNOWN:
+                return state, met_now
+            met_now = met_now or state == now
         for child, _ in current.next_functions:
             if child is not None and id(child) not in seen:
                 seen.add(id(child))
                 stack.append(child)
-    return found
+    return None, met_now
 
 
 def _check_backward(session: Session, point: Point, roots: Any) -> None:
-    torch = _state.torch
-    npu = _state.npu_device_type
-    if isinstance(roots, torch.Tensor):  # type: ignore[union-attr]
+    if isinstance(roots, _state.torch.Tensor):  # type: ignore[union-attr]
         roots = (roots,)
+    C = _state.torch_npu._C  # type: ignore[union-attr]
     for root in roots:
         try:
-            device = root.device  # a GradientEdge has none: its device is not known here
+            index = npu_devices.get(root.device)  # a GradientEdge has no device: not judged
         except AttributeError:
             continue
-        if device.type != npu:
+        if index is None:
             continue
         node = root.grad_fn
         if node is None:
             continue
-        index = device.index if device.index is not None else 0
-        now_id = current_id(index)
-        now = _state_of(now_id)
-        track = _thread()
-        if index not in track.seqs:
+        if index < 0:
+            index = C._npu_getDevice()
+        now_id = C._npu_getCurrentStream(index)[0]
+        now = now_id if now_id & EXTERNAL_MARK else 0
+        track = _track if _track.generation == _generation[0] else _thread()
+        states = track.states.get(index)
+        if states is None:
             if not now:
                 continue  # no external stream ever current here in this thread
             _first_sight(track, index, _sequence_nr(), now_id)
             _append(track, index, _sequence_nr(), now)
-        elif track.states[index][-1] != now:
+        elif states[-1] != now:
             # A switch the guard did not see: since the last one it saw, nodes are unknown.
-            track.states[index][-1] = UNKNOWN
+            states[-1] = UNKNOWN
             _append(track, index, _sequence_nr(), now)
         if not now and index not in track.ext_seen:
             continue
-        found = _graph_states(track, index, node)
-        other = next((state for state in found if state != now), None)
+        other, mixed = _graph_other(track.seqs[index], track.states[index], now, node)
         if other is None:
             continue
         native = native_not_supported("LaunchRecordEventTask" if now else "LaunchWaitEventTask")
         made = f"external stream {stream_text(index, other)}" if other else "a managed stream"
         runs = f"external stream {stream_text(index, now_id)}" if now else "another stream"
-        mixed = " (the graph mixes nodes made under both)" if now in found else ""
         detail = (
             f"part of the graph was built while {made} was current, and backward runs on "
-            f"{runs}{mixed}"
+            f"{runs}" + (" (the graph mixes nodes made under both)" if mixed else "")
         )
         fail(session, "XST203", point.operation, native, detail, index, other or now_id)
         return

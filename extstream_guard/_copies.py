@@ -34,7 +34,7 @@ from typing import Any
 from extstream_lint.contract import native_not_supported
 
 from . import _state
-from ._hazard_report import current_device, current_id, fail, stream_text
+from ._hazard_report import current_device, current_id, fail, npu_devices, stream_text
 from .patches import Point
 from .predicate import EXTERNAL_MARK
 
@@ -48,8 +48,9 @@ _TRANSFER = "torch_npu.contrib.transfer_to_npu"
 
 
 def _is_npu(device: Any) -> bool:
-    kind = device.type
-    return kind == _state.npu_device_type or (kind == "cuda" and _TRANSFER in sys.modules)
+    if device in npu_devices:
+        return True
+    return _TRANSFER in sys.modules and device.type == "cuda"
 
 
 def parse_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, bool] | None:
@@ -197,6 +198,7 @@ def copy_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Ca
     dispatch = _dispatches(orig)
     operation = point.operation
     tensor = point.operation.startswith("Tensor.")  # storages have no ``is_cpu``
+    cpu = torch.device("cpu")  # type: ignore[union-attr]
 
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         src = args[0] if args else kwargs.get("other", kwargs.get("src")) if kwargs else None
@@ -205,7 +207,7 @@ def copy_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Ca
         else:
             non_blocking = kwargs.get("non_blocking") is True if kwargs else False
         try:
-            host = self.is_cpu if tensor else self.device.type == "cpu"
+            host = self.is_cpu if tensor else self.device == cpu
         except AttributeError:  # not a tensor or storage: torch raises its own TypeError
             return orig(self, *args, **kwargs)
         if (non_blocking or not host) and session.live:

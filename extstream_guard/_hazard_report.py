@@ -15,9 +15,23 @@ from . import _state
 from ._frames import user_stacklevel
 from .errors import ExternalStreamError, ExternalStreamWarning, build_message
 
-__all__ = ["current_device", "current_id", "fail", "stream_text"]
+__all__ = ["current_device", "current_id", "fail", "note_devices", "npu_devices", "stream_text"]
 
 Session = _state.Session
+
+
+#: ``torch.device("npu", i)`` for every device (and ``torch.device("npu")``: -1): a dict
+#: lookup compares devices in C, where ``device.type`` builds the backend's name (~0.5 us).
+npu_devices: dict[Any, int] = {}
+
+
+def note_devices(count: int) -> None:
+    """At arming: the NPU devices a copy or a backward root can be on."""
+    torch, npu = _state.torch, _state.npu_device_type
+    npu_devices.clear()
+    npu_devices[torch.device(npu)] = -1  # type: ignore[union-attr]
+    for index in range(count):
+        npu_devices[torch.device(npu, index)] = index  # type: ignore[union-attr]
 
 
 def current_device() -> int:

@@ -31,7 +31,7 @@ from extstream_lint.contract import RULES
 
 from . import _autograd, _copies, _patching, _state
 from ._frames import user_stacklevel
-from ._hazard_report import current_id, stream_text
+from ._hazard_report import current_id, note_devices, stream_text
 from .errors import ExternalStreamWarning, build_message
 from .patches import HAZARD_POINTS, Point
 from .predicate import EXTERNAL_MARK
@@ -142,6 +142,7 @@ def arm(resolve: Callable[[str], Any], *, at_install: bool = False) -> list[str]
         _autograd.reset()
         _replay_warned[0] = False
         _state.hazards_armed = True
+        note_devices(len(current))
         _autograd.start_thread(current)
         return missing
 

@@ -402,8 +402,12 @@ def _resolve_device(index: int) -> int:
 
 
 def _npu_getCurrentStream(index: int) -> tuple[int, int, int]:
-    device = _resolve_device(index)
-    return (STATE.current(device), device, PRIVATEUSE1)
+    # Inlined (a C function in torch_npu, read on every guarded switch and copy check: the
+    # simulation should not make the guard look slower than it is).
+    if index is None or index < 0:
+        index = STATE.device()
+    streams = getattr(STATE.tls, "streams", None)
+    return (0 if streams is None else streams.get(index, 0), index, PRIVATEUSE1)
 
 
 def _npu_getDefaultStream(index: int) -> tuple[int, int, int]:
