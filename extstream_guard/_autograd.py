@@ -134,7 +134,12 @@ def _observe(device: int, before: int, after: int) -> None:
         states[-1] = UNKNOWN
     state = after if after & EXTERNAL_MARK else 0
     if states[-1] != state:
-        _append(track, device, seq, state)
+        if track.seqs[device][-1] == seq:  # no node made since the last point: replace it
+            states[-1] = state
+            if state:
+                track.ext_seen.add(device)
+        else:
+            _append(track, device, seq, state)
 
 
 def start_thread(devices: list[tuple[int, int]]) -> None:
