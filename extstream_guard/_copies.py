@@ -146,10 +146,21 @@ def _check_to(session: Session, operation: str, self: Any, args: tuple[Any, ...]
 
 
 def _dispatches(orig: Any) -> bool:
-    """Whether ``orig`` is torch's C tensor method, which dispatches ``__torch_function__``
-    itself (looking ``torch.Tensor.<name>`` up: it would find the wrapper)."""
-    torch = _state.torch
-    return getattr(orig, "__objclass__", None) is torch._C.TensorBase  # type: ignore[union-attr]
+    """Whether ``orig`` ends in torch's C tensor method, which dispatches ``__torch_function__``
+    itself (looking ``torch.Tensor.<name>`` up: it would find the guard's wrapper). That is
+    torch's method itself, or a decorator around it (``functools.wraps``: ``transfer_to_npu``'s
+    ``_wrapper_cuda``, which its ``_allowed_methods`` fix puts in ``UninitializedParameter``'s
+    list): subclasses then get ``orig``, what ``torch.Tensor.<name>`` was without the guard.
+    A function that is not such a decorator (the simulation's kernels) is called unchanged."""
+    TensorBase = _state.torch._C.TensorBase  # type: ignore[union-attr]
+    func = orig
+    for _ in range(16):
+        if getattr(func, "__objclass__", None) is TensorBase:
+            return True
+        func = getattr(func, "__wrapped__", None)
+        if func is None:
+            return False
+    return False
 
 
 def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:

@@ -147,6 +147,34 @@ def test_torch_function_mode_sees_the_original_method(cpu_methods: Any) -> None:
     assert torch._C.TensorBase.to in seen
 
 
+def test_lazy_module_under_a_transfer_to_npu_style_wrapper(sim: Any, monkeypatch: Any) -> None:
+    """``transfer_to_npu`` wraps ``Tensor.to`` (``functools.wraps``) and puts its wrapper in
+    ``UninitializedParameter``'s allowed list; the guard, armed after it, must hand
+    ``__torch_function__`` that wrapper, not its own."""
+    import torch
+    from torch.nn.parameter import UninitializedTensorMixin
+
+    from tests.guard.npusim import kernels
+
+    kernels.deactivate()
+    try:
+        transfer = _transfer_like(torch._C.TensorBase.to)
+        monkeypatch.setattr(torch.Tensor, "to", transfer)
+        allowed = [transfer if m is torch._C.TensorBase.to else m
+                   for m in UninitializedTensorMixin._allowed_methods]  # fmt: skip
+        monkeypatch.setattr(UninitializedTensorMixin, "_allowed_methods", allowed)
+        extstream_guard.install()
+        npu = sim.torch_npu.npu
+        ext = npu.ExternalStream(HANDLE)  # arms: the guard wraps transfer's wrapper
+        assert unwrap(vars(torch.Tensor)["to"]) is transfer
+        with npu.stream(ext):
+            module = torch.nn.LazyLinear(3).to(torch.float64)
+        assert module.weight.dtype == torch.float64
+        extstream_guard.uninstall()
+    finally:
+        kernels.activate()
+
+
 def test_mock_patch_inside_a_region_survives_its_end(armed: Any) -> None:
     import torch
 
