@@ -17,11 +17,14 @@ goes negative for calls whose own cost is large. Within one round the two sides 
 baseline run seconds apart, so load that slows all three cancels in the paired ratio.
 
 The target is paired <= 0.10 for every guarded call (issue 10), both with the guard installed
-before any external stream exists and after the first one armed the hazard checks (issue 17:
-``Tensor.to``, ``Tensor.copy_``, ``UntypedStorage.copy_`` on CPU tensors through torch's own
-methods; they are patched only while an external stream is current, so a third, informational
-table shows what copies pay inside such a region); ``backward()`` is judged by its added time,
-<= 2 us, measured on the wrapper alone (see ``_backward_entry``). ``Stream.wait_stream`` on an
+before any external stream exists and after the first one armed the hazard checks. The copy
+checks (issue 17: ``Tensor.to``, ``Tensor.copy_``, ``UntypedStorage.copy_`` on CPU tensors
+through torch's own methods) are patched once, when the first external stream arms them, and
+stay (issue 31): after that every copy pays them, in or out of an external region, and they
+are judged at paired <= 0.50 (a third table times them while an external stream is current).
+Entering and leaving an external region (``with ext: pass``) is judged by its added time
+against ``torch.add``: <= 3.0x. ``backward()`` is judged by its added time, <= 2 us, measured
+on the wrapper alone (see ``_backward_entry``). ``Stream.wait_stream`` on an
 ordinary stream is not one call of the guard's but two: torch_npu's own ``wait_stream`` calls
 the guarded ``Event.record`` and then the guarded ``Event.wait``, and each is checked where it
 is entered (the guard never replays torch_npu's code to check both at once). Its row prints the
@@ -49,6 +52,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 TARGET = 0.10
+#: Issue 31: what a copy pays once the hazard checks are armed, in or out of a region.
+COPY_TARGET = 0.50
+#: Issue 31: entering and leaving an external region, added time / torch.add.
+REGION_TARGET = 3.0
 
 #: Guard frames a call on an ordinary stream passes through, where more than one: the target
 #: holds for each guarded call, so composite calls are judged per frame.
@@ -182,21 +189,30 @@ def _backward_entry(
     try:
         ext = npu.ExternalStream(_HANDLE)  # arms the hazard checks
         wrapper = hazards.make_hazard_wrapper(point, engine, _state.session)  # type: ignore[arg-type]
-        cases: dict[str, tuple[Any, bool]] = {
-            "backward() [no external region in this thread]": (npu_root, False),
-            "backward() [CPU root, after an external region]": (cpu_root, True),
-            "backward() [NPU root, after an external region]": (npu_root, True),
+        with npu.stream(ext):  # a graph made under the external stream (3 nodes)
+            made = (torch.ones(4, requires_grad=True) * 2).sum()
+        in_region = (types.SimpleNamespace(grad_fn=made.grad_fn, device=npu_root[0].device),)
+        cases: dict[str, tuple[Any, str]] = {
+            "backward() [no external region in this thread]": (npu_root, ""),
+            "backward() [CPU root, after an external region]": (cpu_root, "after"),
+            "backward() [NPU root, after an external region]": (npu_root, "after"),
+            "backward() [NPU root, in the region: graph walked]": (in_region, "in"),
         }
         results = {}
         for name, (roots, region) in cases.items():
-            if region:
+            if region == "after":
                 with npu.stream(ext):
                     pass
             args = (roots, None, False, False, ())
             plain, guarded = [], []
-            for _ in range(rounds):
-                plain.append(_batch(lambda args=args: engine(*args), calls))
-                guarded.append(_batch(lambda args=args: wrapper(*args), calls))
+            if region == "in":
+                npu.set_stream(ext)
+            try:
+                for _ in range(rounds):
+                    plain.append(_batch(lambda args=args: engine(*args), calls))
+                    guarded.append(_batch(lambda args=args: wrapper(*args), calls))
+            finally:
+                npu.set_stream(npu.default_stream())
             paired = statistics.median(g - p for p, g in zip(plain, guarded, strict=True))
             results[name] = (min(guarded) - min(plain), paired)
         return results
@@ -245,8 +261,10 @@ def _report(
     guarded: dict[str, list[float]],
     adds: dict[str, list[float]],
     judged: bool = True,
+    targets: dict[str, float] | None = None,
 ) -> float:
-    """Print one phase; return the worst judged ratio."""
+    """Print one phase; return the worst judged ratio over its target (<= 1.0 meets it).
+    ``targets``: per operation, else :data:`TARGET`."""
     every_add = [t for times in adds.values() for t in times]
     baseline = min(every_add)
     print(f"\n== {title}")
@@ -267,12 +285,13 @@ def _report(
         paired = _paired_ratio(plain[name], guarded[name], adds[name])
         frames = FRAMES.get(name, 1)
         per_frame = paired / frames
-        if before > 5 * baseline:
+        target = (targets or {}).get(name, TARGET)
+        if before > 5 * baseline and name not in (targets or {}):
             informational.append(name)
             flag = "  (info)"
         else:
-            worst = max(worst, per_frame)
-            flag = "" if per_frame <= TARGET or not judged else "  > target"
+            worst = max(worst, per_frame / target)
+            flag = f"  (<= {target:.2f})" if per_frame <= target or not judged else "  > target"
         print(
             f"{name:40} {before:10.1f} {after:10.1f} {overhead:9.1f} {ratio:7.3f}"
             f" {paired:7.3f} {frames:6d} {per_frame:9.3f}{flag}"
@@ -318,22 +337,28 @@ def main(argv: list[str] | None = None) -> int:
 
         for _ in range(3):  # warm up caches and the simulated registry
             _batch(add, args.calls)
+        ext = npu.ExternalStream(_HANDLE)  # made before the guard: the same on both sides
+
+        def region() -> None:
+            with ext:
+                pass
+
+        armed = {**operations, "with ext: pass [region entry]": lambda: region}
         phases = {
-            "guard installed, before the first external stream": prime,
-            "after the first external stream (a managed stream current)": [
-                *prime,
-                first_external_stream,
-            ],
+            "guard installed, before the first external stream": (operations, prime),
+            "after the first external stream (a managed stream current)": (
+                armed,
+                [*prime, first_external_stream],
+            ),
         }
         results = {
-            title: _run_phase(operations, calls, add, args.rounds, args.calls, sim.state.log)
-            for title, calls in phases.items()
+            title: (ops, _run_phase(ops, calls, add, args.rounds, args.calls, sim.state.log))
+            for title, (ops, calls) in phases.items()
         }
 
         def enter_external_region() -> None:
-            """Arms, then keeps an external stream current: the copy wrappers are in place."""
-            ext = npu.ExternalStream(_HANDLE)  # arms, and wraps set_stream
-            npu.set_stream(ext)
+            """Arms, then keeps an external stream current (the copy checks read it)."""
+            npu.set_stream(npu.ExternalStream(_HANDLE))
 
         copies = _hazard_operations(torch)
         try:
@@ -346,14 +371,17 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         npusim.deactivate()
 
-    worst = max(_report(title, operations, *result) for title, result in results.items())
-    _report(
-        "informational: ordinary copies while an external stream is current (the wrappers are "
-        "in place only then; not judged)",
-        copies,
-        *in_region,
-        judged=False,
-    )
+    armed_targets = {name: COPY_TARGET for name in copies}
+    armed_targets["with ext: pass [region entry]"] = REGION_TARGET
+    (title1, first), (title2, second) = results.items()
+    worst = max(
+        _report(title1, first[0], *first[1]),
+        _report(title2, second[0], *second[1], targets=armed_targets),
+        _report(
+            "ordinary copies while an external stream is current", copies, *in_region,
+            targets=armed_targets,
+        ),
+    )  # fmt: skip
     print("\n== added time per backward() (the wrapper of _engine_run_backward)")
     print(f"{'':52} {'best':>8} {'paired':>9}")
     for name, (best, paired) in backward.items():
@@ -361,12 +389,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:52} {best:8.1f} {paired:9.1f} ns{flag}")
     worst_backward = max(best for best, _ in backward.values())
     print(
-        f"\nworst paired ratio per guarded call {worst:.3f} (target <= {TARGET:.2f}); "
+        f"\nworst paired ratio per guarded call / its target {worst:.3f} (<= 1: targets "
+        f"{TARGET:.2f}, copies once armed {COPY_TARGET:.2f}, region entry {REGION_TARGET:.1f}); "
         f"worst added time per backward() {worst_backward:.0f} ns "
         f"(target <= {BACKWARD_TARGET_NS:.0f}); rounds={args.rounds}, calls/batch={args.calls}, "
         f"python {sys.version.split()[0]}, torch {torch.__version__}"
     )
-    return 0 if worst <= TARGET and worst_backward <= BACKWARD_TARGET_NS else 1
+    return 0 if worst <= 1.0 and worst_backward <= BACKWARD_TARGET_NS else 1
 
 
 if __name__ == "__main__":

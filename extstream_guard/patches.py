@@ -173,9 +173,10 @@ GROUP_METHOD_POINTS: tuple[Point, ...] = tuple(
 
 
 # --- issue 17: the deferred hazards, armed at the first external stream ------------------------
-# Not installed by ``install()`` itself: :func:`extstream_guard.hazards.arm` patches them when
-# the guard first sees an external stream made (or one current at install), so programs that
-# never make one pay nothing. Kinds (wrappers in :mod:`extstream_guard.hazards`):
+# Not installed by ``install()`` itself: :func:`extstream_guard.hazards.arm` patches them once,
+# when the guard first sees an external stream made (or one current at install), and leaves
+# them in place until uninstall (issue 31), so programs that never make one pay nothing. Kinds
+# (wrappers in :mod:`extstream_guard._copies` and :mod:`extstream_guard._autograd`):
 #
 # ``copy_to``       ``Tensor.to``: G201 pinned non_blocking copies, G112 NPU-to-NPU copies.
 #                   ``Tensor.npu`` / ``.cuda`` (remapped by ``transfer_to_npu``) are torch's
@@ -183,8 +184,12 @@ GROUP_METHOD_POINTS: tuple[Point, ...] = tuple(
 #                   non_blocking=...)``: they reach this wrapper, so they get no second frame.
 # ``copy_``         ``Tensor.copy_`` / ``UntypedStorage.copy_``: the same checks.
 # ``switch_*``      where a thread's current stream changes (G203 records the autograd sequence
-#                   number there): ``set_stream`` (``torch.npu.stream(...)``'s ``StreamContext``
-#                   calls it), ``torch.accelerator.set_stream``, ``with stream:``.
+#                   number there): ``torch_npu._C._npu_setStream``, which every
+#                   ``torch.npu.set_stream`` reaches by module attribute (``torch.npu.stream``'s
+#                   ``StreamContext`` too, and a ``set_stream`` bound before arming),
+#                   ``torch.accelerator.set_stream``, ``with stream:`` (torch.Stream's C
+#                   context manager, inherited by torch_npu's ``Stream`` and
+#                   ``SyncLaunchStream``, which is not a ``Stream``).
 # ``backward``      ``_engine_run_backward``, the module global ``backward`` and ``grad`` call.
 # ``replay``        ``NPUGraph.replay`` (G202: warns once).
 _COPY = "torch.Tensor"
@@ -192,15 +197,18 @@ HAZARD_POINTS: tuple[Point, ...] = (
     Point((_COPY,), "to", "XST201", "Tensor.to", "", "copy_to"),
     Point((_COPY,), "copy_", "XST201", "Tensor.copy_", "", "copy_"),
     Point(("torch.UntypedStorage",), "copy_", "XST201", "UntypedStorage.copy_", "", "copy_"),
-    Point(("torch_npu.npu", "torch_npu.npu.utils"), "set_stream", "XST203",
-          "torch.npu.set_stream", "", "switch_set", defined_in="torch_npu.npu.utils:set_stream",
-          params=("stream",)),
+    Point(("torch_npu._C",), "_npu_setStream", "XST203", "torch.npu.set_stream", "",
+          "switch_raw"),
     Point(("torch.accelerator",), "set_stream", "XST203", "torch.accelerator.set_stream", "",
           "switch_set"),
     Point(("torch_npu.npu.Stream",), "__enter__", "XST203", "Stream.__enter__", "",
           "switch_enter"),
     Point(("torch_npu.npu.Stream",), "__exit__", "XST203", "Stream.__exit__", "",
           "switch_exit"),
+    Point(("torch_npu.npu.SyncLaunchStream",), "__enter__", "XST203",
+          "SyncLaunchStream.__enter__", "", "switch_enter"),
+    Point(("torch_npu.npu.SyncLaunchStream",), "__exit__", "XST203",
+          "SyncLaunchStream.__exit__", "", "switch_exit"),
     Point(("torch.autograd", "torch.autograd.graph"), "_engine_run_backward", "XST203",
           "backward", "", "backward"),
     Point(("torch_npu.npu.NPUGraph",), "replay", "XST202", "NPUGraph.replay", "", "replay",

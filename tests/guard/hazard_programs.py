@@ -130,7 +130,25 @@ def backward_inside(torch: Any, npu: Any, sim: Any) -> None:
     print("AFTER")
 
 
+def backward_mixed(torch: Any, npu: Any, sim: Any) -> None:
+    """Part of the graph made under ``ext`` (``h = w * 2``), the root and the backward outside:
+    the edge into ``h``'s node waits on ext (X07); its gradient, recorded on ext, aborts."""
+    ext = sim.external()
+    weight = sim.npu_tensor(requires_grad=True)
+    with npu.stream(ext):
+        hidden = weight * 2
+    try:
+        hidden.sum().backward()
+    except RuntimeError as exc:
+        if type(exc) is not RuntimeError:
+            raise
+        print("NATIVE", str(exc).splitlines()[0])
+        del exc
+    print("AFTER")
+
+
 PROGRAMS: dict[str, Callable[[Any, Any, Any], None]] = {
+    "backward-mixed": backward_mixed,
     "pinned-to-npu": pinned_to_npu,
     "npu-to-cpu": npu_to_cpu,
     "pinned-copy-into-npu": pinned_copy_into_npu,

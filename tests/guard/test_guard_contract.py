@@ -271,11 +271,13 @@ def test_hazard_points_are_defined_and_exported(version: str, point: Point) -> N
 
 def test_stream_switches_the_hazard_wrappers_see(version: str) -> None:
     utils = _parse(version, "torch_npu.npu.utils")
-    # set_stream hands the whole stream to _npu_setStream: when it returns, it is current.
+    # set_stream hands the whole stream to torch_npu._C._npu_setStream, looked up on the module
+    # at call time: the guard's wrapper there sees every set_stream, also one bound before the
+    # checks armed (issue 31), and when it returns, the stream is current.
     set_stream = _top(utils, "set_stream")
-    assert set_stream is not None and "_npu_setStream" in _calls(set_stream)
-    # torch.npu.stream(s) is StreamContext, which switches through torch.npu.set_stream (looked
-    # up at call time, so the guard's wrapper on the torch_npu.npu namespace sees both ways).
+    assert set_stream is not None
+    assert "torch_npu._C._npu_setStream(" in ast.unparse(set_stream)
+    # torch.npu.stream(s) is StreamContext, which switches through torch.npu.set_stream.
     context = _top(utils, "StreamContext")
     assert isinstance(context, ast.ClassDef)
     for method in ("__enter__", "__exit__"):
@@ -283,9 +285,15 @@ def test_stream_switches_the_hazard_wrappers_see(version: str) -> None:
         assert body is not None and "torch.npu.set_stream" in ast.unparse(body), method
     # ``with stream:`` is torch.Stream's own __enter__/__exit__: torch_npu's Python Stream class
     # inherits them (the guard shadows them on that class and deletes its wrappers at uninstall).
-    stream = _top(_parse(version, "torch_npu.npu.streams"), "Stream")
+    streams = _parse(version, "torch_npu.npu.streams")
+    stream = _top(streams, "Stream")
     assert isinstance(stream, ast.ClassDef)
     assert _member(stream, "__enter__") is None and _member(stream, "__exit__") is None
+    # SyncLaunchStream is not a Stream: it inherits the C context manager on its own.
+    sync_launch = _top(streams, "SyncLaunchStream")
+    assert isinstance(sync_launch, ast.ClassDef)
+    assert [ast.unparse(base) for base in sync_launch.bases] == ["torch_npu._C._NPUStreamBase"]
+    assert _member(sync_launch, "__enter__") is None and _member(sync_launch, "__exit__") is None
     # The raw reads the copy checks use: current_stream()/current_device() are built on them.
     current = _top(utils, "current_stream")
     device = _top(utils, "current_device")

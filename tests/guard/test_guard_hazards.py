@@ -83,20 +83,16 @@ def test_nothing_is_patched_before_the_first_external_stream(sim: Any) -> None:
     assert not _hazard_attrs()
     assert vars(torch.Tensor)["to"] is before[0]["to"]
     ext = npu.ExternalStream(HANDLE)
-    copies = {"to", "copy_"}
-    # opt-in XST202 is not selected; the copy wrappers wait for an external region
-    assert {attr for _, attr in patched()} >= _ATTRS - {"replay"} - copies
-    assert vars(torch.Tensor)["to"] is before[0]["to"]
-    with npu.stream(ext):
-        assert vars(torch.Tensor)["to"] is not before[0]["to"]
-        assert {attr for owner, attr in patched() if owner is torch.UntypedStorage} == {"copy_"}
-        with ext:  # nested: still in place
+    # opt-in XST202 is not selected; everything else is patched once, here
+    assert {attr for _, attr in patched()} >= _ATTRS - {"replay"}
+    wrapper = vars(torch.Tensor)["to"]
+    assert wrapper is not before[0]["to"]
+    with npu.stream(ext):  # entering and leaving a region patches nothing (issue 31)
+        with ext:
             pass
-        assert vars(torch.Tensor)["to"] is not before[0]["to"]
-    assert vars(torch.Tensor)["to"] is before[0]["to"]  # ordinary copies pay nothing again
-    assert vars(torch.Tensor)["copy_"] is before[0]["copy_"]
-    with npu.stream(ext):
-        pass
+        assert vars(torch.Tensor)["to"] is wrapper
+    assert vars(torch.Tensor)["to"] is wrapper
+    assert {attr for owner, attr in patched() if owner is torch.UntypedStorage} == {"copy_"}
     extstream_guard.uninstall()
     after = [dict(vars(owner)) for owner in owners]
     assert all(a.keys() == b.keys() and all(a[k] is b[k] for k in a) for a, b in zip(before, after))
@@ -317,9 +313,9 @@ def test_off_block_checks_nothing(ctx: Ctx) -> None:
 
 
 def test_checks_cheapest_first(ctx: Ctx, monkeypatch: Any) -> None:
-    """Outside external regions the copy methods are torch's own; inside, no current-stream
-    read without ``non_blocking``, and the pinnedness query only after the current stream was
-    found external (never for ``.to("cpu")``, whose result is pinned by construction)."""
+    """No current-stream read without ``non_blocking`` (or an NPU-to-NPU copy), and the
+    pinnedness query only after the current stream was found external (never for
+    ``.to("cpu")``, whose result is pinned by construction)."""
     from tests.guard.npusim import fake_c
 
     counts = {"stream": 0, "pinned": 0}
@@ -336,10 +332,13 @@ def test_checks_cheapest_first(ctx: Ctx, monkeypatch: Any) -> None:
     host = ctx.pinned()
     monkeypatch.setattr(fake_c, "_npu_getCurrentStream", stream)
     monkeypatch.setattr(ctx.torch.Tensor, "is_pinned", pinned)
-    host.to("npu", non_blocking=True)  # no external region anywhere: no wrapper at all
-    assert counts == {"stream": 0, "pinned": 0}
+    host.to("npu", non_blocking=True)  # a managed stream current: no pinnedness query
+    assert counts == {"stream": 1, "pinned": 0}
+    host.to("npu")
+    host.to(ctx.torch.float64)
+    assert counts == {"stream": 1, "pinned": 0}  # no non_blocking, host source: nothing read
     with ctx.npu.stream(ctx.ext):
-        counts["stream"] = 0  # torch_npu's StreamContext read the current stream itself
+        counts["stream"] = 0  # torch_npu's StreamContext and the switch wrapper read it
         host.to("npu")
         host.to(ctx.torch.float64)
         ctx.on_npu().copy_(host)
@@ -490,7 +489,8 @@ def test_replay_under_ext_warns_once_even_in_raise_mode(sim: Any, monkeypatch: A
 
 
 @pytest.mark.parametrize(
-    ("name", "code"), [("pinned-to-npu", "XST201"), ("backward-outside", "XST203")]
+    ("name", "code"),
+    [("pinned-to-npu", "XST201"), ("backward-outside", "XST203"), ("backward-mixed", "XST203")],
 )
 def test_guarded_program_raises_at_the_call_and_lives(sim_build: Any, name: str, code: str) -> None:
     result = run_program(name, "raise")

@@ -58,6 +58,8 @@ def wheel_built(sim_build: Any) -> Any:
         ("pinned-copy-into-npu", "COPIED"),
         # X07 from the engine first, then the root gradient's free aborts
         ("backward-outside", f"NATIVE {native_not_supported('LaunchWaitEventTask')}"),
+        # X07 at the interior edge, then the gradient it carried aborts when freed
+        ("backward-mixed", f"NATIVE {native_not_supported('LaunchWaitEventTask')}"),
     ],
 )
 def test_unguarded_program_aborts_later(wheel_built: Any, name: str, marker: str) -> None:
@@ -237,3 +239,118 @@ def test_engine_cpu_graph_is_not_synchronised(sim: Any) -> None:
         loss = (weight * 2).sum()
     loss.backward()
     assert float(weight.grad[0]) == 2.0
+
+
+# --- the engine: what the graph carries (issue 31) ---------------------------------------------
+
+
+def _aborts(monkeypatch: Any) -> list[str]:
+    """The simulated terminations of this test, kept from the ``sim`` fixture's check."""
+    from tests.guard.npusim import memory
+
+    seen: list[str] = []
+    monkeypatch.setattr(memory, "terminate", seen.append)
+    return seen
+
+
+def test_nodes_carry_the_stream_of_the_thread_that_made_them(sim: Any, monkeypatch: Any) -> None:
+    """A graph made under ext in another thread, run in this one under the default stream:
+    the nodes' stream is theirs, not this thread's history (X07, then the root gradient,
+    recorded on ext, aborts when freed)."""
+    import gc
+    import threading
+
+    from tests.guard import npusim
+
+    npu = sim.torch_npu.npu
+    ext = npu.ExternalStream(HANDLE)
+    weight = npusim.npu_tensor(requires_grad=True)
+    made: list[Any] = []
+
+    def forward() -> None:
+        with npu.stream(ext):
+            made.append((weight * 2).sum())
+
+    thread = threading.Thread(target=forward)
+    thread.start()
+    thread.join()
+    aborts = _aborts(monkeypatch)
+    try:
+        made[0].backward()
+    except RuntimeError as exc:
+        assert native_not_supported("LaunchWaitEventTask") in str(exc)
+        del exc
+    else:
+        raise AssertionError("the engine ran across the boundary")
+    made.clear()
+    gc.collect()
+    assert len(aborts) == 1 and RECORD in aborts[0]
+
+
+def test_interior_edge_records_the_external_stream_on_its_gradient(
+    sim: Any, monkeypatch: Any
+) -> None:
+    """``h = w * 2`` under ext, ``h.sum().backward()`` outside: the root step is between
+    managed streams; the edge into ``h``'s node waits on ext (X07) after recording ext on the
+    gradient it carries, which aborts when the failed graph task frees it."""
+    import gc
+
+    from tests.guard import npusim
+
+    npu = sim.torch_npu.npu
+    ext = npu.ExternalStream(HANDLE)
+    weight = npusim.npu_tensor(requires_grad=True)
+    with npu.stream(ext):
+        hidden = weight * 2
+    loss = hidden.sum()
+    aborts = _aborts(monkeypatch)
+    try:
+        loss.backward()
+    except RuntimeError as exc:
+        assert native_not_supported("LaunchWaitEventTask") in str(exc)
+        del exc
+    else:
+        raise AssertionError("the engine ran across the boundary")
+    gc.collect()
+    assert len(aborts) == 1 and RECORD in aborts[0]
+
+
+def test_accumulator_made_before_the_region_fails_the_backward_in_it(sim: Any) -> None:
+    """Forward and backward under the same ext, but the leaf's AccumulateGrad was made outside
+    it (an earlier graph still holds it): the edge into it records on ext (X06)."""
+    from tests.guard import npusim
+
+    npu = sim.torch_npu.npu
+    ext = npu.ExternalStream(HANDLE)
+    weight = npusim.npu_tensor(requires_grad=True)
+    kept = weight * 1  # makes the accumulator, under the default stream, and keeps it
+    with npu.stream(ext):
+        loss = (weight * 2).sum()
+        with pytest.raises(RuntimeError, match="LaunchRecordEventTask"):
+            loss.backward()
+    del kept, loss
+    with npu.stream(ext):  # no graph holds the old accumulator: a new one, made under ext
+        (weight * 2).sum().backward()
+    assert float(weight.grad[0]) == 2.0
+
+
+def test_leaf_post_processing_syncs_leaf_streams_with_the_callers(sim: Any) -> None:
+    """``exec_post_processing``: a leaf (AccumulateGrad) stream other than the caller's
+    current stream on its device is recorded, and the caller's stream waits. In a graph on
+    one device an edge crossing the same streams fails first; this step is checked on the
+    leaves the walk returns."""
+    import torch
+
+    from tests.guard import npusim
+    from tests.guard.npusim import engine
+
+    npu = sim.torch_npu.npu
+    ext = npu.ExternalStream(HANDLE)
+    weight = npusim.npu_tensor(requires_grad=True)
+    loss = (weight * 2).sum()
+    leaves = engine._sync_graph(loss, torch.ones(()), 0)
+    assert [type(leaf).__name__ for leaf in leaves] == ["AccumulateGrad"]
+    engine._post_process(leaves)  # managed on both sides
+    with npu.stream(ext), pytest.raises(RuntimeError, match="LaunchWaitEventTask"):
+        engine._post_process(leaves)  # the caller's stream (ext) would wait on the leaf's
+    assert engine.node_stream(leaves[0]) == (0, 0)

@@ -245,7 +245,22 @@ def _sim_get_accelerator(check: bool = False) -> torch.device:
 
 def _sim_accelerator_set_stream(stream: Any) -> None:
     """``torch.accelerator.set_stream`` reaches ``NPUGuardImpl::exchangeStream`` in C++."""
-    fake_c._npu_setStream(stream.stream_id, stream.device_index, stream.device_type)
+    fake_c.exchange_stream(stream.stream_id, stream.device_index)
+
+
+_real_parse_to = torch._C._nn._parse_to
+
+
+def _sim_parse_to(*args: Any, **kwargs: Any) -> Any:
+    """torch 2.13 reads an integer device as the accelerator's (``at::getAccelerator``), which
+    torch_npu's C++ hooks make the NPU; a CPU-only torch has none and refuses. So while the
+    simulation is active, ``torch._C._nn._parse_to`` (what ``Tensor.to`` parses with) gets the
+    integer as ``npu:<n>``, as the real parser would produce it."""
+    if args and type(args[0]) is int:
+        args = (torch.device("npu", args[0]), *args[1:])
+    if type(kwargs.get("device")) is int:
+        kwargs = {**kwargs, "device": torch.device("npu", kwargs["device"])}
+    return _real_parse_to(*args, **kwargs)
 
 
 def _set_torch_npu(npu: ModuleType | None) -> None:
@@ -255,11 +270,13 @@ def _set_torch_npu(npu: ModuleType | None) -> None:
         sys.modules.pop("torch.npu", None)
         torch._C._get_accelerator = _real_get_accelerator
         torch._C._accelerator_setStream = _real_accelerator_set_stream
+        torch._C._nn._parse_to = _real_parse_to
     else:
         torch.npu = npu  # type: ignore[attr-defined]
         sys.modules["torch.npu"] = npu
         torch._C._get_accelerator = _sim_get_accelerator
         torch._C._accelerator_setStream = _sim_accelerator_set_stream
+        torch._C._nn._parse_to = _sim_parse_to
 
 
 def activate(sim: Sim) -> None:
@@ -294,6 +311,10 @@ class SimNPUTensor(torch.Tensor):
     def device(self) -> torch.device:  # type: ignore[override]
         return torch.device("npu", self._sim_index)
 
+    @property
+    def is_cpu(self) -> bool:  # type: ignore[override]
+        return False
+
     @classmethod
     def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
@@ -302,14 +323,18 @@ class SimNPUTensor(torch.Tensor):
             return fake_c.record_stream(args[0], stream)
         with torch._C.DisableTorchFunctionSubclass():
             result = func(*args, **kwargs)
+        index = next(
+            (a._sim_index for a in (*args, *kwargs.values()) if isinstance(a, SimNPUTensor)), 0
+        )
         # An NPU kernel's outputs are on the NPU: results stay simulated NPU tensors.
         if type(result) is torch.Tensor and result.device.type == "cpu":
-            index = next(
-                (a._sim_index for a in (*args, *kwargs.values()) if isinstance(a, SimNPUTensor)),
-                0,
-            )
             result = result.as_subclass(SimNPUTensor)
             result._sim_index = index
+        # The autograd nodes this op made carry the stream current on its device (node.h).
+        outputs = result if isinstance(result, (tuple, list)) else (result,)
+        for output in outputs:
+            if isinstance(output, SimNPUTensor):
+                engine.tag_nodes(output.grad_fn, output._sim_index)
         return result
 
 

@@ -4,20 +4,30 @@
 calls ``Variable._execution_engine.run_backward``: C++ ``Engine::execute``. On an NPU graph the
 engine syncs streams through ``NPUGuardImpl``, which a CPU graph never reaches, so while the
 simulation is active :func:`activate` puts :class:`SimEngine` in ``_execution_engine``'s place.
-It does what the C++ engine does with NPU streams before the real engine runs the graph:
+It does what the C++ engine does with NPU streams around the real engine's run:
 
-* every node's stream is the one current on its device when forward created it (``node.h``),
-  read from the fake C layer's history of current streams by the node's sequence number;
+* **every node carries its stream**: the one current on its device, in the thread that made it,
+  when forward created it (``node.h``: ``InputMetadata`` calls ``getStream``). The simulated
+  kernels (:class:`~tests.guard.npusim.SimNPUTensor`'s dispatch) write it into the node's
+  ``metadata`` as they make it (:func:`tag_nodes`); nothing is looked up later.
+* an **AccumulateGrad** node gets the stream current when the leaf's accumulator was created:
+  by the first op that used the leaf while no accumulator was alive, possibly long before this
+  forward (it lives as long as any graph holds it, e.g. DDP's reducer);
 * the root gradient's producer is the stream current at ``backward()`` (``Engine::execute``);
   when the root node's stream (the consumer) differs, ``InputBuffer::add`` first calls
   ``record_stream_any_impl(grad, consumer)`` (``recordDataPtrOnStream``: no external check, so
   the gradient's block remembers the stream and aborts the process when freed, if external),
   then records an event on the producer (**X06** if external) and the consumer waits on it
   (**X07** if external);
-* a node whose input comes from a node on another stream does the same record/wait.
+* every **interior edge** whose two nodes carry different streams does the same with the
+  gradient it carries: recorded on the consumer's stream (freed when the failed graph task
+  drops its buffers: an abort if that stream is external), X06 on the producer, X07 on the
+  consumer;
+* **leaf post-processing** (``exec_post_processing``) after the graph ran: each leaf
+  (AccumulateGrad) stream that differs from the caller's current stream on its device is
+  recorded (X06 if external) and the caller's stream waits (X07 if external).
 
-AccumulateGrad nodes (stream of their creation, possibly an earlier iteration) and leaf
-post-processing are not modelled. Graphs on CPU tensors go straight to the real engine.
+Graphs on CPU tensors go straight to the real engine.
 """
 
 from __future__ import annotations
@@ -30,10 +40,33 @@ from extstream_lint.contract import native_not_supported
 
 from . import fake_c, memory
 
-__all__ = ["SimEngine", "activate", "deactivate"]
+__all__ = ["SimEngine", "activate", "deactivate", "node_stream", "tag_nodes"]
 
 _UNSET = object()
 _saved: list[Any] = []
+#: The key of a node's stream, ``(device, stream id)``, in its ``metadata`` dict.
+STREAM_KEY = "npusim_stream"
+
+
+def tag_nodes(node: Any, device: int) -> None:
+    """Give ``node`` and the nodes an op made with it (untagged ones reachable from it) the
+    stream current on ``device`` in this thread now: they were created by this op."""
+    stack = [node]
+    stream = (device, fake_c.STATE.current(device))
+    while stack:
+        current = stack.pop()
+        if current is None:
+            continue
+        metadata = current.metadata
+        if STREAM_KEY in metadata:
+            continue
+        metadata[STREAM_KEY] = stream
+        stack.extend(child for child, _ in current.next_functions)
+
+
+def node_stream(node: Any) -> tuple[int, int] | None:
+    """``(device, stream id)`` the node carries, or None for a node no NPU op made."""
+    return node.metadata.get(STREAM_KEY)
 
 
 def _record(stream_id: int) -> None:  # NPUGuardImpl::record -> LaunchRecordEventTask
@@ -48,28 +81,26 @@ def _block(stream_id: int) -> None:  # NPUGuardImpl::block -> LaunchWaitEventTas
     fake_c.STATE.log.append(("engine_wait", stream_id))
 
 
-def _node_stream(node: Any, device: int) -> int | None:
-    try:
-        sequence_nr = node._sequence_nr()
-    except (AttributeError, RuntimeError):
-        return None
-    if sequence_nr >= (1 << 63):  # AccumulateGrad: UINT64_MAX, stream of its creation
-        return None
-    return fake_c.STATE.stream_at(device, sequence_nr)
+def _cross(grad: Any, device: int, producer: int, consumer: int) -> None:
+    """``InputBuffer::add``, Case A: the gradient recorded on the consumer, then the events."""
+    if isinstance(grad, torch.Tensor):
+        memory.record_data_ptr_on_stream(grad, device, consumer)
+    _record(producer)
+    _block(consumer)
 
 
-def _sync_graph(root: Any, grad: Any, device: int) -> None:
-    """The engine's record/wait steps for one NPU root, in the order it takes them."""
+def _sync_graph(root: Any, grad: Any, device: int) -> list[Any]:
+    """The engine's record/wait steps for one NPU root, in the order it takes them; returns
+    the leaf (AccumulateGrad) nodes it reached."""
     node = root.grad_fn
     if node is None:
-        return
+        return []
     producer = fake_c.STATE.current(device)
-    consumer = _node_stream(node, device)
-    if consumer is not None and consumer != producer:
-        if isinstance(grad, torch.Tensor):
-            memory.record_data_ptr_on_stream(grad, device, consumer)
-        _record(producer)
-        _block(consumer)
+    tagged = node_stream(node)
+    consumer = tagged[1] if tagged is not None else producer
+    if consumer != producer:
+        _cross(grad, device, producer, consumer)
+    leaves = []
     seen = {id(node)}
     stack = [(node, consumer)]
     while stack:
@@ -78,11 +109,31 @@ def _sync_graph(root: Any, grad: Any, device: int) -> None:
             if child is None or id(child) in seen:
                 continue
             seen.add(id(child))
-            stream = _node_stream(child, device)
-            if stream is not None and parent_stream is not None and stream != parent_stream:
-                _record(parent_stream)
-                _block(stream)
-            stack.append((child, parent_stream if stream is None else stream))
+            tagged = node_stream(child)
+            stream = tagged[1] if tagged is not None else parent_stream
+            if not child.next_functions and type(child).__name__ == "AccumulateGrad":
+                leaves.append(child)
+            if stream != parent_stream:
+                # The gradient this edge carries: a buffer of its own, dropped with the
+                # graph task's buffers when the engine fails.
+                edge_grad = torch.empty(1)
+                _cross(edge_grad, device, parent_stream, stream)
+                del edge_grad
+            stack.append((child, stream))
+    return leaves
+
+
+def _post_process(leaves: list[Any]) -> None:
+    """``GraphTask::exec_post_processing``: leaf streams against the caller's streams."""
+    for leaf in leaves:
+        tagged = node_stream(leaf)
+        if tagged is None:
+            continue
+        device, leaf_stream = tagged
+        caller = fake_c.STATE.current(device)
+        if leaf_stream != caller:
+            _record(leaf_stream)
+            _block(caller)
 
 
 class SimEngine:
@@ -95,12 +146,15 @@ class SimEngine:
         from .kernels import npu_index
 
         grads = list(grad_tensors) if grad_tensors is not None else []
+        leaves = []
         for position, root in enumerate(t_outputs):
             device = npu_index(root)
             if device is not None:
                 grad = grads[position] if position < len(grads) else None
-                _sync_graph(root, grad, device)
-        return self._real.run_backward(t_outputs, grad_tensors, *args, **kwargs)
+                leaves += _sync_graph(root, grad, device)
+        result = self._real.run_backward(t_outputs, grad_tensors, *args, **kwargs)
+        _post_process(leaves)
+        return result
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)

@@ -402,19 +402,29 @@ def _resolve_device(index: int) -> int:
 
 
 def _npu_getCurrentStream(index: int) -> tuple[int, int, int]:
-    device = _resolve_device(index)
-    return (STATE.current(device), device, PRIVATEUSE1)
+    # Inlined (a C function in torch_npu, read on every guarded switch and copy check: the
+    # simulation should not make the guard look slower than it is).
+    if index is None or index < 0:
+        index = STATE.device()
+    streams = getattr(STATE.tls, "streams", None)
+    return (0 if streams is None else streams.get(index, 0), index, PRIVATEUSE1)
 
 
 def _npu_getDefaultStream(index: int) -> tuple[int, int, int]:
     return (0, _resolve_device(index), PRIVATEUSE1)
 
 
-def _npu_setStream(stream_id: int = 0, device_index: int = 0, device_type: int = 0) -> None:
+def exchange_stream(stream_id: int, device_index: int) -> None:
+    """``NPUGuardImpl::exchangeStream`` / ``setCurrentNPUStream``: the C++ switch every Python
+    path ends in (``torch.accelerator.set_stream`` reaches it without ``_npu_setStream``)."""
     _validate(stream_id, device_index)
     if device_index != STATE.device():
         STATE.set_device(device_index)
     STATE.set_current(device_index, stream_id)
+
+
+def _npu_setStream(stream_id: int = 0, device_index: int = 0, device_type: int = 0) -> None:
+    exchange_stream(stream_id, device_index)
 
 
 def _npu_synchronize() -> None:  # device-wide; covers external streams too

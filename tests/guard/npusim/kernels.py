@@ -102,8 +102,12 @@ def _parse_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, 
     kwargs = dict(kwargs)
     copy = bool(kwargs.pop("copy", False))
     positional = list(args)
-    if len(positional) == 4 or (len(positional) == 3 and isinstance(positional[1], torch.dtype)):
-        copy = copy or bool(positional.pop())  # to(device, dtype, non_blocking, copy)
+    # ``copy`` is the 4th positional of to(device, dtype, non_blocking, copy) and the 3rd of
+    # to(dtype, non_blocking, copy) / to(tensor, non_blocking, copy); _parse_to refuses it.
+    first = positional[0] if positional else None
+    at = 2 if isinstance(first, (torch.dtype, torch.Tensor)) else 3
+    if len(positional) > at:
+        copy = copy or bool(positional.pop(at))
     device, dtype, non_blocking, _ = torch._C._nn._parse_to(*positional, **kwargs)
     return device, dtype, bool(non_blocking), copy
 

@@ -1,0 +1,235 @@
+"""G201 / G112: the copy checks, patched once when the hazard checks arm and left in place.
+
+* **G201** (XST201): a ``non_blocking`` copy between torch_npu pinned host memory and the NPU
+  while the NPU device's current stream is external records that stream in the pinned block;
+  freeing the block aborts the process. ``npu_t.to("cpu", non_blocking=True)`` is always armed
+  (torch_npu allocates its result pinned).
+* **G112** (XST112): a copy between two NPUs records and blocks events on both devices' current
+  streams: X03/X04 at once when either is external.
+
+The wrappers decide from what they read at the call, cheapest first: no ``non_blocking`` and a
+host source (most copies) end the check; then the arguments are parsed the way torch parses
+them (``torch._C._nn._parse_to``: integer devices are the accelerator, positional
+``non_blocking`` / ``copy``, a tensor's device and dtype); then the NPU device's current stream
+through torch_npu's raw query; pinnedness (a driver query) last. A call torch cannot parse is
+not judged: it goes to torch, which raises its own error.
+
+**Identity.** torch and tensor subclasses compare ``func`` with ``torch.Tensor.to`` / ``copy_``
+in ``__torch_function__`` (``UninitializedParameter`` allows only the original methods, so
+``LazyLinear(3).to(torch.float64)`` must reach it as the original). Torch's C method looks its
+own name up on ``torch.Tensor`` when it dispatches ``__torch_function__``, so a wrapper on the
+class would be handed over instead. When the wrapped method is torch's C method itself, the
+wrapper therefore does that dispatch first, exactly as the C method would (same overloaded
+arguments, modes included), with the original as ``func``: subclasses and modes see what they
+see without the guard, and the C method runs under them as before. A wrapper around another
+library's Python wrapper (``transfer_to_npu``'s) calls it unchanged.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from extstream_lint.contract import native_not_supported
+
+from . import _state
+from ._hazard_report import current_device, current_id, fail, npu_devices, stream_text
+from .patches import Point
+from .predicate import EXTERNAL_MARK
+
+__all__ = ["copy_wrapper", "parse_to", "to_wrapper"]
+
+Session = _state.Session
+
+#: ``transfer_to_npu`` maps ``cuda`` devices to the NPU: with it imported, a ``cuda`` device
+#: the guard sees (its wrapper sits below the guard's when it was imported first) is the NPU.
+_TRANSFER = "torch_npu.contrib.transfer_to_npu"
+
+
+def _is_npu(device: Any) -> bool:
+    if device in npu_devices:
+        return True
+    return _TRANSFER in sys.modules and device.type == "cuda"
+
+
+def parse_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, bool] | None:
+    """``(device or None, non_blocking)`` of ``Tensor.to(*args, **kwargs)`` as torch reads it;
+    None when torch would reject the call (it then raises its own error, not the guard).
+
+    The three overloads are brought to the first one (``to(device, dtype, non_blocking,
+    copy)``): a tensor argument stands for its device and dtype (read from Python, as a
+    subclass reports it), and ``copy``, which ``_parse_to`` refuses, is taken out.
+    """
+    torch = _state.torch
+    Tensor = torch.Tensor  # type: ignore[union-attr]
+    positional = list(args)
+    if kwargs:
+        kwargs = dict(kwargs)
+        kwargs.pop("copy", None)
+        other = kwargs.pop("tensor", None)
+        if isinstance(other, Tensor):
+            kwargs["device"], kwargs["dtype"] = other.device, other.dtype
+    if positional:
+        first = positional[0]
+        if isinstance(first, Tensor):
+            positional[:1] = [first.device, first.dtype]
+        elif isinstance(first, torch.dtype):  # type: ignore[union-attr]
+            positional.insert(0, None)
+    if len(positional) >= 4:
+        del positional[3]
+    try:
+        with torch._C.DisableTorchFunction():  # type: ignore[union-attr]
+            device, _dtype, non_blocking, _format = torch._C._nn._parse_to(  # type: ignore[union-attr]
+                *positional, **kwargs
+            )
+    except (TypeError, RuntimeError, ValueError):
+        return None
+    return device, bool(non_blocking)
+
+
+def _index(device: Any) -> int:
+    return current_device() if device.index is None else int(device.index)
+
+
+def check_copy(session: Session, operation: str, src_device: Any, dst_device: Any,
+               non_blocking: bool, host: Any) -> None:  # fmt: skip
+    """One copy from ``src_device`` to ``dst_device``; ``host`` is the CPU side (tensor or
+    storage) whose pinnedness matters, None when the host side is pinned by construction."""
+    src_npu, dst_npu = _is_npu(src_device), _is_npu(dst_device)
+    if src_npu and dst_npu:
+        src, dst = _index(src_device), _index(dst_device)
+        if src == dst:
+            return
+        for index, which, api in ((src, "source", "NPUEvent::record"),
+                                  (dst, "destination", "NPUEvent::block")):  # fmt: skip
+            stream_id = current_id(index)
+            if stream_id & EXTERNAL_MARK:
+                fail(session, "XST112", operation, native_not_supported(api),
+                     f"copy from npu:{src} to npu:{dst} while the {which} device's current "
+                     f"stream is external ({stream_text(index, stream_id)})",
+                     index, stream_id)  # fmt: skip
+                return
+        return
+    if not non_blocking or src_npu == dst_npu:
+        return
+    if (src_device if dst_npu else dst_device).type != "cpu":
+        return
+    index = _index(dst_device if dst_npu else src_device)
+    stream_id = current_id(index)
+    if not stream_id & EXTERNAL_MARK:
+        return
+    if host is not None and not host.is_pinned():
+        return
+    if dst_npu:
+        what = f"from pinned host memory to npu:{index}"
+    elif host is None:
+        what = f"from npu:{index} to host memory, whose result torch_npu allocates pinned"
+    else:
+        what = f"from npu:{index} into pinned host memory"
+    fail(session, "XST201", operation, "",
+         f"non_blocking copy {what} while the current stream is external "
+         f"({stream_text(index, stream_id)})", index, stream_id)  # fmt: skip
+
+
+def _check_to(session: Session, operation: str, self: Any, args: tuple[Any, ...],
+              kwargs: dict[str, Any]) -> None:  # fmt: skip
+    parsed = parse_to(args, kwargs)
+    if parsed is None:
+        return
+    device, non_blocking = parsed
+    if device is None:
+        return
+    src = self.device
+    host = self if _is_npu(device) else None
+    check_copy(session, operation, src, device, non_blocking, host)
+
+
+def _dispatches(orig: Any) -> bool:
+    """Whether ``orig`` ends in torch's C tensor method, which dispatches ``__torch_function__``
+    itself (looking ``torch.Tensor.<name>`` up: it would find the guard's wrapper). That is
+    torch's method itself, or a decorator around it (``functools.wraps``: ``transfer_to_npu``'s
+    ``_wrapper_cuda``, which its ``_allowed_methods`` fix puts in ``UninitializedParameter``'s
+    list): subclasses then get ``orig``, what ``torch.Tensor.<name>`` was without the guard.
+    A function that is not such a decorator (the simulation's kernels) is called unchanged."""
+    TensorBase = _state.torch._C.TensorBase  # type: ignore[union-attr]
+    func = orig
+    for _ in range(16):
+        if getattr(func, "__objclass__", None) is TensorBase:
+            return True
+        func = getattr(func, "__wrapped__", None)
+        if func is None:
+            return False
+    return False
+
+
+def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
+    """``Tensor.to`` (``.npu()`` / a remapped ``.cuda()`` end here too).
+
+    Cheapest first: without a truthy ``non_blocking`` a copy from a host tensor can be
+    neither hazard (``is_cpu``, one C getter), so nothing is parsed or read."""
+    torch = _state.torch
+    unary = torch._C._has_torch_function_unary  # type: ignore[union-attr]
+    handle = torch.overrides.handle_torch_function  # type: ignore[union-attr]
+    Tensor = torch.Tensor  # type: ignore[union-attr]
+    dispatch = _dispatches(orig)
+    operation = point.operation
+
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        maybe = kwargs.get("non_blocking") if kwargs else False
+        if not maybe and len(args) > 1:
+            for arg in args:
+                if arg is True:
+                    maybe = True
+                    break
+        try:
+            host = self.is_cpu
+        except AttributeError:  # not a tensor: torch raises its own TypeError
+            return orig(self, *args, **kwargs)
+        if (maybe or not host) and session.live:
+            _check_to(session, operation, self, args, kwargs)
+        if dispatch:
+            other = args[0] if args else kwargs.get("tensor") if kwargs else None
+            if unary(self) or (isinstance(other, Tensor) and unary(other)):
+                relevant = (self, other) if isinstance(other, Tensor) else (self,)
+                return handle(orig, relevant, self, *args, **kwargs)
+        return orig(self, *args, **kwargs)
+
+    return wrapper
+
+
+def copy_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
+    """``Tensor.copy_(other, non_blocking=False)`` and ``UntypedStorage.copy_(src,
+    non_blocking=None)``: without ``non_blocking``, only a copy into the NPU can be a hazard
+    (between two NPUs), so a host destination ends the check."""
+    torch = _state.torch
+    unary = torch._C._has_torch_function_unary  # type: ignore[union-attr]
+    handle = torch.overrides.handle_torch_function  # type: ignore[union-attr]
+    Tensor = torch.Tensor  # type: ignore[union-attr]
+    dispatch = _dispatches(orig)
+    operation = point.operation
+    tensor = point.operation.startswith("Tensor.")  # storages have no ``is_cpu``
+    cpu = torch.device("cpu")  # type: ignore[union-attr]
+
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        src = args[0] if args else kwargs.get("other", kwargs.get("src")) if kwargs else None
+        if len(args) > 1:
+            non_blocking = args[1] is True
+        else:
+            non_blocking = kwargs.get("non_blocking") is True if kwargs else False
+        try:
+            host = self.is_cpu if tensor else self.device == cpu
+        except AttributeError:  # not a tensor or storage: torch raises its own TypeError
+            return orig(self, *args, **kwargs)
+        if (non_blocking or not host) and session.live:
+            dst_device = self.device
+            src_device = getattr(src, "device", None)
+            if src_device is not None and src_device != dst_device:
+                host = src if _is_npu(dst_device) else self
+                check_copy(session, operation, src_device, dst_device, non_blocking, host)
+        if dispatch and (unary(self) or (isinstance(src, Tensor) and unary(src))):
+            relevant = (self, src) if isinstance(src, Tensor) else (self,)
+            return handle(orig, relevant, self, *args, **kwargs)
+        return orig(self, *args, **kwargs)
+
+    return wrapper

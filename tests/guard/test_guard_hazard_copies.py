@@ -1,0 +1,377 @@
+"""The copy checks after issue 31: what torch does is unchanged, every spelling is parsed.
+
+* identity: ``LazyLinear`` / ``UninitializedParameter`` (which allow only the original
+  ``Tensor.to`` / ``copy_``), a tensor subclass comparing ``func`` with the originals it
+  captured, and ``mock.patch`` of the same methods inside and across regions;
+* parsing as torch parses: positional ``non_blocking`` / ``copy``, integer devices, ``cuda``
+  under ``transfer_to_npu``, malformed calls failing as they fail without the guard;
+* patched once: the wrappers stay in place between regions.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar
+from unittest import mock
+
+import pytest
+
+import extstream_guard
+from extstream_guard import ExternalStreamError
+from extstream_guard._patching import unwrap
+
+HANDLE = 0x7A00_0000
+
+
+@pytest.fixture
+def armed(sim: Any) -> Iterator[Any]:
+    """The guard installed and armed (an external stream made); yields ``(npu, ext)``."""
+    extstream_guard.install()
+    npu = sim.torch_npu.npu
+    yield npu, npu.ExternalStream(HANDLE)
+    extstream_guard.uninstall()
+
+
+def _pinned() -> Any:
+    import torch
+
+    return torch.ones(4).pin_memory()
+
+
+def _defuse(*tensors: Any) -> None:
+    from tests.guard.npusim import memory
+
+    for tensor in tensors:
+        block = memory.pinned_block(tensor)
+        if block is not None:
+            block.streams.clear()
+
+
+# --- identity (plain CPU torch: torch's own C methods under the guard) -----------------------
+
+
+@pytest.fixture
+def cpu_methods(sim: Any) -> Iterator[Any]:
+    """The guard armed over torch's own ``Tensor.to`` / ``copy_`` (the simulation's copy
+    kernels, Python functions standing in for torch_npu's, are taken out): what a real
+    installation wraps. Yields ``(npu, ext)``."""
+    from tests.guard.npusim import kernels
+
+    kernels.deactivate()
+    try:
+        extstream_guard.install()
+        npu = sim.torch_npu.npu
+        yield npu, npu.ExternalStream(HANDLE)
+        extstream_guard.uninstall()
+    finally:
+        kernels.activate()
+
+
+def test_lazy_module_to_in_and_out_of_a_region(cpu_methods: Any) -> None:
+    import torch
+
+    npu, ext = cpu_methods
+    assert unwrap(vars(torch.Tensor)["to"]) is not vars(torch.Tensor)["to"]  # wrapped
+    with npu.stream(ext):
+        module = torch.nn.LazyLinear(3).to(torch.float64)  # raised ValueError (issue 31)
+    assert isinstance(module.weight, torch.nn.UninitializedParameter)
+    assert module.weight.dtype == torch.float64
+    module = torch.nn.LazyLinear(3).to(torch.float32)
+    assert module(torch.ones(2, 5)).shape == (2, 3)  # materialised through copy_ & co.
+
+
+def test_uninitialized_parameter_keeps_its_allowed_methods(cpu_methods: Any) -> None:
+    import torch
+
+    npu, ext = cpu_methods
+    with npu.stream(ext):
+        param = torch.nn.UninitializedParameter()
+        assert param.to(torch.float64).dtype == torch.float64
+        with pytest.raises(ValueError, match="uninitialized parameter"):
+            param.sum()  # still refused by torch, as without the guard
+
+
+def _recording_class() -> Any:
+    import torch
+
+    class Recording(torch.Tensor):
+        """A subclass that, like many, compares ``func`` with methods it captured before."""
+
+        ORIGINALS = (torch._C.TensorBase.to, torch._C.TensorBase.copy_)
+        seen: ClassVar[list[Any]] = []
+
+        @classmethod
+        def __torch_function__(
+            cls, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
+            if any(func is original for original in cls.ORIGINALS):
+                cls.seen.append(func)
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    return Recording
+
+
+def test_subclass_torch_function_sees_the_original_methods_once(cpu_methods: Any) -> None:
+    import torch
+
+    npu, ext = cpu_methods
+    recording = _recording_class()
+    tensor = torch.ones(4).as_subclass(recording)
+    with npu.stream(ext):
+        assert tensor.to(torch.float64).dtype == torch.float64
+        tensor.copy_(torch.zeros(4))
+        torch.Tensor.to(tensor, torch.float16)  # the unbound spelling
+    # Each call reaches __torch_function__ once, with torch's own method object.
+    assert recording.seen == [*recording.ORIGINALS, recording.ORIGINALS[0]]
+    assert float(tensor[0]) == 0.0
+
+
+def test_torch_function_mode_sees_the_original_method(cpu_methods: Any) -> None:
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    npu, ext = cpu_methods
+    seen = []
+
+    class Mode(TorchFunctionMode):
+        def __torch_function__(
+            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
+            seen.append(func)
+            return func(*args, **(kwargs or {}))
+
+    with npu.stream(ext), Mode():
+        torch.ones(2).to(torch.float64)
+    assert torch._C.TensorBase.to in seen
+
+
+def test_lazy_module_under_a_transfer_to_npu_style_wrapper(sim: Any, monkeypatch: Any) -> None:
+    """``transfer_to_npu`` wraps ``Tensor.to`` (``functools.wraps``) and puts its wrapper in
+    ``UninitializedParameter``'s allowed list; the guard, armed after it, must hand
+    ``__torch_function__`` that wrapper, not its own."""
+    import torch
+    from torch.nn.parameter import UninitializedTensorMixin
+
+    from tests.guard.npusim import kernels
+
+    kernels.deactivate()
+    try:
+        transfer = _transfer_like(torch._C.TensorBase.to)
+        monkeypatch.setattr(torch.Tensor, "to", transfer)
+        allowed = [transfer if m is torch._C.TensorBase.to else m
+                   for m in UninitializedTensorMixin._allowed_methods]  # fmt: skip
+        monkeypatch.setattr(UninitializedTensorMixin, "_allowed_methods", allowed)
+        extstream_guard.install()
+        npu = sim.torch_npu.npu
+        ext = npu.ExternalStream(HANDLE)  # arms: the guard wraps transfer's wrapper
+        assert unwrap(vars(torch.Tensor)["to"]) is transfer
+        with npu.stream(ext):
+            module = torch.nn.LazyLinear(3).to(torch.float64)
+        assert module.weight.dtype == torch.float64
+        extstream_guard.uninstall()
+    finally:
+        kernels.activate()
+
+
+def test_mock_patch_inside_a_region_survives_its_end(armed: Any) -> None:
+    import torch
+
+    npu, ext = armed
+    wrapper = vars(torch.Tensor)["to"]
+    spy = mock.MagicMock(name="to")
+    with npu.stream(ext):
+        patcher = mock.patch.object(torch.Tensor, "to", spy)
+        patcher.start()
+    assert vars(torch.Tensor)["to"] is spy  # the region's end removed it (issue 31)
+    torch.ones(1).to(torch.float64)
+    assert spy.called
+    patcher.stop()
+    assert vars(torch.Tensor)["to"] is wrapper
+    with npu.stream(ext), mock.patch.object(torch.Tensor, "copy_", spy):
+        assert vars(torch.Tensor)["copy_"] is spy  # a patch made and undone within one region
+    assert unwrap(vars(torch.Tensor)["copy_"]) is not vars(torch.Tensor)["copy_"]
+
+
+def test_mock_patch_across_uninstall_leaves_an_inert_transparent_wrapper(sim: Any) -> None:
+    import torch
+
+    npu = sim.torch_npu.npu
+    kernel = vars(torch.Tensor)["to"]
+    extstream_guard.install()
+    ext = npu.ExternalStream(HANDLE)
+    with npu.stream(ext):
+        patcher = mock.patch.object(torch.Tensor, "to", mock.MagicMock())
+        patcher.start()
+    extstream_guard.uninstall()
+    assert vars(torch.Tensor)["to"] is kernel
+    patcher.stop()  # mock puts back what it saw: the guard's wrapper
+    left = vars(torch.Tensor)["to"]
+    assert left is not kernel and unwrap(left) is kernel
+    pinned = _pinned()
+    with npu.stream(ext):
+        pinned.to("npu", non_blocking=True)  # inert: not refused
+    _defuse(pinned)
+    extstream_guard.install()  # installing again wraps the kernel, not the leftover
+    npu.ExternalStream(HANDLE)
+    assert unwrap(vars(torch.Tensor)["to"]) is kernel
+    extstream_guard.uninstall()
+    torch.Tensor.to = kernel
+
+
+# --- parsing as torch parses ------------------------------------------------------------------
+
+Call = Callable[[Any, Any], Any]
+
+REFUSED: dict[str, Call] = {
+    "positional-non_blocking": lambda t, p: p.to("npu", None, True, False),
+    "integer-device": lambda t, p: p.to(0, non_blocking=True),
+    "integer-device-keyword": lambda t, p: p.to(device=0, non_blocking=True),
+    "tensor-keyword": lambda t, p: p.to(tensor=t.ones_npu, non_blocking=True),
+    "dtype-then-flag": lambda t, p: t.npu_to_cpu(),
+}
+
+ALLOWED: dict[str, Call] = {
+    "positional-copy-not-non_blocking": lambda t, p: p.to("npu", None, False, True),
+    "copy-keyword": lambda t, p: p.to("npu", copy=True),
+    "integer-device-blocking": lambda t, p: p.to(0),
+    "dtype-positional-flag-false": lambda t, p: p.to(t.torch.float32, False, True),
+}
+
+
+def _helpers() -> Any:
+    import torch
+
+    from tests.guard import npusim
+
+    return types.SimpleNamespace(
+        torch=torch,
+        ones_npu=npusim.npu_tensor(),
+        npu_to_cpu=lambda: npusim.npu_tensor().to("cpu", torch.float32, True),
+    )
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=list(REFUSED))
+def test_spellings_torch_reads_as_non_blocking_pinned_copies(armed: Any, case: str) -> None:
+    npu, ext = armed
+    helpers, pinned = _helpers(), _pinned()
+    with npu.stream(ext), pytest.raises(ExternalStreamError, match=r"\[XST201\]"):
+        REFUSED[case](helpers, pinned)
+
+
+@pytest.mark.parametrize("case", ALLOWED, ids=list(ALLOWED))
+def test_spellings_torch_reads_as_blocking_pass(armed: Any, case: str) -> None:
+    npu, ext = armed
+    helpers, pinned = _helpers(), _pinned()
+    with npu.stream(ext):
+        ALLOWED[case](helpers, pinned)
+    from tests.guard.npusim import memory
+
+    assert not memory.pinned_block(pinned).streams  # nothing recorded: really blocking
+
+
+def test_integer_device_is_the_accelerator(armed: Any) -> None:
+    import torch
+
+    assert armed
+    assert _pinned().to(0).device == torch.device("npu", 0)  # what the check assumes
+
+
+MALFORMED: dict[str, Call] = {
+    "to-bad-flag": lambda t, x: x.to("npu", None, "yes"),
+    "to-too-many": lambda t, x: x.to("npu", None, True, True, True),
+    "to-unknown-keyword": lambda t, x: x.to("npu", non_blocking=True, sideways=True),
+    "to-bad-device": lambda t, x: x.to("nowhere", non_blocking=True),
+    "copy_-nothing": lambda t, x: x.copy_(),
+    "copy_-not-a-tensor": lambda t, x: x.copy_("a", True),
+    "to-npu-index-out-of-range": lambda t, x: x.to("npu:-2", non_blocking=True),
+    "to-unbound-not-a-tensor": lambda t, x: t.torch.Tensor.to("npu", non_blocking=True),
+    "copy_-unbound-not-a-tensor": lambda t, x: t.torch.Tensor.copy_(1, x, True),
+}
+
+
+def _outcome(call: Callable[[], Any]) -> Any:
+    try:
+        call()
+    except Exception as exc:  # the type is what is compared
+        return type(exc)
+    return None
+
+
+@pytest.mark.parametrize("case", MALFORMED, ids=list(MALFORMED))
+def test_malformed_calls_fail_as_without_the_guard(sim: Any, case: str) -> None:
+    npu = sim.torch_npu.npu
+    helpers = _helpers()
+    ext = npu.ExternalStream(HANDLE)
+    with npu.stream(ext):
+        plain = _outcome(lambda: MALFORMED[case](helpers, _pinned()))
+    extstream_guard.install()
+    npu.ExternalStream(HANDLE)  # arms
+    with npu.stream(ext):
+        guarded = _outcome(lambda: MALFORMED[case](helpers, _pinned()))
+    assert plain is not None and guarded is plain
+
+
+# --- transfer_to_npu ------------------------------------------------------------------------------
+
+
+def _transfer_like(to: Any) -> Any:
+    """What ``transfer_to_npu``'s ``_wrapper_cuda`` does to ``Tensor.to``: ``cuda`` -> ``npu``,
+    integers -> ``npu:<n>``, in positional and keyword devices."""
+
+    def decorated(*args: Any, **kwargs: Any) -> Any:
+        args = tuple(a.replace("cuda", "npu") if isinstance(a, str) else a for a in args)
+        device = kwargs.get("device")
+        if isinstance(device, str):
+            kwargs["device"] = device.replace("cuda", "npu")
+        return to(*args, **kwargs)
+
+    decorated.__wrapped__ = to  # type: ignore[attr-defined]
+    return decorated
+
+
+@pytest.mark.parametrize("spelling", ["positional", "keyword", "cuda()"])
+@pytest.mark.parametrize("transfer_first", [True, False], ids=["transfer-first", "guard-first"])
+def test_cuda_under_transfer_to_npu(
+    sim: Any, monkeypatch: Any, spelling: str, transfer_first: bool
+) -> None:
+    import torch
+
+    npu = sim.torch_npu.npu
+    kernel = vars(torch.Tensor)["to"]
+
+    def transfer() -> None:
+        monkeypatch.setitem(sys.modules, "torch_npu.contrib.transfer_to_npu", types.ModuleType("t"))
+        monkeypatch.setattr(torch.Tensor, "to", _transfer_like(vars(torch.Tensor)["to"]))
+        monkeypatch.setattr(torch.Tensor, "cuda", torch.Tensor.npu)
+
+    if transfer_first:
+        transfer()
+    extstream_guard.install()
+    ext = npu.ExternalStream(HANDLE)
+    if not transfer_first:
+        transfer()
+    calls = {
+        "positional": lambda p: p.to("cuda", non_blocking=True),
+        "keyword": lambda p: p.to(device="cuda:0", non_blocking=True),
+        "cuda()": lambda p: p.cuda(non_blocking=True),
+    }
+    try:
+        with npu.stream(ext), pytest.raises(ExternalStreamError, match=r"\[XST201\]"):
+            calls[spelling](_pinned())
+        with npu.stream(ext):
+            assert calls[spelling](torch.ones(4)).device == torch.device("npu", 0)  # pageable
+    finally:  # undone in the reverse order: each restores what it saw
+        if transfer_first:
+            extstream_guard.uninstall()
+        monkeypatch.undo()
+        extstream_guard.uninstall()
+    assert vars(torch.Tensor)["to"] is kernel
+
+
+def test_cuda_without_transfer_to_npu_is_not_the_npu(armed: Any) -> None:
+    npu, ext = armed
+    with npu.stream(ext):
+        plain = _outcome(lambda: _pinned().to("cuda", non_blocking=True))
+    assert plain is not None and plain is not ExternalStreamError  # torch's own error
