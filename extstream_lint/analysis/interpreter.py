@@ -18,13 +18,17 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.statements`: statements and control flow;
 * :mod:`.interp.imports`: import statements;
 * :mod:`.interp.expressions`: expressions;
-* :mod:`.interp.calls`: function definitions, calls and argument binding;
+* :mod:`.interp.calls`: function definitions and calls;
+* :mod:`.interp.arguments`: a call's arguments, spreads included (binding: :mod:`.binding`);
+* :mod:`.interp.builtins`: the builtins that move values;
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
 """
 
 from __future__ import annotations
 
+from .interp.arguments import Arguments
+from .interp.builtins import Builtins
 from .interp.calls import Calls
 from .interp.classes import Classes
 from .interp.core import Core
@@ -36,7 +40,9 @@ from .interp.statements import Statements
 __all__ = ["Interpreter"]
 
 
-class Interpreter(Statements, Imports, Expressions, Calls, Classes, Narrowing, Core):
+class Interpreter(
+    Statements, Imports, Expressions, Calls, Arguments, Builtins, Classes, Narrowing, Core
+):
     """Runs the two passes over one module and collects :class:`Issue` objects.
 
     The constructor and :meth:`run` / :meth:`summarise` come from :class:`.interp.core.Core`;

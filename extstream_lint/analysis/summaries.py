@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from .effects import handle_matches
 from .sinks import Guard, ParamPath, Sink, SinkKey
-from .sites import Arg, CallSite, Issue
+from .sites import Arg, Issue
 from .values import (
     CALLER_CURRENT,
     PINNED,
@@ -120,65 +119,6 @@ class Binding:
     current: ExtStream | None
 
 
-@lru_cache(maxsize=4096)
-def _layout(
-    params: tuple[tuple[str, str], ...],
-) -> tuple[tuple[int, ...], dict[str, int], int | None, int | None]:
-    """Per parameter list (shared by every call): the positional slots, the parameters a
-    keyword can name, and where ``*args`` / ``**kwargs`` are."""
-    kinds = [kind for _, kind in params]
-    positional = tuple(i for i, kind in enumerate(kinds) if kind in ("pos", "posonly"))
-    named = {name: i for i, (name, kind) in enumerate(params) if kind in ("pos", "kwonly")}
-    star = kinds.index("star") if "star" in kinds else None
-    starstar = kinds.index("starstar") if "starstar" in kinds else None
-    return positional, named, star, starstar
-
-
-def bind_arguments(info: FunctionInfo, site: CallSite | None, receiver: Arg | None) -> Binding:
-    """Match a call's arguments to ``info``'s parameters (``receiver`` is ``self``).
-
-    As Python does: positional arguments fill the positional parameters, the rest go to
-    ``*args`` (a tuple), keywords to their parameter or to ``**kwargs`` (a dict); a parameter
-    left unfilled takes its default. After a ``*xs`` / ``**kw`` spread in the call, what the
-    spread fills is unknown, so nothing is bound from it and no default is assumed.
-    """
-    args: dict[int, Arg] = {}
-    params = info.params
-    first = 0
-    if params and "staticmethod" not in info.decorators:
-        if receiver is not None:
-            args[0] = receiver
-            first = 1
-        elif "classmethod" in info.decorators:
-            first = 1  # ``Tools.sync(ext)``: ``cls`` is implicit, ``ext`` is the next one
-    if site is None:
-        return Binding(info, args, None)
-    positional, named, star, starstar = _layout(params)
-    known = site.positional if site.star_at is None else site.positional[: site.star_at]
-    extra: list[Arg] = []
-    for offset, arg in enumerate(known):
-        slot = first + offset
-        if slot < len(positional):
-            args[positional[slot]] = arg
-        else:
-            extra.append(arg)
-    if star is not None and site.star_at is None and extra:
-        args[star] = Arg(Seq(tuple(arg.value for arg in extra)), None)
-    if site.keywords:
-        for name, index in named.items():
-            if name in site.keywords:
-                args[index] = site.keywords[name]
-    rest = {k: v for k, v in site.keywords.items() if k not in named} if site.keywords else {}
-    if starstar is not None and rest and not site.double_star:
-        values = tuple(arg.value for arg in rest.values())
-        keys = tuple((key, arg.value) for key, arg in rest.items())
-        args[starstar] = Arg(Seq(values, keys), None)
-    if site.star_at is None and not site.double_star:
-        for index, default in info.defaults.items():
-            args.setdefault(index, Arg(default, None))
-    return Binding(info, args, None)
-
-
 #: Path steps: an element met by iterating the value, and one read by subscript or get().
 #: They differ for dicts (keys vs values).
 ITERATED = "[]"
@@ -208,6 +148,8 @@ def item(value: Value, key: str | int) -> Value:
         for known, stored in value.keys:
             if type(known) is type(key) and known == key:
                 return stored
+        if value.keys:  # every key is a literal, and this one is not among them
+            return None
         if not value.keys and type(key) is int and -len(value.items) <= key < len(value.items):
             return value.items[key]
     if isinstance(value, ExtStream) and value.param is not None:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from .. import summaries as sm
+from ..binding import bind_arguments
 from ..effects import (
     DEFAULT_CAPTURE_STREAM,
     REFUSED_METHODS,
@@ -51,6 +52,7 @@ from ..values import (
     Work,
     join,
 )
+from .builtins import BUILTINS
 from .classes import Super
 from .core import Scope, may_contain
 
@@ -155,22 +157,6 @@ class Calls:
                 info.summary.version += 1
         return info
 
-    def _arguments(self, node: cst.Call, state: State, scope: Scope, callee_text: str) -> CallSite:
-        site = CallSite(node, callee_text)
-        for arg in node.args:
-            value = self.eval(arg.value, state, scope)
-            text = dotted_name(arg.value)
-            if arg.star == "*":
-                if site.star_at is None:
-                    site.star_at = len(site.positional)
-            elif arg.star == "**":
-                site.double_star = True
-            elif arg.keyword is not None:
-                site.keywords[arg.keyword.value] = Arg(value, text)
-            else:
-                site.positional.append(Arg(value, text))
-        return site
-
     def _eval_call(self, node: cst.Call, state: State, scope: Scope) -> Value:
         func = node.func
         receiver: Value = None
@@ -249,7 +235,7 @@ class Calls:
                 keywords = tuple(site.keywords.items())
                 return Partial(first.value, tuple(rest), keywords, node, first.text)
             return self._call_ref(callee.qualname, site, state, scope, current)
-        if callee is None and isinstance(func, cst.Name) and func.value in _BUILTINS:
+        if callee is None and isinstance(func, cst.Name) and func.value in BUILTINS:
             return self._call_builtin(func.value, site, state, current)
         return self._call_value(callee, node, site, state, current)
 
@@ -289,6 +275,8 @@ class Calls:
                 {**dict(callee.keywords), **site.keywords},  # type: ignore[arg-type]
                 None if site.star_at is None else site.star_at + len(callee.args),
                 site.double_star,
+                site.spread,
+                site.kw_spread,
             )
             bound_at, text, callee = callee.at, callee.text, callee.func
             if isinstance(callee, Ref):  # partial(torch.npu.Stream.synchronize, ext)
@@ -316,7 +304,7 @@ class Calls:
             init = callee.method("__init__")
             if init is None:
                 return instance
-            binding = sm.bind_arguments(init, site, Arg(instance, None))
+            binding = bind_arguments(init, site, Arg(instance, None))
             binding.current = current
             self._apply(init, node, binding, state, callee.name)
             fields = [
@@ -331,37 +319,6 @@ class Calls:
             # ``model(x)``: unknown, but computed now (a tensor for the hazard rules).
             operands = [arg.value for arg in (*site.positional, *site.keywords.values())]
             return computed(current, operands)
-        return None
-
-    def _call_builtin(
-        self, name: str, site: CallSite, state: State, current: ExtStream | None
-    ) -> Value:
-        """The builtins that move values around: containers, iteration, ``getattr``."""
-        values = [arg.value for arg in site.positional]
-        if name == "getattr" and len(values) >= 2:
-            literal = site.node.args[1].value
-            attr = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
-            if isinstance(attr, str) and attr.isidentifier():
-                text = site.positional[0].text
-                method = self._stream_method(values[0], attr, text, site.node)
-                return method or self._attribute_of(values[0], attr, text)
-            return None
-        if name == "enumerate" and values:
-            return Seq((Seq((None, self.element_of(values[0]))),))
-        if name == "zip" and values and site.star_at is None:
-            return Seq((Seq(tuple(self.element_of(v) for v in values)),))
-        if name == "map" and len(values) >= 2:
-            inner = CallSite(site.node, site.positional[0].text or "map")
-            inner.positional = [Arg(_mapped_element(self.element_of, v), None) for v in values[1:]]
-            made = self._call_value(values[0], site.node, inner, state, current)
-            return may_contain([made])
-        if name == "next" and values:
-            return self.element_of(values[0])
-        if name == "dict":
-            return self._make_dict(site)
-        if name in ("list", "tuple", "set", "frozenset", "sorted", "reversed", "iter") and values:
-            value = values[0]
-            return value if isinstance(value, Seq) else may_contain([self.element_of(value)])
         return None
 
     def _stream_method(self, base: Value, name: str, text: str | None, node: object) -> Value:
@@ -399,28 +356,6 @@ class Calls:
                 )
             self._report(node, issue)
 
-    def _make_dict(self, site: CallSite) -> Value:
-        """``dict(pairs)``, ``dict(mapping)``, ``dict(k=v)``: values by literal keyword, or
-        a dict whose values are any of the pairs' second items (``dict(zip(names, streams))``).
-        """
-        if site.star_at is not None or site.double_star or len(site.positional) > 1:
-            return None
-        keywords = tuple((key, arg.value) for key, arg in site.keywords.items())
-        if not site.positional:
-            values = [value for _, value in keywords]
-            made = may_contain(values)
-            return Seq(made.items, keywords) if isinstance(made, Seq) else None
-        source = site.positional[0].value
-        if not isinstance(source, Seq):
-            return None
-        if source.keys or source.is_dict:  # a copy of a dict (keywords: unknown keys)
-            return None if keywords else source
-        pair = self._as_seq(self.element_of(source))
-        if not isinstance(pair, Seq) or len(pair.items) != 2 or keywords:
-            return None
-        key, value = pair.items
-        return Seq((value,), is_dict=True, key=key) if value is not None else None
-
     def _call_function(
         self,
         info: FunctionInfo,
@@ -431,7 +366,7 @@ class Calls:
         current: ExtStream | None,
     ) -> Value:
         """Apply ``info``'s summary at a call: report its sinks, return what it returns."""
-        binding = sm.bind_arguments(info, site, receiver)
+        binding = bind_arguments(info, site, receiver)
         binding.current = current
         # ``make_syncer(s)()``, ``ops["sync"](s)``: no dotted name, so the function's own.
         named = site is not None and site.callee_text != _UNNAMED_CALLEE
@@ -545,42 +480,12 @@ def _defaults(params: cst.Parameters, evaluate: Callable[[cst.CSTNode], Value]) 
     return found
 
 
-def _mapped_element(element_of: Callable[[Value], Value], value: Value) -> Value:
-    """The element ``map`` surely calls its function on: a listed external stream if any
-    (``map(f, [side, ext])`` calls ``f(ext)``), else any element."""
-    if isinstance(value, Seq) and not value.keys and not value.is_dict:
-        for item in value.items:
-            if isinstance(item, ExtStream) and item.must and item.param is None:
-                return item
-    return element_of(value)
-
-
 #: Receivers whose refused methods are kept as values when read (not called).
 _METHOD_RECEIVERS = (ExtStream, Event, Graph, CapturingGraph, Work)
 
 
 #: How a call is named when its callee has no dotted name (``f()()``, ``ops["k"]()``).
 _UNNAMED_CALLEE = "call"
-
-
-#: Builtins that move values: handled unless the module rebinds the name.
-_BUILTINS = frozenset(
-    {
-        "getattr",
-        "dict",
-        "enumerate",
-        "zip",
-        "map",
-        "next",
-        "list",
-        "tuple",
-        "set",
-        "frozenset",
-        "sorted",
-        "reversed",
-        "iter",
-    }
-)
 
 
 #: Methods of dicts and lists returning their contents.
