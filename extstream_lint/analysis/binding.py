@@ -61,14 +61,14 @@ def bind_arguments(info: FunctionInfo, site: CallSite | None, receiver: Arg | No
             args[positional[slot]] = arg
         else:
             extra.append(arg)
-    if star is not None and site.star_at is None and extra:
+    if star is not None and site.star_at is None:  # the tuple ``*args`` is, even empty
         args[star] = Arg(Seq(tuple(arg.value for arg in extra)), None)
     if site.keywords:
         for name, index in named.items():
             if name in site.keywords:
                 args[index] = site.keywords[name]
     rest = {k: v for k, v in site.keywords.items() if k not in named} if site.keywords else {}
-    if starstar is not None and rest and not site.double_star:
+    if starstar is not None and not site.double_star:
         values = tuple(arg.value for arg in rest.values())
         keys = tuple((key, arg.value) for key, arg in rest.items())
         args[starstar] = Arg(Seq(values, keys), None)

@@ -21,6 +21,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.calls`: function definitions and calls;
 * :mod:`.interp.arguments`: a call's arguments, spreads included (binding: :mod:`.binding`);
 * :mod:`.interp.builtins`: the builtins that move values;
+* :mod:`.interp.higher_order`: closures, decorators, calls of function-valued parameters;
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
 """
@@ -33,6 +34,7 @@ from .interp.calls import Calls
 from .interp.classes import Classes
 from .interp.core import Core
 from .interp.expressions import Expressions
+from .interp.higher_order import HigherOrder
 from .interp.imports import Imports
 from .interp.narrowing import Narrowing
 from .interp.statements import Statements
@@ -41,7 +43,16 @@ __all__ = ["Interpreter"]
 
 
 class Interpreter(
-    Statements, Imports, Expressions, Calls, Arguments, Builtins, Classes, Narrowing, Core
+    Statements,
+    Imports,
+    Expressions,
+    Calls,
+    HigherOrder,
+    Arguments,
+    Builtins,
+    Classes,
+    Narrowing,
+    Core,
 ):
     """Runs the two passes over one module and collects :class:`Issue` objects.
 

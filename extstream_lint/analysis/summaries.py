@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
+from .callables import Closure, ParamCall
 from .effects import handle_matches
 from .sinks import Guard, ParamPath, Sink, SinkKey
 from .sites import Arg, Issue
@@ -117,6 +118,14 @@ class Binding:
     info: FunctionInfo
     args: dict[int, Arg]
     current: ExtStream | None
+    #: A closure's call: the bindings of the calls that made it, innermost first.
+    outer: tuple[Binding, ...] = ()
+
+    def of(self, owner: object) -> Binding | None:
+        """The binding of ``owner``'s parameters: this call's, or a captured one."""
+        if owner is self.info:
+            return self
+        return next((b for b in self.outer if b.info is owner), None)
 
 
 #: Path steps: an element met by iterating the value, and one read by subscript or get().
@@ -265,10 +274,15 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         if value.param is None:
             return value
         if value.param.owner is not binding.info:
-            return None
-        actual, _ = resolve(value.param, binding)
-        for other in value.also:  # s = a if flag else b: whichever the caller passes
-            actual = join(actual, resolve(other, binding)[0])
+            outer = binding.of(value.param.owner)
+            return None if outer is None else substitute(value, outer, depth + 1)
+        refs = value.refs()
+        # s = a if flag else b: whichever the caller passes; of args[1] or kwargs['s'],
+        # the one the caller passed
+        present = [ref for ref in refs if not _absent(ref, binding)] or [refs[0]]
+        actual, _ = resolve(present[0], binding)
+        for other in present[1:]:
+            actual = _either(actual, resolve(other, binding)[0])
         if isinstance(actual, ExtStream) and not value.must:
             return actual.weakened()
         return actual
@@ -298,6 +312,16 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         if isinstance(made, ExtStream):
             return replace(value, made=made)
         return replace(value, made=None, made_known=made is None)
+    if isinstance(value, FunctionInfo) and value.enclosing is not None:
+        return closure_of(value, binding)
+    if isinstance(value, Closure):  # captured values in the caller's terms
+        captured = tuple(
+            (owner, tuple((i, substitute(v, binding, depth + 1)) for i, v in values))
+            for owner, values in value.captured
+        )
+        return replace(value, captured=captured)
+    if isinstance(value, ParamCall):
+        return value
     if isinstance(value, Bound):  # return Holder(s).flush
         return replace(value, receiver=substitute(value.receiver, binding, depth + 1))
     if isinstance(value, StreamMethod):  # return s.query: the caller's stream, unnamed
@@ -313,6 +337,68 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             fields = tuple((k, substitute(v, binding, depth + 1)) for k, v in value.fields)
             return replace(value, fields=fields)
     return value
+
+
+def closure_of(func: FunctionInfo, binding: Binding) -> Value:
+    """``func``, defined in the body of a function this call (or a call it closes over)
+    runs, with the values that call gives the parameters it may read (:class:`Closure`)."""
+    chain = [b for b in (binding, *binding.outer) if _encloses(b.info, func)]
+    if not chain:
+        return func
+    captured = tuple(
+        (b.info, tuple((i, arg.value) for i, arg in sorted(b.args.items()))) for b in chain
+    )
+    return Closure(func, captured)
+
+
+def _encloses(owner: FunctionInfo, func: FunctionInfo) -> bool:
+    inner = func.enclosing
+    for _ in range(16):
+        if inner is None:
+            return False
+        if inner is owner:
+            return True
+        inner = inner.enclosing
+    return False
+
+
+def closure_binding(closure: Closure) -> tuple[Binding, ...]:
+    """The captured bindings of a closure, for the call that runs it."""
+    return tuple(
+        Binding(owner, {i: Arg(v, None) for i, v in values}, None)
+        for owner, values in closure.captured
+    )
+
+
+def _absent(ref: ParamRef, binding: Binding) -> bool:
+    """The caller passed nothing there: no argument, or no such element of the tuple or
+    dict it passed (``kwargs['s']`` when ``s`` went by position)."""
+    arg = binding.args.get(ref.index) if ref.index != CALLER_CURRENT else None
+    if arg is None:
+        return ref.index != CALLER_CURRENT
+    step = ref.path[0] if ref.path else ""
+    if not step.startswith("[") or step in (ITERATED, SUBSCRIPTED):
+        return False
+    seq = arg.value
+    if not isinstance(seq, Seq) or seq.is_dict:
+        return False
+    key = ast.literal_eval(step[1:-1])
+    if seq.keys or isinstance(key, str):
+        return not any(known == key for known, _ in seq.keys)
+    params = binding.info.params
+    star = 0 <= ref.index < len(params) and params[ref.index][1] == "star"
+    return star and isinstance(key, int) and not -len(seq.items) <= key < len(seq.items)
+
+
+def _either(a: Value, b: Value) -> Value:
+    """One of two parameter paths, whichever the caller filled: a function passed by
+    position or by keyword to a forwarded ``*args, **kwargs`` is that function (a stream
+    on one path only stays a "may", as :func:`.values.join` has it)."""
+    if a is None and b is not None and not isinstance(b, ExtStream):
+        return b
+    if b is None and a is not None and not isinstance(a, ExtStream):
+        return a
+    return join(a, b)
 
 
 def _substitute_arg(arg: object, binding: Binding, depth: int) -> object:

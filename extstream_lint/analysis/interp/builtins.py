@@ -26,6 +26,12 @@ class Builtins:
     ) -> Value:
         """The builtins that move values around: containers, iteration, ``getattr``."""
         values = [arg.value for arg in site.positional]
+        if name in _KEYED:  # sorted(xs, key=f), filter(f, xs): f is called on elements
+            self.call_with_key(name, site, state, current)
+            if name == "filter":
+                return may_contain([self.element_of(values[1])]) if len(values) > 1 else None
+            if name != "sorted":  # min, max: as any other call (a tensor's operands)
+                return self._call_value(None, site.node, site, state, current)
         if name == "getattr" and len(values) >= 2:
             literal = site.node.args[1].value
             attr = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
@@ -106,5 +112,11 @@ BUILTINS = frozenset(
         "sorted",
         "reversed",
         "iter",
+        "min",
+        "max",
+        "filter",
     }
 )
+
+#: Builtins that call a function they are given on elements (``key=``, ``filter``).
+_KEYED = frozenset({"sorted", "min", "max", "filter"})

@@ -19,6 +19,7 @@ import libcst as cst
 
 from .. import summaries as sm
 from ..binding import bind_arguments
+from ..callables import Closure
 from ..effects import (
     DEFAULT_CAPTURE_STREAM,
     REFUSED_METHODS,
@@ -54,20 +55,20 @@ from ..values import (
 )
 from .builtins import BUILTINS
 from .classes import Super
-from .core import Scope, may_contain
+from .core import Scope, is_symbolic, may_contain
 
 
 class Calls:
     """Function definitions and calls: binding arguments, applying summaries, torch APIs."""
 
     def exec_FunctionDef(self, node: cst.FunctionDef, state: State, scope: Scope) -> State:
-        for decorator in node.decorators:
-            self.eval(decorator.decorator, state, scope)
+        applied = [(d, self.eval(d.decorator, state, scope)) for d in node.decorators]
         params = node.params
         defaults = _defaults(params, lambda default: self.eval(default, state, scope))
         info = self._functions.get(node)
         if info is None:
             info = self._functions[node] = FunctionInfo(node.name.value)
+            info.enclosing = self._function
             declared = self.annotation_value(node.returns, node) if node.returns else None
             if declared is not None:
                 info.returns = ExtStream(
@@ -82,9 +83,12 @@ class Calls:
             info.defaults = defaults
         if cls is not None:
             info.is_property = bool(names & {"property", "cached_property"})
-        self.bind(node.name.value, info, state, scope)
+        value = self.decorate(node, info, applied, state) if applied else info
+        self.bind(node.name.value, value, state, scope)
         if cls is not None and self.learning:
             cls.methods[node.name.value] = info
+            if value is not info:  # a decorated method: what the class holds is the result
+                cls.attrs[node.name.value] = value
         self._deferred.append((node, scope, cls))
         return state
 
@@ -139,6 +143,7 @@ class Calls:
         if info is None:
             info = self._functions[node] = FunctionInfo("<lambda>")  # type: ignore[index]
             info.params = _param_kinds(params)
+            info.enclosing = self._function
         if self.learning:
             info.defaults = defaults
         # Runs later, when called: a summarised function like any other.
@@ -175,7 +180,7 @@ class Calls:
                 found, callee = receiver.field(method)
                 if not found:
                     callee = receiver.cls.attr(method) or receiver.cls.method(method)
-                    if isinstance(callee, FunctionInfo):
+                    if isinstance(callee, (FunctionInfo, Closure)):
                         bound = Arg(receiver, receiver_text)
             elif isinstance(receiver, ClassInfo):
                 callee = receiver.method(method)
@@ -214,6 +219,8 @@ class Calls:
                 issues = []  # torch.Event.wait returns early: nothing to wait for (X07)
             for issue in issues:
                 self._report(node, issue)
+            if callee is None and receiver is None:  # pool.submit(f, s): f(s) runs
+                self.call_forwarding_method(method, site, state, current)
             if yielded is not None:
                 return yielded
             if method == "__enter__" and isinstance(receiver, StreamCtx):
@@ -228,12 +235,16 @@ class Calls:
                 return None
             if isinstance(callee, FunctionInfo):
                 return self._call_function(callee, node, site, bound, state, current)
+            if isinstance(callee, Closure):
+                return self.call_closure(callee, node, site, bound, state, current)
             return None
         if isinstance(callee, Ref):
             if callee.qualname == "functools.partial" and site.positional:
                 first, rest = site.positional[0], site.positional[1:]
                 keywords = tuple(site.keywords.items())
                 return Partial(first.value, tuple(rest), keywords, node, first.text)
+            if self.call_forwarding(callee.qualname, site, state, current):
+                return None
             return self._call_ref(callee.qualname, site, state, scope, current)
         if callee is None and isinstance(func, cst.Name) and func.value in BUILTINS:
             return self._call_builtin(func.value, site, state, current)
@@ -282,8 +293,14 @@ class Calls:
             if isinstance(callee, Ref):  # partial(torch.npu.Stream.synchronize, ext)
                 named = CallSite(node, text or callee.qualname, site.positional, site.keywords)
                 issues = unbound_issues(named, callee.qualname)
-                self._report_bound(node, issues, bound_at, site.callee_text)
-                return None
+                if issues:
+                    self._report_bound(node, issues, bound_at, site.callee_text)
+                    return None
+                # partial(ExternalStream, device=0)(ptr): the constructor, called here
+                outcome = call_effects(site, callee.qualname, current, self._default_capture)
+                for issue in outcome.issues:
+                    self._report(node, issue)
+                return outcome.value
         if isinstance(callee, StreamMethod):  # poll = ext.query; poll()
             issues, yielded = method_effects(
                 site, callee.method, callee.receiver, callee.text, current
@@ -299,6 +316,10 @@ class Calls:
             return self._call_function(callee.func, node, site, receiver, state, current)
         if isinstance(callee, FunctionInfo):
             return self._call_function(callee, node, site, None, state, current)
+        if isinstance(callee, Closure):
+            return self.call_closure(callee, node, site, None, state, current)
+        if is_symbolic(callee):  # fn(...) on a parameter: made where a function is passed
+            self.record_param_call(callee, site, state)  # type: ignore[arg-type]
         if isinstance(callee, ClassInfo):
             instance = Instance(callee)
             init = callee.method("__init__")
@@ -364,10 +385,12 @@ class Calls:
         receiver: Arg | None,
         state: State,
         current: ExtStream | None,
+        outer: tuple[sm.Binding, ...] = (),
     ) -> Value:
-        """Apply ``info``'s summary at a call: report its sinks, return what it returns."""
+        """Apply ``info``'s summary at a call: report its sinks, return what it returns
+        (``outer``: a closure's captured bindings)."""
         binding = bind_arguments(info, site, receiver)
-        binding.current = current
+        binding.current, binding.outer = current, outer
         # ``make_syncer(s)()``, ``ops["sync"](s)``: no dotted name, so the function's own.
         named = site is not None and site.callee_text != _UNNAMED_CALLEE
         self._apply(info, node, binding, state, site.callee_text if named else info.name)
@@ -397,6 +420,8 @@ class Calls:
             self._applied.append((info.summary, info.summary.version))
         for issue in sm.call_issues(info, binding, name):
             self._report(node, issue)  # type: ignore[arg-type]
+        if info.summary.calls:
+            self.apply_param_calls(info, node, binding, state)
         for (index, path), value in info.summary.sets_attrs.items():
             arg = binding.args.get(index)
             if arg is None:
