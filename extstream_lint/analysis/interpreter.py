@@ -22,6 +22,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.arguments`: a call's arguments, spreads included (binding: :mod:`.binding`);
 * :mod:`.interp.builtins`: the builtins that move values;
 * :mod:`.interp.higher_order`: closures, decorators, calls of function-valued parameters;
+* :mod:`.interp.constants`: literal tests decide branches; summaries copied per literal;
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
 """
@@ -32,6 +33,7 @@ from .interp.arguments import Arguments
 from .interp.builtins import Builtins
 from .interp.calls import Calls
 from .interp.classes import Classes
+from .interp.constants import Constants
 from .interp.core import Core
 from .interp.expressions import Expressions
 from .interp.higher_order import HigherOrder
@@ -48,6 +50,7 @@ class Interpreter(
     Expressions,
     Calls,
     HigherOrder,
+    Constants,
     Arguments,
     Builtins,
     Classes,

@@ -90,12 +90,22 @@ class Calls:
             if value is not info:  # a decorated method: what the class holds is the result
                 cls.attrs[node.name.value] = value
         self._deferred.append((node, scope, cls))
+        self._definitions[info] = (node, scope, cls)
         return state
 
-    def _run_function(self, node: cst.FunctionDef, parent: Scope, cls: ClassInfo | None) -> None:
-        info = self._functions[node]
+    def _run_function(
+        self,
+        node: cst.FunctionDef,
+        parent: Scope,
+        cls: ClassInfo | None,
+        special: FunctionInfo | None = None,
+        fixed: dict[int, Value] | None = None,
+    ) -> None:
+        """Run a body from symbolic parameters to learn its summary; ``special``: a copy
+        learnt with the literal arguments ``fixed`` of one call (:mod:`.constants`)."""
+        info = special or self._functions[node]
         scope = self._scope(node, "function", parent)
-        scope.function = info
+        general, scope.function = scope.function, info
         # The body starts with whatever the caller has: symbolic values (summaries.py).
         state = State({}, sm.caller_current(info))
         params = node.params
@@ -105,6 +115,8 @@ class Calls:
             value = self.annotation_value(param.annotation, node) if param.annotation else None
             if value is None:
                 value = sm.symbolic(ParamRef(info, index))
+            if fixed and index in fixed:
+                value = fixed[index]
             if index == 0 and cls is not None and "staticmethod" not in decorators:
                 value = cls if "classmethod" in decorators else Instance(cls, (), ParamRef(info, 0))
             self.bind(param.name.value, value, state, scope)
@@ -133,6 +145,10 @@ class Calls:
         finally:
             self._function = outer
             self._restores = outer_restores
+            if special is not None:
+                scope.function = general
+        if special is not None:
+            return  # nested bodies are learnt with the function's own summary
         for inner, parent_scope, inner_cls in pending:
             self._run_function(inner, parent_scope, inner_cls)
 
@@ -391,6 +407,9 @@ class Calls:
         (``outer``: a closure's captured bindings)."""
         binding = bind_arguments(info, site, receiver)
         binding.current, binding.outer = current, outer
+        special = self.specialised(info, binding)
+        if special is not None:  # maybe_on(ext, False): learnt with the literal argument
+            info = binding.info = special
         # ``make_syncer(s)()``, ``ops["sync"](s)``: no dotted name, so the function's own.
         named = site is not None and site.callee_text != _UNNAMED_CALLEE
         self._apply(info, node, binding, state, site.callee_text if named else info.name)

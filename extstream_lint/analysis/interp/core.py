@@ -131,6 +131,13 @@ class Core:
         self._static = False
         #: Passes run so far (what each function returns is joined within one pass).
         self._passes = 0
+        #: Where each function of this module is defined (node, enclosing scope, class),
+        #: and its copies learnt with literal arguments, per pass (:mod:`.constants`).
+        self._definitions: dict[FunctionInfo, tuple[cst.FunctionDef, Scope, ClassInfo | None]] = {}
+        self._specialised: dict[tuple[object, ...], FunctionInfo] = {}
+        self._tested: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: Parameters a function passes on to one whose literals are followed.
+        self._passed_on: dict[FunctionInfo, set[int]] = {}
 
     def run(self) -> list[Issue]:
         self._learn()

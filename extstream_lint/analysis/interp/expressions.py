@@ -19,6 +19,7 @@ from ..state import State
 from ..syntax import children, dotted_name, string_value
 from ..values import Const, Instance, Ref, Seq, Tensor, Value, join, join_all
 from .calls import Calls
+from .constants import const_truth
 from .core import Scope, may_contain
 
 
@@ -66,6 +67,9 @@ class Expressions:
 
     def _eval_unary(self, node: cst.UnaryOperation, state: State, scope: Scope) -> Value:
         value = self.eval(node.expression, state, scope)
+        if isinstance(node.operator, cst.Not):
+            truth = const_truth(value)
+            return None if truth is None else Const(not truth)
         if (
             isinstance(node.operator, cst.Minus)
             and isinstance(value, Const)
@@ -137,8 +141,10 @@ class Expressions:
         return sm.item(base, wanted)  # type: ignore[arg-type]
 
     def _eval_ifexp(self, node: cst.IfExp, state: State, scope: Scope) -> Value:
+        truth = const_truth(self.eval(node.test, state, scope))
+        if truth is not None:  # x if flag else y, with a literal flag: one of them runs
+            return self.eval(node.body if truth else node.orelse, state, scope)
         body = self.eval(node.body, state, scope)
-        self.eval(node.test, state, scope)
         return join(body, self.eval(node.orelse, state, scope))
 
     def _eval_boolean(self, node: cst.BooleanOperation, state: State, scope: Scope) -> Value:

@@ -31,6 +31,7 @@ from ..values import (
     Value,
     join_current,
 )
+from .constants import const_truth
 from .core import Loop, Scope
 
 #: ``exec_<NodeType>`` by statement type (built once per type).
@@ -149,7 +150,16 @@ class Statements:
                 self._delete(element.value, state)
 
     def exec_If(self, node: cst.If, state: State, scope: Scope) -> State | None:
-        self.eval(node.test, state, scope)
+        truth = const_truth(self.eval(node.test, state, scope))
+        if truth is not None and not _never_runs(node.test):  # if flag: with a literal
+            if truth:
+                return self._suite(node.body, state, scope)
+            orelse = node.orelse
+            if orelse is None:
+                return state
+            if isinstance(orelse, cst.If):
+                return self.exec_If(orelse, state, scope)
+            return self._suite(orelse.body, state, scope)
         if _never_runs(node.test):  # if False: / if TYPE_CHECKING: never run
             if not isinstance(node.test, cst.Name) or node.test.value != "False":
                 # but type checkers' imports name annotations: only those are kept
@@ -200,7 +210,8 @@ class Statements:
         return self._loop(state, scope, run_body, node.orelse)
 
     def exec_While(self, node: cst.While, state: State, scope: Scope) -> State | None:
-        self.eval(node.test, state, scope)
+        if const_truth(self.eval(node.test, state, scope)) is False:  # while flag: never
+            return self._suite(node.orelse.body, state, scope) if node.orelse else state
         forever = isinstance(node.test, cst.Name) and node.test.value == "True"
 
         def run_body(entry: State) -> State | None:
