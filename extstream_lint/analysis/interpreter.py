@@ -22,6 +22,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.arguments`: a call's arguments, spreads included (binding: :mod:`.binding`);
 * :mod:`.interp.builtins`: the builtins that move values;
 * :mod:`.interp.higher_order`: closures, decorators, calls of function-valued parameters;
+* :mod:`.interp.unpacking`: one unpacking routine for every binding site;
 * :mod:`.interp.constants`: literal tests decide branches; summaries copied per literal;
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
@@ -40,6 +41,7 @@ from .interp.higher_order import HigherOrder
 from .interp.imports import Imports
 from .interp.narrowing import Narrowing
 from .interp.statements import Statements
+from .interp.unpacking import Unpacking
 
 __all__ = ["Interpreter"]
 
@@ -51,6 +53,7 @@ class Interpreter(
     Calls,
     HigherOrder,
     Constants,
+    Unpacking,
     Arguments,
     Builtins,
     Classes,

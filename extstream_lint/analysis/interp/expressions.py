@@ -199,13 +199,11 @@ class Expressions:
         if isinstance(target, cst.Name):
             state.env[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
-            value = self._as_seq(value)
-            items = value.items if isinstance(value, Seq) else ()
-            for index, element in enumerate(target.elements):
-                item = items[index] if len(items) == len(target.elements) else None
+            elements = target.elements
+            stars = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+            values = self.unpack(value, len(elements), stars[0] if len(stars) == 1 else None)
+            for element, item in zip(elements, values):
                 self._bind_local(element.value, item, state)
-        elif isinstance(target, cst.StarredElement):
-            self._bind_local(target.value, None, state)
 
     def _eval_attribute(self, node: cst.Attribute, state: State, scope: Scope) -> Value:
         key = dotted_name(node)

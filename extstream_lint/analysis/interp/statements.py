@@ -26,7 +26,6 @@ from ..values import (
     Current,
     ExtStream,
     Instance,
-    Seq,
     StreamCtx,
     Value,
     join_current,
@@ -362,17 +361,16 @@ class Statements:
             for keyword in pattern.kwds:
                 taken = self._attribute_of(subject, keyword.key.value, None)
                 self._match_pattern(keyword.pattern, taken, state, scope)
-        elif isinstance(pattern, cst.MatchSequence) and not any(
-            isinstance(e, cst.MatchStar) for e in pattern.patterns
-        ):
-            seq = self._as_seq(subject)
-            items = seq.items if isinstance(seq, Seq) else ()
-            for index, element in enumerate(pattern.patterns):
-                if len(items) == len(pattern.patterns):
-                    taken = items[index]
+        elif isinstance(pattern, cst.MatchSequence):
+            elements = pattern.patterns
+            stars = [i for i, e in enumerate(elements) if isinstance(e, cst.MatchStar)]
+            values = self.unpack(subject, len(elements), stars[0] if len(stars) == 1 else None)
+            for element, taken in zip(elements, values):
+                if isinstance(element, cst.MatchStar):  # case [a, *rest]: a list
+                    if element.name is not None:
+                        self.bind(element.name.value, taken, state, scope)
                 else:
-                    taken = self.element_of(seq)
-                self._match_pattern(element.value, taken, state, scope)  # type: ignore[union-attr]
+                    self._match_pattern(element.value, taken, state, scope)
         else:
             self._bind_pattern(pattern, state, scope)
 
