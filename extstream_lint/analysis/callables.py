@@ -54,3 +54,10 @@ class ParamCall:
 
 #: At most this many recorded calls per function (the body is bounded; passes repeat it).
 MAX_PARAM_CALLS = 32
+
+
+def result_index(position: int) -> int:
+    """The parameter index standing for what the recorded call at ``position`` returns:
+    below :data:`.values.CALLER_CURRENT` (-1), so no real parameter is ever one. A call of
+    the function binds it to what that call made (``return fn(*args)`` in a wrapper)."""
+    return -2 - position

@@ -61,6 +61,8 @@ def describe_target(ref: ParamRef) -> str:
     owner = ref.owner
     if ref.index == CALLER_CURRENT:
         return "the current stream"
+    if ref.index < CALLER_CURRENT:  # callables.result_index: ``fn(...)``'s result
+        return "what the function it is given returns"
     params = owner.params if isinstance(owner, FunctionInfo) else ()
     name = params[ref.index][0] if 0 <= ref.index < len(params) else f"#{ref.index + 1}"
     steps = [s for s in ref.path if not s.startswith("[")]

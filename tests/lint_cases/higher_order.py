@@ -107,6 +107,29 @@ traced_sync(torch.npu.Stream(), other=ExternalStream(6))
 traced_sync(torch.npu.Stream())
 
 
+# What a wrapper or a callback helper returns is what the function it calls returns.
+@traced
+def traced_make(p):
+    return ExternalStream(p)
+
+
+@traced
+def traced_make_managed(p):
+    return torch.npu.Stream()
+
+
+def sync_what(fn, x):
+    fn(x).synchronize()
+
+
+traced_make(1).synchronize()  # XST101
+traced_make_managed(1).synchronize()
+apply(traced_make, 2).query()  # XST102
+apply(traced_make_managed, 2).query()
+sync_what(ExternalStream, 3)  # XST101
+sync_what(torch.npu.Stream, 3)
+
+
 # Library functions and builtins that call the function they are given.
 def key(s):
     s.query()

@@ -324,9 +324,15 @@ class Calls:
             self._report_bound(node, issues, callee.bound_at, site.callee_text)
             return yielded
         if isinstance(callee, Ref):  # map(torch.npu.Stream.synchronize, streams)
-            for issue in unbound_issues(site, callee.qualname):
+            issues = unbound_issues(site, callee.qualname)
+            if not issues:  # a torch function or class given as a value: called here
+                outcome = call_effects(site, callee.qualname, current, self._default_capture)
+                issues, made = outcome.issues, outcome.value
+            else:
+                made = None
+            for issue in issues:
                 self._report(node, issue)
-            return None
+            return made
         if isinstance(callee, Bound):
             receiver = Arg(callee.receiver, callee.text)
             return self._call_function(callee.func, node, site, receiver, state, current)
@@ -335,7 +341,9 @@ class Calls:
         if isinstance(callee, Closure):
             return self.call_closure(callee, node, site, None, state, current)
         if is_symbolic(callee):  # fn(...) on a parameter: made where a function is passed
-            self.record_param_call(callee, site, state)  # type: ignore[arg-type]
+            made = self.record_param_call(callee, site, state)  # type: ignore[arg-type]
+            if made is not None:
+                return made
         if isinstance(callee, ClassInfo):
             instance = Instance(callee)
             init = callee.method("__init__")
@@ -437,10 +445,10 @@ class Calls:
         """Report the sinks the call's values reach, and the attributes it sets on them."""
         if self.learning:
             self._applied.append((info.summary, info.summary.version))
+        if info.summary.calls:  # first: the sinks may be on what those calls return
+            self.apply_param_calls(info, node, binding, state)
         for issue in sm.call_issues(info, binding, name):
             self._report(node, issue)  # type: ignore[arg-type]
-        if info.summary.calls:
-            self.apply_param_calls(info, node, binding, state)
         for (index, path), value in info.summary.sets_attrs.items():
             arg = binding.args.get(index)
             if arg is None:

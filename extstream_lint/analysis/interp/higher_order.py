@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from .. import summaries as sm
-from ..callables import MAX_PARAM_CALLS, Closure, ParamCall
+from ..callables import MAX_PARAM_CALLS, Closure, ParamCall, result_index
 from ..sites import Arg, CallSite
 from ..state import State
 from ..values import (
@@ -35,6 +35,7 @@ from ..values import (
     ClassInfo,
     ExtStream,
     FunctionInfo,
+    ParamRef,
     Partial,
     Ref,
     Seq,
@@ -67,12 +68,13 @@ class HigherOrder:
 
     _higher_order_depth = 0
 
-    def record_param_call(self, callee: ExtStream, site: CallSite, state: State) -> None:
+    def record_param_call(self, callee: ExtStream, site: CallSite, state: State) -> Value:
         """``fn(...)`` where ``fn`` is a parameter (or a captured one): a fact of the
-        function being summarised, made at each of its calls that passes a function."""
+        function being summarised, made at each of its calls that passes a function. Its
+        value is what that call returns there (a symbolic value, :func:`.result_index`)."""
         info = self._function
-        if not self.learning or info is None:
-            return
+        if info is None:
+            return None
         calls = info.summary.calls
         call = ParamCall(
             callee,
@@ -85,9 +87,12 @@ class HigherOrder:
             state.current,
             site.node,
         )
-        if call not in calls and len(calls) < MAX_PARAM_CALLS:
+        if call not in calls:
+            if not self.learning or len(calls) >= MAX_PARAM_CALLS:
+                return None
             calls.append(call)
             info.summary.version += 1
+        return sm.symbolic(ParamRef(info, result_index(calls.index(call))))
 
     def apply_param_calls(
         self, info: FunctionInfo, node: cst.CSTNode, binding: sm.Binding, state: State
@@ -99,13 +104,15 @@ class HigherOrder:
             return
         self._higher_order_depth += 1
         try:
-            for call in list(calls):
+            for position, call in enumerate(list(calls)):
                 callee = sm.substitute(call.callee, binding)
                 if not isinstance(callee, CALLABLE) and not _symbolic(callee):
                     continue
                 site = self._recorded_site(call, node, binding)
                 current = self._recorded_current(call, binding)
-                self._call_value(callee, node, site, state, current)
+                made = self._call_value(callee, node, site, state, current)
+                if made is not None:  # return fn(*args): what the wrapper returns
+                    binding.args[result_index(position)] = Arg(made, None)
         finally:
             self._higher_order_depth -= 1
 
