@@ -25,6 +25,35 @@ What it follows (the README's "Limitations" and ``docs/conformance.md`` say what
   methods, lambdas, ``ExitStack.enter_context`` and ``match`` patterns carry values; imports
   of the project's own modules bring those modules' summaries (:mod:`.index`), with
   provenance across files ("created pkg/streams.py:16").
+* **Higher-order code, binding, unpacking, literals, import effects**. A call in a
+  function body of a value that is one of its parameters (``fn(*args, **kwargs)``, ``key(s)``, a
+  callback) is recorded in its summary with its arguments and the current stream then
+  (``analysis/callables.py``, ``interp/higher_order.py``); each call that passes a function there
+  makes it with the caller's values and reports at that call, up to 4 calls deep. A nested
+  function returned by a call is a closure holding what that call gave the enclosing
+  parameters, so a decorator factory's wrapper (``@runs_on(ext)``) knows its stream; a
+  decorator the project defines is applied (``f = d(f)``, methods too); ``sorted``/``min``/``max``
+  with ``key=``, ``filter``, ``map``, ``functools.reduce`` call their function here, and
+  ``asyncio.to_thread``, ``threading.Thread(target=)``, ``Executor.submit``,
+  ``loop.run_in_executor`` call it with no external stream current (a new thread's);
+  ``functools.partial(ExternalStream, ...)`` is the constructor. Spreads bind as Python binds
+  them (``analysis/binding.py``, ``interp/arguments.py``): ``*`` of a known tuple, ``**`` of a dict
+  with literal keys, and a wrapper's own ``*args``/``**kwargs`` passed on (to a function or a
+  bound method) give the callee's parameters the wrapper's ``args[0]``, ``kwargs['s']``. One
+  routine unpacks for assignment, ``for``, ``with ... as``, comprehensions and ``match``
+  (``interp/unpacking.py``): starred targets, values of unknown length (a generator,
+  ``tuple(genexpr)``) give any element they may hold, a parameter gives ``pair[1]``. A
+  ``True``/``False``/``None``/integer literal decides ``if``, ``x if c else y``, ``while``
+  and ``not`` (``interp/constants.py``), and a call that passes a literal (or leaves a literal default)
+  to a parameter its callee tests, or passes on to one that does, uses a copy of the
+  summary learnt with it (one per function and literal tuple per pass, 64 at most):
+  ``maybe_on(ext, False)`` makes nothing current. Only functions of the module analysed are
+  copied: an imported function keeps both branches. ``import torch_npu.contrib.transfer_to_npu``
+  in a project module (its package ``__init__``, or any module it imports) marks its summary
+  (``__transfer_to_npu__``), and an importer reads ``torch.cuda`` as torch_npu's; the import
+  graph counts such a module as one that may hand out external streams, so an importer
+  spelling ``ExternalStream`` without ``npu`` is linted. A package ``__init__`` above an imported
+  module (``from pkg.sub import x``) is not consulted unless the statement names the package.
 * **The current stream.** Inside ``with torch.npu.stream(ext):``, ``with ext:``,
   ``StreamContext(ext)``, and after ``set_stream(ext)`` until it is set back (leaving a
   ``with`` block by ``break``/``continue``/``return`` restores it, as does a ``finally``

@@ -18,25 +18,48 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.statements`: statements and control flow;
 * :mod:`.interp.imports`: import statements;
 * :mod:`.interp.expressions`: expressions;
-* :mod:`.interp.calls`: function definitions, calls and argument binding;
+* :mod:`.interp.calls`: function definitions and calls;
+* :mod:`.interp.arguments`: a call's arguments, spreads included (binding: :mod:`.binding`);
+* :mod:`.interp.builtins`: the builtins that move values;
+* :mod:`.interp.higher_order`: closures, decorators, calls of function-valued parameters;
+* :mod:`.interp.unpacking`: one unpacking routine for every binding site;
+* :mod:`.interp.constants`: literal tests decide branches; summaries copied per literal;
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
 """
 
 from __future__ import annotations
 
+from .interp.arguments import Arguments
+from .interp.builtins import Builtins
 from .interp.calls import Calls
 from .interp.classes import Classes
+from .interp.constants import Constants
 from .interp.core import Core
 from .interp.expressions import Expressions
+from .interp.higher_order import HigherOrder
 from .interp.imports import Imports
 from .interp.narrowing import Narrowing
 from .interp.statements import Statements
+from .interp.unpacking import Unpacking
 
 __all__ = ["Interpreter"]
 
 
-class Interpreter(Statements, Imports, Expressions, Calls, Classes, Narrowing, Core):
+class Interpreter(
+    Statements,
+    Imports,
+    Expressions,
+    Calls,
+    HigherOrder,
+    Constants,
+    Unpacking,
+    Arguments,
+    Builtins,
+    Classes,
+    Narrowing,
+    Core,
+):
     """Runs the two passes over one module and collects :class:`Issue` objects.
 
     The constructor and :meth:`run` / :meth:`summarise` come from :class:`.interp.core.Core`;

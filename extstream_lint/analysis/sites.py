@@ -34,9 +34,15 @@ class CallSite:
     callee_text: str
     positional: list[Arg] = field(default_factory=list)
     keywords: dict[str, Arg] = field(default_factory=dict)
-    #: ``*args`` seen: positions after it are unknown.
+    #: ``*args`` of unknown length seen: positions after it are unknown. A spread whose
+    #: elements are known (``*(a, b)``, a tuple bound to a name) is in ``positional``.
     star_at: int | None = None
+    #: ``**kw`` whose keys are not all literals seen (``**{"k": v}`` is in ``keywords``).
     double_star: bool = False
+    #: The value spread at ``star_at`` (a caller's ``*args`` passed on, a list) and the
+    #: one spread by the first unknown ``**``: :mod:`.binding` reads what it can from them.
+    spread: Value = None
+    kw_spread: Value = None
 
     def arg(self, position: int, keyword: str) -> Arg | None:
         if keyword and keyword in self.keywords:

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
+from .callables import Closure, ParamCall
 from .effects import handle_matches
 from .sinks import Guard, ParamPath, Sink, SinkKey
-from .sites import Arg, CallSite, Issue
+from .sites import Arg, Issue
 from .values import (
     CALLER_CURRENT,
     PINNED,
@@ -61,6 +61,8 @@ def describe_target(ref: ParamRef) -> str:
     owner = ref.owner
     if ref.index == CALLER_CURRENT:
         return "the current stream"
+    if ref.index < CALLER_CURRENT:  # callables.result_index: ``fn(...)``'s result
+        return "what the function it is given returns"
     params = owner.params if isinstance(owner, FunctionInfo) else ()
     name = params[ref.index][0] if 0 <= ref.index < len(params) else f"#{ref.index + 1}"
     steps = [s for s in ref.path if not s.startswith("[")]
@@ -118,65 +120,14 @@ class Binding:
     info: FunctionInfo
     args: dict[int, Arg]
     current: ExtStream | None
+    #: A closure's call: the bindings of the calls that made it, innermost first.
+    outer: tuple[Binding, ...] = ()
 
-
-@lru_cache(maxsize=4096)
-def _layout(
-    params: tuple[tuple[str, str], ...],
-) -> tuple[tuple[int, ...], dict[str, int], int | None, int | None]:
-    """Per parameter list (shared by every call): the positional slots, the parameters a
-    keyword can name, and where ``*args`` / ``**kwargs`` are."""
-    kinds = [kind for _, kind in params]
-    positional = tuple(i for i, kind in enumerate(kinds) if kind in ("pos", "posonly"))
-    named = {name: i for i, (name, kind) in enumerate(params) if kind in ("pos", "kwonly")}
-    star = kinds.index("star") if "star" in kinds else None
-    starstar = kinds.index("starstar") if "starstar" in kinds else None
-    return positional, named, star, starstar
-
-
-def bind_arguments(info: FunctionInfo, site: CallSite | None, receiver: Arg | None) -> Binding:
-    """Match a call's arguments to ``info``'s parameters (``receiver`` is ``self``).
-
-    As Python does: positional arguments fill the positional parameters, the rest go to
-    ``*args`` (a tuple), keywords to their parameter or to ``**kwargs`` (a dict); a parameter
-    left unfilled takes its default. After a ``*xs`` / ``**kw`` spread in the call, what the
-    spread fills is unknown, so nothing is bound from it and no default is assumed.
-    """
-    args: dict[int, Arg] = {}
-    params = info.params
-    first = 0
-    if params and "staticmethod" not in info.decorators:
-        if receiver is not None:
-            args[0] = receiver
-            first = 1
-        elif "classmethod" in info.decorators:
-            first = 1  # ``Tools.sync(ext)``: ``cls`` is implicit, ``ext`` is the next one
-    if site is None:
-        return Binding(info, args, None)
-    positional, named, star, starstar = _layout(params)
-    known = site.positional if site.star_at is None else site.positional[: site.star_at]
-    extra: list[Arg] = []
-    for offset, arg in enumerate(known):
-        slot = first + offset
-        if slot < len(positional):
-            args[positional[slot]] = arg
-        else:
-            extra.append(arg)
-    if star is not None and site.star_at is None and extra:
-        args[star] = Arg(Seq(tuple(arg.value for arg in extra)), None)
-    if site.keywords:
-        for name, index in named.items():
-            if name in site.keywords:
-                args[index] = site.keywords[name]
-    rest = {k: v for k, v in site.keywords.items() if k not in named} if site.keywords else {}
-    if starstar is not None and rest and not site.double_star:
-        values = tuple(arg.value for arg in rest.values())
-        keys = tuple((key, arg.value) for key, arg in rest.items())
-        args[starstar] = Arg(Seq(values, keys), None)
-    if site.star_at is None and not site.double_star:
-        for index, default in info.defaults.items():
-            args.setdefault(index, Arg(default, None))
-    return Binding(info, args, None)
+    def of(self, owner: object) -> Binding | None:
+        """The binding of ``owner``'s parameters: this call's, or a captured one."""
+        if owner is self.info:
+            return self
+        return next((b for b in self.outer if b.info is owner), None)
 
 
 #: Path steps: an element met by iterating the value, and one read by subscript or get().
@@ -208,6 +159,8 @@ def item(value: Value, key: str | int) -> Value:
         for known, stored in value.keys:
             if type(known) is type(key) and known == key:
                 return stored
+        if value.keys:  # every key is a literal, and this one is not among them
+            return None
         if not value.keys and type(key) is int and -len(value.items) <= key < len(value.items):
             return value.items[key]
     if isinstance(value, ExtStream) and value.param is not None:
@@ -323,10 +276,15 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         if value.param is None:
             return value
         if value.param.owner is not binding.info:
-            return None
-        actual, _ = resolve(value.param, binding)
-        for other in value.also:  # s = a if flag else b: whichever the caller passes
-            actual = join(actual, resolve(other, binding)[0])
+            outer = binding.of(value.param.owner)
+            return None if outer is None else substitute(value, outer, depth + 1)
+        refs = value.refs()
+        # s = a if flag else b: whichever the caller passes; of args[1] or kwargs['s'],
+        # the one the caller passed
+        present = [ref for ref in refs if not _absent(ref, binding)] or [refs[0]]
+        actual, _ = resolve(present[0], binding)
+        for other in present[1:]:
+            actual = _either(actual, resolve(other, binding)[0])
         if isinstance(actual, ExtStream) and not value.must:
             return actual.weakened()
         return actual
@@ -356,6 +314,16 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         if isinstance(made, ExtStream):
             return replace(value, made=made)
         return replace(value, made=None, made_known=made is None)
+    if isinstance(value, FunctionInfo) and value.enclosing is not None:
+        return closure_of(value, binding)
+    if isinstance(value, Closure):  # captured values in the caller's terms
+        captured = tuple(
+            (owner, tuple((i, substitute(v, binding, depth + 1)) for i, v in values))
+            for owner, values in value.captured
+        )
+        return replace(value, captured=captured)
+    if isinstance(value, ParamCall):
+        return value
     if isinstance(value, Bound):  # return Holder(s).flush
         return replace(value, receiver=substitute(value.receiver, binding, depth + 1))
     if isinstance(value, StreamMethod):  # return s.query: the caller's stream, unnamed
@@ -371,6 +339,68 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             fields = tuple((k, substitute(v, binding, depth + 1)) for k, v in value.fields)
             return replace(value, fields=fields)
     return value
+
+
+def closure_of(func: FunctionInfo, binding: Binding) -> Value:
+    """``func``, defined in the body of a function this call (or a call it closes over)
+    runs, with the values that call gives the parameters it may read (:class:`Closure`)."""
+    chain = [b for b in (binding, *binding.outer) if _encloses(b.info, func)]
+    if not chain:
+        return func
+    captured = tuple(
+        (b.info, tuple((i, arg.value) for i, arg in sorted(b.args.items()))) for b in chain
+    )
+    return Closure(func, captured)
+
+
+def _encloses(owner: FunctionInfo, func: FunctionInfo) -> bool:
+    inner = func.enclosing
+    for _ in range(16):
+        if inner is None:
+            return False
+        if inner is owner:
+            return True
+        inner = inner.enclosing
+    return False
+
+
+def closure_binding(closure: Closure) -> tuple[Binding, ...]:
+    """The captured bindings of a closure, for the call that runs it."""
+    return tuple(
+        Binding(owner, {i: Arg(v, None) for i, v in values}, None)
+        for owner, values in closure.captured
+    )
+
+
+def _absent(ref: ParamRef, binding: Binding) -> bool:
+    """The caller passed nothing there: no argument, or no such element of the tuple or
+    dict it passed (``kwargs['s']`` when ``s`` went by position)."""
+    arg = binding.args.get(ref.index) if ref.index != CALLER_CURRENT else None
+    if arg is None:
+        return ref.index != CALLER_CURRENT
+    step = ref.path[0] if ref.path else ""
+    if not step.startswith("[") or step in (ITERATED, SUBSCRIPTED):
+        return False
+    seq = arg.value
+    if not isinstance(seq, Seq) or seq.is_dict:
+        return False
+    key = ast.literal_eval(step[1:-1])
+    if seq.keys or isinstance(key, str):
+        return not any(known == key for known, _ in seq.keys)
+    params = binding.info.params
+    star = 0 <= ref.index < len(params) and params[ref.index][1] == "star"
+    return star and isinstance(key, int) and not -len(seq.items) <= key < len(seq.items)
+
+
+def _either(a: Value, b: Value) -> Value:
+    """One of two parameter paths, whichever the caller filled: a function passed by
+    position or by keyword to a forwarded ``*args, **kwargs`` is that function (a stream
+    on one path only stays a "may", as :func:`.values.join` has it)."""
+    if a is None and b is not None and not isinstance(b, ExtStream):
+        return b
+    if b is None and a is not None and not isinstance(a, ExtStream):
+        return a
+    return join(a, b)
 
 
 def _substitute_arg(arg: object, binding: Binding, depth: int) -> object:

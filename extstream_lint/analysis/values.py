@@ -204,6 +204,8 @@ class Summary:
     capture_set: Value = None
     capture_seen: bool = False
     capture_kept: bool = False
+    #: Calls of a function-valued parameter (:class:`.callables.ParamCall`), in order.
+    calls: list[object] = field(default_factory=list)
     #: Bumped on every change, so the interpreter knows when a learning pass is stable.
     version: int = 0
 
@@ -287,6 +289,8 @@ class FunctionInfo:
     predicate: tuple[int, bool] | None = None
     #: What calling it does, learnt while its body is analysed (:mod:`.summaries`).
     summary: Summary = field(default_factory=Summary)
+    #: The function whose body defines it (its closure's parameters), if any.
+    enclosing: FunctionInfo | None = None
 
 
 @dataclass(eq=False)

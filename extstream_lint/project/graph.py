@@ -116,7 +116,10 @@ class ImportGraph:
         facts = facts_of_text(text, path, self.sources.roots(path), None)
         from .names import spelled
 
-        return self._spells_handed(facts.links, lambda wanted: spelled(text, wanted))
+        def spells(wanted: frozenset[str]) -> frozenset[str]:
+            return spelled(text, wanted)
+
+        return self._spells_handed(facts.links, spells)
 
     def receives(self, path: str) -> bool:
         """May the project file ``path`` (absolute), as on disk, hold an external stream:
@@ -127,7 +130,11 @@ class ImportGraph:
             return False
         if facts.external:
             return True
-        return self._spells_handed(facts.links, lambda wanted: self.sources.spelled(path, wanted))
+
+        def spells(wanted: frozenset[str]) -> frozenset[str]:
+            return self.sources.spelled(path, wanted)
+
+        return self._spells_handed(facts.links, spells)
 
     def carried(self, path: str) -> frozenset[str]:
         """The names of the file ``path`` through which it may hand out an external stream;
@@ -152,7 +159,14 @@ class ImportGraph:
     def _spells_handed(
         self, links: tuple[str, ...], spelled: Callable[[frozenset[str]], frozenset[str]]
     ) -> bool:
+        """It spells a name a module it imports may hand out, or ``ExternalStream`` /
+        ``stream_ptr`` while importing a module that may hand out external streams or remap
+        ``torch.cuda`` (``import torch_npu.contrib.transfer_to_npu``): then
+        ``torch.cuda.ExternalStream`` may be torch_npu's. One question per file, so the
+        answer kept for its words serves every run."""
         wanted = _NONE.union(*(self.carried(link) for link in links))
+        if any(self.may_export(link) for link in links):
+            wanted = wanted | _CLASS_WORDS
         return bool(wanted) and bool(spelled(wanted))
 
     def _uncarried_below(self, start: int) -> list[int]:
@@ -270,6 +284,10 @@ class ImportGraph:
         self.members.append(members)
         self.export.append(export)
         self.matter.append(matter or export)
+
+
+#: The words that make an external stream (:func:`.markers.might_use_external_streams`).
+_CLASS_WORDS = frozenset({"ExternalStream", "stream_ptr"})
 
 
 def graph_for(src: tuple[str, ...] = (), persist: bool = False) -> ImportGraph:

@@ -51,6 +51,20 @@ def might_use_external_streams(text: str) -> bool:
     return ("ExternalStream" in text or "stream_ptr" in text) and spells_npu(text)
 
 
+def enables_transfer(text: str) -> bool:
+    """Whether ``text`` may import ``torch_npu.contrib.transfer_to_npu``: an import that
+    remaps ``torch.cuda`` for the whole process (contract section 3), so a module spelling
+    it may make ``torch.cuda.ExternalStream`` external for every module imported with it."""
+    return "transfer_to_npu" in text
+
+
+def hands_out_external(text: str) -> bool:
+    """What the import graph asks of a project file: may importing it give the importer an
+    external stream, by a value (:func:`might_use_external_streams`) or by remapping
+    ``torch.cuda`` process-wide (:func:`enables_transfer`)?"""
+    return might_use_external_streams(text) or enables_transfer(text)
+
+
 def _refused_call() -> re.Pattern[str]:
     """A call of a method the contract refuses on some stream, event, graph or work."""
     from ..contract import APIS  # pure data

@@ -31,6 +31,7 @@ __all__ = ["UnsafeEntry", "code_fingerprint", "load", "loads"]
 _DATA_MODULES = (
     "extstream_lint.analysis.values",
     "extstream_lint.analysis.summaries",
+    "extstream_lint.analysis.callables",
     "extstream_lint.analysis.sinks",
     "extstream_lint.analysis.effects",
     "extstream_lint.analysis.sites",

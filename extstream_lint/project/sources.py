@@ -18,7 +18,7 @@ import os
 from collections import Counter
 
 from .diskio import entry_directory, load, project_root, store
-from .markers import may_reach_refused, might_use_external_streams
+from .markers import hands_out_external, may_reach_refused
 from .modules import (
     Probes,
     Stamp,
@@ -151,7 +151,7 @@ class FileFacts(tuple):
 
 def facts_of_text(text: str, path: str, roots: tuple[str, ...], stamp: Stamp | None) -> FileFacts:
     """The facts of ``text`` read as the file ``path`` (a file or a buffer handed in)."""
-    external = might_use_external_streams(text)
+    external = hands_out_external(text)
     refers = external or may_reach_refused(text)
     if "import" in text:
         links, strong, probes, whole = file_imports(text, path, roots)
@@ -424,10 +424,10 @@ def mentions_external(data: bytes) -> bool:
     its facts would say. Without a coding cookie a source file is UTF-8 (or, undecodable,
     latin-1), where an ASCII word is the same bytes: a file without the markers' bytes is
     answered without decoding it."""
-    markers = b"ExternalStream" in data or b"stream_ptr" in data
+    markers = b"ExternalStream" in data or b"stream_ptr" in data or b"transfer_to_npu" in data
     if not markers and b"coding" not in _first_two_lines(data):
         return False  # no cookie where PEP 263 puts it: UTF-8 or latin-1
-    return might_use_external_streams(decode(data))
+    return hands_out_external(decode(data))
 
 
 def _first_two_lines(data: bytes) -> bytes:

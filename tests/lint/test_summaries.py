@@ -81,7 +81,7 @@ def _learning_passes(monkeypatch, source: str) -> tuple[list[str], list[bool]]:
 
 _PICK = (
     "import torch\nfrom torch_npu.npu import ExternalStream\n\n\n"
-    "def use(h):\n    pick(h, True).query()\n\n\n"
+    "def use(h):\n    pick(h, h > 1).query()\n\n\n"
     "def pick(h, c):\n    if c:\n        return torch.npu.Stream()\n"
     "    return ExternalStream(h)\n"
 )

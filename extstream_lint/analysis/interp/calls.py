@@ -18,6 +18,8 @@ from collections.abc import Callable
 import libcst as cst
 
 from .. import summaries as sm
+from ..binding import bind_arguments
+from ..callables import Closure
 from ..effects import (
     DEFAULT_CAPTURE_STREAM,
     REFUSED_METHODS,
@@ -51,21 +53,22 @@ from ..values import (
     Work,
     join,
 )
+from .builtins import BUILTINS
 from .classes import Super
-from .core import Scope, may_contain
+from .core import Scope, is_symbolic, may_contain
 
 
 class Calls:
     """Function definitions and calls: binding arguments, applying summaries, torch APIs."""
 
     def exec_FunctionDef(self, node: cst.FunctionDef, state: State, scope: Scope) -> State:
-        for decorator in node.decorators:
-            self.eval(decorator.decorator, state, scope)
+        applied = [(d, self.eval(d.decorator, state, scope)) for d in node.decorators]
         params = node.params
         defaults = _defaults(params, lambda default: self.eval(default, state, scope))
         info = self._functions.get(node)
         if info is None:
             info = self._functions[node] = FunctionInfo(node.name.value)
+            info.enclosing = self._function
             declared = self.annotation_value(node.returns, node) if node.returns else None
             if declared is not None:
                 info.returns = ExtStream(
@@ -80,16 +83,29 @@ class Calls:
             info.defaults = defaults
         if cls is not None:
             info.is_property = bool(names & {"property", "cached_property"})
-        self.bind(node.name.value, info, state, scope)
+        value = self.decorate(node, info, applied, state) if applied else info
+        self.bind(node.name.value, value, state, scope)
         if cls is not None and self.learning:
             cls.methods[node.name.value] = info
+            if value is not info:  # a decorated method: what the class holds is the result
+                cls.attrs[node.name.value] = value
         self._deferred.append((node, scope, cls))
+        self._definitions[info] = (node, scope, cls)
         return state
 
-    def _run_function(self, node: cst.FunctionDef, parent: Scope, cls: ClassInfo | None) -> None:
-        info = self._functions[node]
+    def _run_function(
+        self,
+        node: cst.FunctionDef,
+        parent: Scope,
+        cls: ClassInfo | None,
+        special: FunctionInfo | None = None,
+        fixed: dict[int, Value] | None = None,
+    ) -> None:
+        """Run a body from symbolic parameters to learn its summary; ``special``: a copy
+        learnt with the literal arguments ``fixed`` of one call (:mod:`.constants`)."""
+        info = special or self._functions[node]
         scope = self._scope(node, "function", parent)
-        scope.function = info
+        general, scope.function = scope.function, info
         # The body starts with whatever the caller has: symbolic values (summaries.py).
         state = State({}, sm.caller_current(info))
         params = node.params
@@ -99,6 +115,8 @@ class Calls:
             value = self.annotation_value(param.annotation, node) if param.annotation else None
             if value is None:
                 value = sm.symbolic(ParamRef(info, index))
+            if fixed and index in fixed:
+                value = fixed[index]
             if index == 0 and cls is not None and "staticmethod" not in decorators:
                 value = cls if "classmethod" in decorators else Instance(cls, (), ParamRef(info, 0))
             self.bind(param.name.value, value, state, scope)
@@ -127,6 +145,10 @@ class Calls:
         finally:
             self._function = outer
             self._restores = outer_restores
+            if special is not None:
+                scope.function = general
+        if special is not None:
+            return  # nested bodies are learnt with the function's own summary
         for inner, parent_scope, inner_cls in pending:
             self._run_function(inner, parent_scope, inner_cls)
 
@@ -137,6 +159,7 @@ class Calls:
         if info is None:
             info = self._functions[node] = FunctionInfo("<lambda>")  # type: ignore[index]
             info.params = _param_kinds(params)
+            info.enclosing = self._function
         if self.learning:
             info.defaults = defaults
         # Runs later, when called: a summarised function like any other.
@@ -154,22 +177,6 @@ class Calls:
             if (info.returns, info.returns_seen) != returned_before:
                 info.summary.version += 1
         return info
-
-    def _arguments(self, node: cst.Call, state: State, scope: Scope, callee_text: str) -> CallSite:
-        site = CallSite(node, callee_text)
-        for arg in node.args:
-            value = self.eval(arg.value, state, scope)
-            text = dotted_name(arg.value)
-            if arg.star == "*":
-                if site.star_at is None:
-                    site.star_at = len(site.positional)
-            elif arg.star == "**":
-                site.double_star = True
-            elif arg.keyword is not None:
-                site.keywords[arg.keyword.value] = Arg(value, text)
-            else:
-                site.positional.append(Arg(value, text))
-        return site
 
     def _eval_call(self, node: cst.Call, state: State, scope: Scope) -> Value:
         func = node.func
@@ -189,7 +196,7 @@ class Calls:
                 found, callee = receiver.field(method)
                 if not found:
                     callee = receiver.cls.attr(method) or receiver.cls.method(method)
-                    if isinstance(callee, FunctionInfo):
+                    if isinstance(callee, (FunctionInfo, Closure)):
                         bound = Arg(receiver, receiver_text)
             elif isinstance(receiver, ClassInfo):
                 callee = receiver.method(method)
@@ -228,6 +235,8 @@ class Calls:
                 issues = []  # torch.Event.wait returns early: nothing to wait for (X07)
             for issue in issues:
                 self._report(node, issue)
+            if callee is None and receiver is None:  # pool.submit(f, s): f(s) runs
+                self.call_forwarding_method(method, site, state, current)
             if yielded is not None:
                 return yielded
             if method == "__enter__" and isinstance(receiver, StreamCtx):
@@ -242,14 +251,18 @@ class Calls:
                 return None
             if isinstance(callee, FunctionInfo):
                 return self._call_function(callee, node, site, bound, state, current)
+            if isinstance(callee, Closure):
+                return self.call_closure(callee, node, site, bound, state, current)
             return None
         if isinstance(callee, Ref):
             if callee.qualname == "functools.partial" and site.positional:
                 first, rest = site.positional[0], site.positional[1:]
                 keywords = tuple(site.keywords.items())
                 return Partial(first.value, tuple(rest), keywords, node, first.text)
+            if self.call_forwarding(callee.qualname, site, state, current):
+                return None
             return self._call_ref(callee.qualname, site, state, scope, current)
-        if callee is None and isinstance(func, cst.Name) and func.value in _BUILTINS:
+        if callee is None and isinstance(func, cst.Name) and func.value in BUILTINS:
             return self._call_builtin(func.value, site, state, current)
         return self._call_value(callee, node, site, state, current)
 
@@ -289,13 +302,21 @@ class Calls:
                 {**dict(callee.keywords), **site.keywords},  # type: ignore[arg-type]
                 None if site.star_at is None else site.star_at + len(callee.args),
                 site.double_star,
+                site.spread,
+                site.kw_spread,
             )
             bound_at, text, callee = callee.at, callee.text, callee.func
             if isinstance(callee, Ref):  # partial(torch.npu.Stream.synchronize, ext)
                 named = CallSite(node, text or callee.qualname, site.positional, site.keywords)
                 issues = unbound_issues(named, callee.qualname)
-                self._report_bound(node, issues, bound_at, site.callee_text)
-                return None
+                if issues:
+                    self._report_bound(node, issues, bound_at, site.callee_text)
+                    return None
+                # partial(ExternalStream, device=0)(ptr): the constructor, called here
+                outcome = call_effects(site, callee.qualname, current, self._default_capture)
+                for issue in outcome.issues:
+                    self._report(node, issue)
+                return outcome.value
         if isinstance(callee, StreamMethod):  # poll = ext.query; poll()
             issues, yielded = method_effects(
                 site, callee.method, callee.receiver, callee.text, current
@@ -303,20 +324,32 @@ class Calls:
             self._report_bound(node, issues, callee.bound_at, site.callee_text)
             return yielded
         if isinstance(callee, Ref):  # map(torch.npu.Stream.synchronize, streams)
-            for issue in unbound_issues(site, callee.qualname):
+            issues = unbound_issues(site, callee.qualname)
+            if not issues:  # a torch function or class given as a value: called here
+                outcome = call_effects(site, callee.qualname, current, self._default_capture)
+                issues, made = outcome.issues, outcome.value
+            else:
+                made = None
+            for issue in issues:
                 self._report(node, issue)
-            return None
+            return made
         if isinstance(callee, Bound):
             receiver = Arg(callee.receiver, callee.text)
             return self._call_function(callee.func, node, site, receiver, state, current)
         if isinstance(callee, FunctionInfo):
             return self._call_function(callee, node, site, None, state, current)
+        if isinstance(callee, Closure):
+            return self.call_closure(callee, node, site, None, state, current)
+        if is_symbolic(callee):  # fn(...) on a parameter: made where a function is passed
+            made = self.record_param_call(callee, site, state)  # type: ignore[arg-type]
+            if made is not None:
+                return made
         if isinstance(callee, ClassInfo):
             instance = Instance(callee)
             init = callee.method("__init__")
             if init is None:
                 return instance
-            binding = sm.bind_arguments(init, site, Arg(instance, None))
+            binding = bind_arguments(init, site, Arg(instance, None))
             binding.current = current
             self._apply(init, node, binding, state, callee.name)
             fields = [
@@ -331,37 +364,6 @@ class Calls:
             # ``model(x)``: unknown, but computed now (a tensor for the hazard rules).
             operands = [arg.value for arg in (*site.positional, *site.keywords.values())]
             return computed(current, operands)
-        return None
-
-    def _call_builtin(
-        self, name: str, site: CallSite, state: State, current: ExtStream | None
-    ) -> Value:
-        """The builtins that move values around: containers, iteration, ``getattr``."""
-        values = [arg.value for arg in site.positional]
-        if name == "getattr" and len(values) >= 2:
-            literal = site.node.args[1].value
-            attr = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
-            if isinstance(attr, str) and attr.isidentifier():
-                text = site.positional[0].text
-                method = self._stream_method(values[0], attr, text, site.node)
-                return method or self._attribute_of(values[0], attr, text)
-            return None
-        if name == "enumerate" and values:
-            return Seq((Seq((None, self.element_of(values[0]))),))
-        if name == "zip" and values and site.star_at is None:
-            return Seq((Seq(tuple(self.element_of(v) for v in values)),))
-        if name == "map" and len(values) >= 2:
-            inner = CallSite(site.node, site.positional[0].text or "map")
-            inner.positional = [Arg(_mapped_element(self.element_of, v), None) for v in values[1:]]
-            made = self._call_value(values[0], site.node, inner, state, current)
-            return may_contain([made])
-        if name == "next" and values:
-            return self.element_of(values[0])
-        if name == "dict":
-            return self._make_dict(site)
-        if name in ("list", "tuple", "set", "frozenset", "sorted", "reversed", "iter") and values:
-            value = values[0]
-            return value if isinstance(value, Seq) else may_contain([self.element_of(value)])
         return None
 
     def _stream_method(self, base: Value, name: str, text: str | None, node: object) -> Value:
@@ -399,28 +401,6 @@ class Calls:
                 )
             self._report(node, issue)
 
-    def _make_dict(self, site: CallSite) -> Value:
-        """``dict(pairs)``, ``dict(mapping)``, ``dict(k=v)``: values by literal keyword, or
-        a dict whose values are any of the pairs' second items (``dict(zip(names, streams))``).
-        """
-        if site.star_at is not None or site.double_star or len(site.positional) > 1:
-            return None
-        keywords = tuple((key, arg.value) for key, arg in site.keywords.items())
-        if not site.positional:
-            values = [value for _, value in keywords]
-            made = may_contain(values)
-            return Seq(made.items, keywords) if isinstance(made, Seq) else None
-        source = site.positional[0].value
-        if not isinstance(source, Seq):
-            return None
-        if source.keys or source.is_dict:  # a copy of a dict (keywords: unknown keys)
-            return None if keywords else source
-        pair = self._as_seq(self.element_of(source))
-        if not isinstance(pair, Seq) or len(pair.items) != 2 or keywords:
-            return None
-        key, value = pair.items
-        return Seq((value,), is_dict=True, key=key) if value is not None else None
-
     def _call_function(
         self,
         info: FunctionInfo,
@@ -429,10 +409,15 @@ class Calls:
         receiver: Arg | None,
         state: State,
         current: ExtStream | None,
+        outer: tuple[sm.Binding, ...] = (),
     ) -> Value:
-        """Apply ``info``'s summary at a call: report its sinks, return what it returns."""
-        binding = sm.bind_arguments(info, site, receiver)
-        binding.current = current
+        """Apply ``info``'s summary at a call: report its sinks, return what it returns
+        (``outer``: a closure's captured bindings)."""
+        binding = bind_arguments(info, site, receiver)
+        binding.current, binding.outer = current, outer
+        special = self.specialised(info, binding)
+        if special is not None:  # maybe_on(ext, False): learnt with the literal argument
+            info = binding.info = special
         # ``make_syncer(s)()``, ``ops["sync"](s)``: no dotted name, so the function's own.
         named = site is not None and site.callee_text != _UNNAMED_CALLEE
         self._apply(info, node, binding, state, site.callee_text if named else info.name)
@@ -460,6 +445,8 @@ class Calls:
         """Report the sinks the call's values reach, and the attributes it sets on them."""
         if self.learning:
             self._applied.append((info.summary, info.summary.version))
+        if info.summary.calls:  # first: the sinks may be on what those calls return
+            self.apply_param_calls(info, node, binding, state)
         for issue in sm.call_issues(info, binding, name):
             self._report(node, issue)  # type: ignore[arg-type]
         for (index, path), value in info.summary.sets_attrs.items():
@@ -545,42 +532,12 @@ def _defaults(params: cst.Parameters, evaluate: Callable[[cst.CSTNode], Value]) 
     return found
 
 
-def _mapped_element(element_of: Callable[[Value], Value], value: Value) -> Value:
-    """The element ``map`` surely calls its function on: a listed external stream if any
-    (``map(f, [side, ext])`` calls ``f(ext)``), else any element."""
-    if isinstance(value, Seq) and not value.keys and not value.is_dict:
-        for item in value.items:
-            if isinstance(item, ExtStream) and item.must and item.param is None:
-                return item
-    return element_of(value)
-
-
 #: Receivers whose refused methods are kept as values when read (not called).
 _METHOD_RECEIVERS = (ExtStream, Event, Graph, CapturingGraph, Work)
 
 
 #: How a call is named when its callee has no dotted name (``f()()``, ``ops["k"]()``).
 _UNNAMED_CALLEE = "call"
-
-
-#: Builtins that move values: handled unless the module rebinds the name.
-_BUILTINS = frozenset(
-    {
-        "getattr",
-        "dict",
-        "enumerate",
-        "zip",
-        "map",
-        "next",
-        "list",
-        "tuple",
-        "set",
-        "frozenset",
-        "sorted",
-        "reversed",
-        "iter",
-    }
-)
 
 
 #: Methods of dicts and lists returning their contents.

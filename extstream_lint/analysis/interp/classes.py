@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .. import summaries as sm
+from ..binding import bind_arguments
 from ..sites import Arg
 from ..state import State
 from ..syntax import children, dotted_name, tail_name
@@ -138,7 +139,7 @@ class Classes:
             method = base.cls.method(name)
             if method is not None and not base.field(name)[0] and not base.cls.has_attr(name):
                 if method.is_property:  # the getter's value, named where it was made
-                    binding = sm.bind_arguments(method, None, Arg(base, None))
+                    binding = bind_arguments(method, None, Arg(base, None))
                     return sm.substitute(method.returns, binding)
                 return Bound(method, base, text)
             return sm.attribute(base, name)

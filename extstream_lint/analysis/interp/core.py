@@ -131,6 +131,13 @@ class Core:
         self._static = False
         #: Passes run so far (what each function returns is joined within one pass).
         self._passes = 0
+        #: Where each function of this module is defined (node, enclosing scope, class),
+        #: and its copies learnt with literal arguments, per pass (:mod:`.constants`).
+        self._definitions: dict[FunctionInfo, tuple[cst.FunctionDef, Scope, ClassInfo | None]] = {}
+        self._specialised: dict[tuple[object, ...], FunctionInfo] = {}
+        self._tested: dict[cst.FunctionDef, frozenset[str]] = {}
+        #: Parameters a function passes on to one whose literals are followed.
+        self._passed_on: dict[FunctionInfo, set[int]] = {}
 
     def run(self) -> list[Issue]:
         self._learn()
@@ -353,27 +360,10 @@ class Core:
             self.bind(target.value, value, state, scope)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
-            value = self._as_seq(value)
-            items = value.items if isinstance(value, Seq) else None
             stars = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
-            for index, element in enumerate(elements):
-                item = None
-                if items is not None and not stars and len(items) == len(elements):
-                    item = items[index]
-                elif items is not None and len(stars) == 1 and len(items) >= len(elements) - 1:
-                    after = len(elements) - 1 - stars[0]  # a, *rest, z = seq
-                    if index < stars[0]:
-                        item = items[index]
-                    elif index > stars[0]:
-                        item = items[len(items) - (len(elements) - index)]
-                    else:
-                        item = Seq(items[index : len(items) - after])
-                elif items is None and isinstance(element, cst.StarredElement):
-                    item = may_contain([self.element_of(value)])
-                elif items is None:
-                    item = self.element_of(value)
-                inner = element.value
-                self.bind_target(inner, item, state, scope)
+            values = self.unpack(value, len(elements), stars[0] if len(stars) == 1 else None)
+            for element, item in zip(elements, values):
+                self.bind_target(element.value, item, state, scope)
         elif isinstance(target, cst.StarredElement):
             self.bind_target(target.value, value, state, scope)
         elif isinstance(target, cst.Attribute):

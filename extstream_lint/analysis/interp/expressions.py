@@ -19,6 +19,7 @@ from ..state import State
 from ..syntax import children, dotted_name, string_value
 from ..values import Const, Instance, Ref, Seq, Tensor, Value, join, join_all
 from .calls import Calls
+from .constants import const_truth
 from .core import Scope, may_contain
 
 
@@ -66,6 +67,9 @@ class Expressions:
 
     def _eval_unary(self, node: cst.UnaryOperation, state: State, scope: Scope) -> Value:
         value = self.eval(node.expression, state, scope)
+        if isinstance(node.operator, cst.Not):
+            truth = const_truth(value)
+            return None if truth is None else Const(not truth)
         if (
             isinstance(node.operator, cst.Minus)
             and isinstance(value, Const)
@@ -137,8 +141,10 @@ class Expressions:
         return sm.item(base, wanted)  # type: ignore[arg-type]
 
     def _eval_ifexp(self, node: cst.IfExp, state: State, scope: Scope) -> Value:
+        truth = const_truth(self.eval(node.test, state, scope))
+        if truth is not None:  # x if flag else y, with a literal flag: one of them runs
+            return self.eval(node.body if truth else node.orelse, state, scope)
         body = self.eval(node.body, state, scope)
-        self.eval(node.test, state, scope)
         return join(body, self.eval(node.orelse, state, scope))
 
     def _eval_boolean(self, node: cst.BooleanOperation, state: State, scope: Scope) -> Value:
@@ -193,13 +199,11 @@ class Expressions:
         if isinstance(target, cst.Name):
             state.env[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
-            value = self._as_seq(value)
-            items = value.items if isinstance(value, Seq) else ()
-            for index, element in enumerate(target.elements):
-                item = items[index] if len(items) == len(target.elements) else None
+            elements = target.elements
+            stars = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+            values = self.unpack(value, len(elements), stars[0] if len(stars) == 1 else None)
+            for element, item in zip(elements, values):
                 self._bind_local(element.value, item, state)
-        elif isinstance(target, cst.StarredElement):
-            self._bind_local(target.value, None, state)
 
     def _eval_attribute(self, node: cst.Attribute, state: State, scope: Scope) -> Value:
         key = dotted_name(node)

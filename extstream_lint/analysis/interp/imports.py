@@ -14,19 +14,47 @@ from ...project.modules import absolute_name
 from ..effects import STAR_EXPORTS, canonical, enables_transfer_to_npu
 from ..state import State
 from ..syntax import dotted_name
-from ..values import Module, Ref, Value
+from ..values import Const, Module, Ref, Value
 from .core import Scope
+
+#: The module-level name a module's summary holds when importing it remaps ``torch.cuda``
+#: (not an identifier a program can bind; ``from m import *`` skips it).
+TRANSFER_MARK = "__transfer_to_npu__"
 
 
 class Imports:
     """``import`` and ``from ... import`` statements: what each name they bind stands for."""
+
+    def _remap_cuda(self) -> None:
+        """``torch.cuda`` is torch_npu's from here on, for this module and, process-wide,
+        for every module that imports it (contract section 3): its summary says so."""
+        self.transfer_to_npu = True
+        module_scope = self._scopes.get(self.module)
+        if module_scope is not None and self.learning:
+            module_scope.summary[TRANSFER_MARK] = Const(True)
+
+    def _import_effects(self, *names: str | None) -> None:
+        """Importing a project module runs it: if it (or a module it imports) imports
+        ``transfer_to_npu``, ``torch.cuda`` is remapped here too."""
+        if self.transfer_to_npu or self.facts is None:
+            return
+        for name in names:  # only modules the statement resolves anyway: no more reads
+            module = self._project_module(name) if name else None
+            if module is None:
+                continue
+            self.facts.read(module.name, TRANSFER_MARK)
+            if TRANSFER_MARK in module.exports:
+                self._remap_cuda()
+                return
 
     def _import(self, alias: cst.ImportAlias, state: State, scope: Scope) -> None:
         full = dotted_name(alias.name)
         if full is None:
             return
         if enables_transfer_to_npu(full):
-            self.transfer_to_npu = True
+            self._remap_cuda()
+        else:
+            self._import_effects(full.split(".", 1)[0], full if alias.asname else None)
         if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
             found = self._project_module(full)
             value: Value = (
@@ -45,6 +73,7 @@ class Imports:
             absolute_name(module, len(stmt.relative), self.module_name, self.is_package)
         )
         if source is not None:
+            self._import_effects(source.name)
             self._import_project(stmt, source, state, scope)
             return
         if self._import_submodules(stmt, state, scope):
@@ -60,7 +89,7 @@ class Imports:
             if module and not relative:
                 full = f"{module}.{name}"
                 if enables_transfer_to_npu(full):
-                    self.transfer_to_npu = True
+                    self._remap_cuda()
                 self.bind(local, Ref(canonical(full, self.transfer_to_npu)), state, scope)
             else:
                 self.bind(local, None, state, scope)
@@ -86,6 +115,7 @@ class Imports:
                 found[local] = module
         if not found:
             return False
+        self._import_effects(*(module.name for module in found.values()))
         for alias in stmt.names:
             local = _imported_as(alias)[1]
             self.bind(local, found.get(local), state, scope)

@@ -26,11 +26,11 @@ from ..values import (
     Current,
     ExtStream,
     Instance,
-    Seq,
     StreamCtx,
     Value,
     join_current,
 )
+from .constants import const_truth
 from .core import Loop, Scope
 
 #: ``exec_<NodeType>`` by statement type (built once per type).
@@ -149,7 +149,16 @@ class Statements:
                 self._delete(element.value, state)
 
     def exec_If(self, node: cst.If, state: State, scope: Scope) -> State | None:
-        self.eval(node.test, state, scope)
+        truth = const_truth(self.eval(node.test, state, scope))
+        if truth is not None and not _never_runs(node.test):  # if flag: with a literal
+            if truth:
+                return self._suite(node.body, state, scope)
+            orelse = node.orelse
+            if orelse is None:
+                return state
+            if isinstance(orelse, cst.If):
+                return self.exec_If(orelse, state, scope)
+            return self._suite(orelse.body, state, scope)
         if _never_runs(node.test):  # if False: / if TYPE_CHECKING: never run
             if not isinstance(node.test, cst.Name) or node.test.value != "False":
                 # but type checkers' imports name annotations: only those are kept
@@ -200,7 +209,8 @@ class Statements:
         return self._loop(state, scope, run_body, node.orelse)
 
     def exec_While(self, node: cst.While, state: State, scope: Scope) -> State | None:
-        self.eval(node.test, state, scope)
+        if const_truth(self.eval(node.test, state, scope)) is False:  # while flag: never
+            return self._suite(node.orelse.body, state, scope) if node.orelse else state
         forever = isinstance(node.test, cst.Name) and node.test.value == "True"
 
         def run_body(entry: State) -> State | None:
@@ -351,17 +361,16 @@ class Statements:
             for keyword in pattern.kwds:
                 taken = self._attribute_of(subject, keyword.key.value, None)
                 self._match_pattern(keyword.pattern, taken, state, scope)
-        elif isinstance(pattern, cst.MatchSequence) and not any(
-            isinstance(e, cst.MatchStar) for e in pattern.patterns
-        ):
-            seq = self._as_seq(subject)
-            items = seq.items if isinstance(seq, Seq) else ()
-            for index, element in enumerate(pattern.patterns):
-                if len(items) == len(pattern.patterns):
-                    taken = items[index]
+        elif isinstance(pattern, cst.MatchSequence):
+            elements = pattern.patterns
+            stars = [i for i, e in enumerate(elements) if isinstance(e, cst.MatchStar)]
+            values = self.unpack(subject, len(elements), stars[0] if len(stars) == 1 else None)
+            for element, taken in zip(elements, values):
+                if isinstance(element, cst.MatchStar):  # case [a, *rest]: a list
+                    if element.name is not None:
+                        self.bind(element.name.value, taken, state, scope)
                 else:
-                    taken = self.element_of(seq)
-                self._match_pattern(element.value, taken, state, scope)  # type: ignore[union-attr]
+                    self._match_pattern(element.value, taken, state, scope)
         else:
             self._bind_pattern(pattern, state, scope)
 

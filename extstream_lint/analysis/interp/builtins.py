@@ -1,0 +1,122 @@
+"""The builtins that move values: containers, iteration, ``getattr``, ``map``, ``dict``.
+
+A builtin is followed only while the module does not rebind its name (:data:`BUILTINS`).
+``list``/``tuple``/``iter`` keep a known sequence as it is, ``reversed`` reverses it, and
+``sorted``/``set`` keep only what it may hold (the order is not known); ``map`` calls its
+function on an element; ``dict`` keeps literal keywords as keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from ..sites import Arg, CallSite
+from ..state import State
+from ..values import ExtStream, Seq, Value
+from .core import may_contain
+
+
+class Builtins:
+    """Calls of the builtins that move values, by name."""
+
+    def _call_builtin(
+        self, name: str, site: CallSite, state: State, current: ExtStream | None
+    ) -> Value:
+        """The builtins that move values around: containers, iteration, ``getattr``."""
+        values = [arg.value for arg in site.positional]
+        if name in _KEYED:  # sorted(xs, key=f), filter(f, xs): f is called on elements
+            self.call_with_key(name, site, state, current)
+            if name == "filter":
+                return may_contain([self.element_of(values[1])]) if len(values) > 1 else None
+            if name != "sorted":  # min, max: as any other call (a tensor's operands)
+                return self._call_value(None, site.node, site, state, current)
+        if name == "getattr" and len(values) >= 2:
+            literal = site.node.args[1].value
+            attr = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
+            if isinstance(attr, str) and attr.isidentifier():
+                text = site.positional[0].text
+                method = self._stream_method(values[0], attr, text, site.node)
+                return method or self._attribute_of(values[0], attr, text)
+            return None
+        if name == "enumerate" and values:
+            return Seq((Seq((None, self.element_of(values[0]))),))
+        if name == "zip" and values and site.star_at is None:
+            return Seq((Seq(tuple(self.element_of(v) for v in values)),))
+        if name == "map" and len(values) >= 2:
+            inner = CallSite(site.node, site.positional[0].text or "map")
+            inner.positional = [Arg(_mapped_element(self.element_of, v), None) for v in values[1:]]
+            made = self._call_value(values[0], site.node, inner, state, current)
+            return may_contain([made])
+        if name == "next" and values:
+            return self.element_of(values[0])
+        if name == "dict":
+            return self._make_dict(site)
+        if name in ("list", "tuple", "set", "frozenset", "sorted", "reversed", "iter") and values:
+            value = values[0]
+            if isinstance(value, Seq) and not value.keys and not value.is_dict:
+                if name in ("list", "tuple", "iter"):  # the same elements, in order
+                    return value
+                if name == "reversed":
+                    return Seq(value.items[::-1])
+            return may_contain([self.element_of(value)])  # order unknown: any element
+        return None
+
+    def _make_dict(self, site: CallSite) -> Value:
+        """``dict(pairs)``, ``dict(mapping)``, ``dict(k=v)``: values by literal keyword, or
+        a dict whose values are any of the pairs' second items (``dict(zip(names, streams))``).
+        """
+        if site.star_at is not None or site.double_star or len(site.positional) > 1:
+            return None
+        keywords = tuple((key, arg.value) for key, arg in site.keywords.items())
+        if not site.positional:
+            values = [value for _, value in keywords]
+            made = may_contain(values)
+            return Seq(made.items, keywords) if isinstance(made, Seq) else None
+        source = site.positional[0].value
+        if not isinstance(source, Seq):
+            return None
+        if source.keys or source.is_dict:  # a copy of a dict (keywords: unknown keys)
+            return None if keywords else source
+        pair = self._as_seq(self.element_of(source))
+        if not isinstance(pair, Seq) or len(pair.items) != 2 or keywords:
+            return None
+        key, value = pair.items
+        return Seq((value,), is_dict=True, key=key) if value is not None else None
+
+
+def _mapped_element(element_of: Callable[[Value], Value], value: Value) -> Value:
+    """The element ``map`` surely calls its function on: a listed external stream if any
+    (``map(f, [side, ext])`` calls ``f(ext)``), else any element."""
+    if isinstance(value, Seq) and not value.keys and not value.is_dict:
+        for item in value.items:
+            if isinstance(item, ExtStream) and item.must and item.param is None:
+                return item
+    return element_of(value)
+
+
+#: Builtins that move values: handled unless the module rebinds the name.
+BUILTINS = frozenset(
+    {
+        "getattr",
+        "dict",
+        "enumerate",
+        "zip",
+        "map",
+        "next",
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "sorted",
+        "reversed",
+        "iter",
+        "min",
+        "max",
+        "filter",
+    }
+)
+
+#: Builtins that call a function they are given on elements (``key=``, ``filter``).
+_KEYED = frozenset({"sorted", "min", "max", "filter"})

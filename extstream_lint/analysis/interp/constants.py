@@ -1,0 +1,111 @@
+"""Literal constants followed into branches and into the functions they are passed to
+(issue 27, point 6).
+
+A test whose value is a known literal decides its branch: ``if flag:`` with ``flag`` a
+``True``/``False``/``None``/integer literal runs one branch only, as do ``x if flag else y``
+and ``while flag:`` (``not`` of a literal is a literal). Strings and floats are never
+decided: the interpreter keeps every string as ``""`` and every float as one value.
+
+A function whose body tests a parameter that way (``if enable:``, ``... if enable else
+contextlib.nullcontext()``) is summarised once with that parameter unknown, so both
+branches count. A call that passes a literal there, or leaves a literal default, uses a copy
+of the summary learnt with that literal instead (bounded call-site sensitivity: one copy per
+function and tuple of literals, :data:`_MAX_COPIES` per pass), so ``maybe_on(ext, False)``
+makes nothing current. Only functions of the module being analysed are copied: an imported
+function's body is not here (its summary keeps both branches).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from .. import summaries as sm
+from ..syntax import children
+from ..values import Const, ExtStream, FunctionInfo, Summary, Value
+
+#: Copies learnt per pass at most (each is one more run of a body).
+_MAX_COPIES = 64
+
+
+def const_truth(value: Value) -> bool | None:
+    """Whether a literal is true, when the value is one the analysis knows exactly."""
+    if isinstance(value, Const) and (value.value is None or type(value.value) in (bool, int)):
+        return bool(value.value)
+    return None
+
+
+class Constants:
+    """Copies of summaries learnt with the literal arguments of a call."""
+
+    def specialised(self, info: FunctionInfo, binding: sm.Binding) -> FunctionInfo | None:
+        """``info`` learnt with the literals this call gives the parameters its body tests,
+        or ``None`` when it gives none (or ``info`` is not defined in this module)."""
+        where = self._definitions.get(info)
+        if where is None:
+            return None
+        node, scope, cls = where
+        tested = self._tested.get(node)
+        if tested is None:
+            tested = self._tested[node] = _tested(node)
+        passed_on = self._passed_on.get(info, ())
+        if not tested and not passed_on:
+            return None
+        fixed: dict[int, Value] = {}
+        for index, (name, _) in enumerate(info.params):
+            arg = binding.args.get(index)
+            if arg is None or (name not in tested and index not in passed_on):
+                continue
+            if const_truth(arg.value) is not None:
+                fixed[index] = arg.value
+            else:
+                self._note_passed_on(arg.value)
+        if not fixed:
+            return None
+        key = (info, self._passes, tuple(sorted((i, repr(v)) for i, v in fixed.items())))
+        special = self._specialised.get(key)
+        if special is not None:
+            return special
+        if sum(1 for k in self._specialised if k[1] == self._passes) >= _MAX_COPIES:
+            return None
+        special = replace(info, summary=Summary(), returns=None, returns_seen=False)
+        special.returns_pass = -1
+        self._specialised[key] = special
+        saved = (self.learning, self.reporting, self._loops)
+        self.learning, self.reporting, self._loops = True, False, []
+        try:
+            self._run_function(node, scope, cls, special, fixed)
+        finally:
+            self.learning, self.reporting, self._loops = saved
+        if info.returns_known:
+            special.returns, special.returns_seen = info.returns, True
+        return special
+
+    def _note_passed_on(self, value: Value) -> None:
+        """A parameter of the function being learnt, passed on where a literal would be
+        followed (``with maybe_on(s, enable):``): its literals are followed too."""
+        ref = value.param if isinstance(value, ExtStream) else None
+        owner = self._function
+        if ref is None or ref.path or ref.owner is not owner or ref.index < 0:
+            return
+        if owner in self._definitions:
+            self._passed_on.setdefault(owner, set()).add(ref.index)
+
+
+def _tested(node: cst.FunctionDef) -> frozenset[str]:
+    """The parameters ``node``'s body tests for truth (``if p:``, ``not p``, ``x if p else
+    y``, ``while p:``), found once per function."""
+    params = node.params
+    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [node.body]
+    while stack and names - found:
+        item = stack.pop()
+        test = item.test if isinstance(item, (cst.If, cst.IfExp, cst.While)) else None
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test = test.expression
+        if isinstance(test, cst.Name) and test.value in names:
+            found.add(test.value)
+        stack.extend(children(item))
+    return frozenset(found)

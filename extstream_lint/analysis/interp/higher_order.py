@@ -1,0 +1,294 @@
+"""Higher-order code: function values, closures, decorators, and calls of a function-valued
+parameter (issue 27, point 2).
+
+A function body is summarised once, with symbolic parameters; a call in it of a value that
+is a parameter (``fn(*args, **kwargs)``, ``key(s)``, a callback) cannot be judged there, so
+the summary records it (:class:`..callables.ParamCall`: its arguments and the current stream
+then, in the parameters' terms). Where the function is called with a function there, the
+recorded call is made with the caller's values: the summary is specialised at the call that
+passes the function (bounded call-site sensitivity, :data:`_MAX_DEPTH` calls deep). A nested
+function returned by a call is a :class:`..callables.Closure` holding what that call gave
+the enclosing function's parameters, so a decorator factory's wrapper knows its stream.
+
+A decorator application is the call it is (``f = d(f)``, innermost first): a decorator the
+project defines is applied, and its result is what the name binds when it is a function
+value; a decorator the analysis does not follow (``functools.lru_cache``, ``torch.no_grad()``)
+leaves the function as it is. The builtins and library functions that call a function they
+are given (``sorted(key=)``, ``min``/``max``, ``filter``, ``functools.reduce``,
+``asyncio.to_thread``, ``threading.Thread(target=)``, ``Executor.submit``,
+``loop.run_in_executor``) call it here; those that run it in another thread run it with no
+external stream current (a thread starts on its default stream).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from .. import summaries as sm
+from ..callables import MAX_PARAM_CALLS, Closure, ParamCall, result_index
+from ..sites import Arg, CallSite
+from ..state import State
+from ..values import (
+    Bound,
+    ClassInfo,
+    ExtStream,
+    FunctionInfo,
+    ParamRef,
+    Partial,
+    Ref,
+    Seq,
+    StreamMethod,
+    Value,
+)
+from .core import may_contain
+
+#: Values a call can run: the project's functions, closures, classes, partials, bound methods.
+CALLABLE = (FunctionInfo, Closure, ClassInfo, Partial, Bound, StreamMethod, Ref)
+
+#: How deep recorded calls are made through one another (a callback given a callback...).
+_MAX_DEPTH = 4
+
+#: Library functions that call a function they are given: qualified name -> (position of
+#: the function, keyword naming it, whether it runs in another thread). The arguments
+#: after the function are its arguments.
+_FORWARDING = {
+    "asyncio.to_thread": (0, "func", True),
+    "functools.reduce": (0, "function", False),
+    "threading.Thread": (-1, "target", True),
+}
+#: Methods that call the function they are given with the rest of their arguments, in a
+#: worker thread: ``concurrent.futures.Executor.submit``, ``loop.run_in_executor``.
+_FORWARDING_METHODS = {"submit": 0, "run_in_executor": 1}
+
+
+class HigherOrder:
+    """Function values: closures, decorators, and calls of function-valued parameters."""
+
+    _higher_order_depth = 0
+
+    def record_param_call(self, callee: ExtStream, site: CallSite, state: State) -> Value:
+        """``fn(...)`` where ``fn`` is a parameter (or a captured one): a fact of the
+        function being summarised, made at each of its calls that passes a function. Its
+        value is what that call returns there (a symbolic value, :func:`.result_index`)."""
+        info = self._function
+        if info is None:
+            return None
+        calls = info.summary.calls
+        call = ParamCall(
+            callee,
+            tuple(arg.value for arg in site.positional),
+            tuple((key, arg.value) for key, arg in site.keywords.items()),
+            site.star_at,
+            site.spread,
+            site.double_star,
+            site.kw_spread,
+            state.current,
+            site.node,
+        )
+        if call not in calls:
+            if not self.learning or len(calls) >= MAX_PARAM_CALLS:
+                return None
+            calls.append(call)
+            info.summary.version += 1
+        return sm.symbolic(ParamRef(info, result_index(calls.index(call))))
+
+    def apply_param_calls(
+        self, info: FunctionInfo, node: cst.CSTNode, binding: sm.Binding, state: State
+    ) -> None:
+        """Make the calls ``info``'s body makes of function-valued parameters, with what this
+        call gives them; their findings are reported here, at the call that passed them."""
+        calls = info.summary.calls
+        if not calls or self._higher_order_depth >= _MAX_DEPTH:
+            return
+        self._higher_order_depth += 1
+        try:
+            for position, call in enumerate(list(calls)):
+                callee = sm.substitute(call.callee, binding)
+                if not isinstance(callee, CALLABLE) and not _symbolic(callee):
+                    continue
+                site = self._recorded_site(call, node, binding)
+                current = self._recorded_current(call, binding)
+                made = self._call_value(callee, node, site, state, current)
+                if made is not None:  # return fn(*args): what the wrapper returns
+                    binding.args[result_index(position)] = Arg(made, None)
+        finally:
+            self._higher_order_depth -= 1
+
+    def _recorded_site(self, call: ParamCall, node: cst.CSTNode, binding: sm.Binding) -> CallSite:
+        positional = [Arg(sm.substitute(v, binding), None) for v in call.positional]
+        keywords = {k: Arg(sm.substitute(v, binding), None) for k, v in call.keywords}
+        site = CallSite(node, "call", positional, keywords)  # type: ignore[arg-type]
+        if call.star_at is not None:
+            spread = sm.substitute(call.spread, binding)
+            if _symbolic(call.spread) and _exact(spread) and call.star_at == len(positional):
+                positional.extend(Arg(item, None) for item in spread.items)  # type: ignore[union-attr]
+            else:
+                site.star_at, site.spread = call.star_at, spread
+        if call.double_star:
+            spread = sm.substitute(call.kw_spread, binding)
+            if _symbolic(call.kw_spread) and isinstance(spread, Seq) and not spread.items:
+                pass  # nothing passed on
+            elif _symbolic(call.kw_spread) and isinstance(spread, Seq) and spread.keys:
+                for key, value in spread.keys:
+                    keywords.setdefault(key, Arg(value, None))  # type: ignore[arg-type]
+            else:
+                site.double_star, site.kw_spread = True, spread
+        return site
+
+    @staticmethod
+    def _recorded_current(call: ParamCall, binding: sm.Binding) -> ExtStream | None:
+        """The current stream at the recorded call, in the caller's terms."""
+        current = call.current
+        if current is None:
+            return None
+        stream = sm.substitute(current.stream, binding)
+        if not isinstance(stream, ExtStream):
+            return None
+        ref = current.stream.param
+        if ref is not None and ref.index == sm.CALLER_CURRENT:
+            return stream  # the caller's own current stream, as it is there
+        return ExtStream(
+            stream.must,
+            "made current",
+            current.origin,
+            stream.noun,
+            "",
+            param=stream.param,
+            also=stream.also,
+        )
+
+    def call_closure(
+        self,
+        closure: Closure,
+        node: cst.CSTNode,
+        site: CallSite,
+        receiver: Arg | None,
+        state: State,
+        current: ExtStream | None,
+    ) -> Value:
+        """Call a closure: its summary, with the captured values of its enclosing calls."""
+        if receiver is not None:  # a decorated method: the wrapper gets ``self`` first
+            site = CallSite(
+                site.node,
+                site.callee_text,
+                [receiver, *site.positional],
+                site.keywords,
+                None if site.star_at is None else site.star_at + 1,
+                site.double_star,
+                site.spread,
+                site.kw_spread,
+            )
+        return self._call_function(
+            closure.func, node, site, None, state, current, sm.closure_binding(closure)
+        )
+
+    def decorate(
+        self,
+        node: cst.FunctionDef | cst.ClassDef,
+        value: Value,
+        decorators: Sequence[tuple[cst.Decorator, Value]],
+        state: State,
+    ) -> Value:
+        """``@d`` over a definition: ``value = d(value)``, innermost first, for each
+        decorator the project defines; the definition itself when a result is unknown."""
+        for decorator, applied in reversed(decorators):
+            if not isinstance(applied, (FunctionInfo, Closure, Partial, Bound)):
+                continue
+            expression = decorator.decorator
+            anchor = expression if isinstance(expression, cst.Call) else node
+            site = CallSite(anchor, "call", [Arg(value, None)])  # type: ignore[arg-type]
+            with self._silenced():
+                result = self._call_value(applied, anchor, site, state, self._current(state))
+            if isinstance(result, (FunctionInfo, Closure, ClassInfo, Partial, Bound)):
+                value = result
+        return value
+
+    def call_forwarding(
+        self, qualname: str, site: CallSite, state: State, current: ExtStream | None
+    ) -> bool:
+        """A library function that calls a function it is given (``asyncio.to_thread(f, s)``,
+        ``functools.reduce(f, xs)``): call it as it would. False: not one of those."""
+        known = _FORWARDING.get(qualname)
+        if known is None:
+            return False
+        position, keyword, threaded = known
+        if qualname == "functools.reduce":
+            return self._reduce(site, state, current)
+        if position < 0:  # threading.Thread(target=f, args=(...), kwargs={...})
+            func = site.keywords.get(keyword)
+            given = site.keywords.get("args")
+            named = site.keywords.get("kwargs")
+            args = list(given.value.items) if given and _exact(given.value) else []  # type: ignore[union-attr]
+            keys = named.value.keys if named and isinstance(named.value, Seq) else ()
+            rest = CallSite(site.node, "call", [Arg(v, None) for v in args])
+            rest.keywords = {k: Arg(v, None) for k, v in keys if isinstance(k, str)}
+        else:
+            func = site.arg(position, keyword)
+            rest = _after(site, position + 1)
+        if func is None or not isinstance(func.value, CALLABLE):
+            return func is not None
+        self._call_value(func.value, site.node, rest, state, None if threaded else current)
+        return True
+
+    def call_forwarding_method(
+        self, method: str, site: CallSite, state: State, current: ExtStream | None
+    ) -> bool:
+        """``executor.submit(f, s)``, ``loop.run_in_executor(None, f, s)``: ``f(s)`` runs,
+        in a worker thread (no external stream current there)."""
+        position = _FORWARDING_METHODS.get(method)
+        if position is None or len(site.positional) <= position:
+            return False
+        func = site.positional[position].value
+        if not isinstance(func, (FunctionInfo, Closure, Partial, Bound)):
+            return False
+        self._call_value(func, site.node, _after(site, position + 1), state, None)
+        return True
+
+    def call_with_key(
+        self, name: str, site: CallSite, state: State, current: ExtStream | None
+    ) -> None:
+        """``sorted(xs, key=f)``, ``min``/``max(..., key=f)``: ``f`` is called on elements;
+        ``filter(f, xs)``: on each element."""
+        if name == "filter" and len(site.positional) >= 2:
+            func, items = site.positional[0].value, site.positional[1].value
+        else:
+            key = site.keywords.get("key")
+            if key is None or not site.positional:
+                return
+            func, items = key.value, site.positional[0].value
+            if name in ("min", "max") and len(site.positional) > 1:
+                items = may_contain([a.value for a in site.positional])
+        if isinstance(func, CALLABLE):
+            inner = CallSite(site.node, "call", [Arg(self.element_of(items), None)])
+            self._call_value(func, site.node, inner, state, current)
+
+    def _reduce(self, site: CallSite, state: State, current: ExtStream | None) -> bool:
+        """``functools.reduce(f, xs[, initial])``: ``f(accumulated, element)``."""
+        if len(site.positional) < 2:
+            return True
+        func, items = site.positional[0].value, site.positional[1].value
+        if isinstance(func, CALLABLE):
+            start = site.positional[2].value if len(site.positional) > 2 else None
+            element = self.element_of(items)
+            inner = CallSite(site.node, "call", [Arg(start, None), Arg(element, None)])
+            self._call_value(func, site.node, inner, state, current)
+        return True
+
+
+def _after(site: CallSite, start: int) -> CallSite:
+    """The arguments after the function (its own arguments), keywords included."""
+    rest = CallSite(site.node, "call", site.positional[start:], dict(site.keywords))
+    if site.star_at is not None:
+        rest.star_at, rest.spread = max(site.star_at - start, 0), site.spread
+    rest.double_star, rest.kw_spread = site.double_star, site.kw_spread
+    return rest
+
+
+def _symbolic(value: Value) -> bool:
+    return isinstance(value, ExtStream) and value.param is not None
+
+
+def _exact(value: Value) -> bool:
+    return isinstance(value, Seq) and not value.keys and not value.is_dict
