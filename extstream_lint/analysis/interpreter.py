@@ -20,6 +20,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.expressions`: expressions;
 * :mod:`.interp.calls`: function definitions, calls and argument binding;
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
+* :mod:`.interp.objects`: the object model (class attributes per pass, subclasses' views);
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
 """
 
@@ -31,12 +32,13 @@ from .interp.core import Core
 from .interp.expressions import Expressions
 from .interp.imports import Imports
 from .interp.narrowing import Narrowing
+from .interp.objects import Objects
 from .interp.statements import Statements
 
 __all__ = ["Interpreter"]
 
 
-class Interpreter(Statements, Imports, Expressions, Calls, Classes, Narrowing, Core):
+class Interpreter(Statements, Imports, Expressions, Calls, Classes, Objects, Narrowing, Core):
     """Runs the two passes over one module and collects :class:`Issue` objects.
 
     The constructor and :meth:`run` / :meth:`summarise` come from :class:`.interp.core.Core`;

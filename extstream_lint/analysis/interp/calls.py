@@ -29,7 +29,7 @@ from ..effects import (
 from ..hazards import called_hazards, computed
 from ..sites import Arg, CallSite, Issue
 from ..state import State
-from ..syntax import dotted_name
+from ..syntax import decorator_name, dotted_name
 from ..values import (
     Bound,
     CapturingGraph,
@@ -53,6 +53,7 @@ from ..values import (
 )
 from .classes import Super
 from .core import Scope, may_contain
+from .objects import OBJECT_CALLS
 
 
 class Calls:
@@ -73,7 +74,7 @@ class Calls:
                 )
                 info.returns_known = True
         cls = scope.cls if scope.kind == "class" else None
-        names = {(dotted_name(d.decorator) or "").rsplit(".", 1)[-1] for d in node.decorators}
+        names = {decorator_name(d.decorator) for d in node.decorators}
         info.decorators = frozenset(names)
         info.params = _param_kinds(params)
         if self.learning:
@@ -87,8 +88,8 @@ class Calls:
         return state
 
     def _run_function(self, node: cst.FunctionDef, parent: Scope, cls: ClassInfo | None) -> None:
-        info = self._functions[node]
-        scope = self._scope(node, "function", parent)
+        info, key = self.method_run(node, cls)  # a subclass's view of it (objects.py)
+        scope = self._scope(key, "function", parent)  # type: ignore[arg-type]
         scope.function = info
         # The body starts with whatever the caller has: symbolic values (summaries.py).
         state = State({}, sm.caller_current(info))
@@ -242,6 +243,8 @@ class Calls:
                 return None
             if isinstance(callee, FunctionInfo):
                 return self._call_function(callee, node, site, bound, state, current)
+            if isinstance(receiver, Instance) and callee is None:  # objects.py
+                return self.object_method(receiver, method, site, state, current)
             return None
         if isinstance(callee, Ref):
             if callee.qualname == "functools.partial" and site.positional:
@@ -311,20 +314,8 @@ class Calls:
             return self._call_function(callee.func, node, site, receiver, state, current)
         if isinstance(callee, FunctionInfo):
             return self._call_function(callee, node, site, None, state, current)
-        if isinstance(callee, ClassInfo):
-            instance = Instance(callee)
-            init = callee.method("__init__")
-            if init is None:
-                return instance
-            binding = sm.bind_arguments(init, site, Arg(instance, None))
-            binding.current = current
-            self._apply(init, node, binding, state, callee.name)
-            fields = [
-                (path[0], sm.substitute(value, binding))
-                for (index, path), value in init.summary.sets_attrs.items()
-                if index == 0 and len(path) == 1
-            ]
-            return Instance(callee, tuple(fields)) if fields else instance
+        if isinstance(callee, ClassInfo):  # __init__, __post_init__ (objects.py)
+            return self.construct(callee, node, site, state, current)
         for issue in called_hazards(callee, site, current):
             self._report(node, issue)
         if callee is None or isinstance(callee, (Tensor, ExtStream)):
@@ -345,7 +336,7 @@ class Calls:
                 text = site.positional[0].text
                 method = self._stream_method(values[0], attr, text, site.node)
                 return method or self._attribute_of(values[0], attr, text)
-            return None
+            return self.forwarding(values[0])  # in a __getattr__: delegation (objects.py)
         if name == "enumerate" and values:
             return Seq((Seq((None, self.element_of(values[0]))),))
         if name == "zip" and values and site.star_at is None:
@@ -471,7 +462,9 @@ class Calls:
             if isinstance(target, Instance) and target.param is not None and self.learning:
                 ref = target.param
                 if ref.owner is self._function and self._function is not None:
-                    self._function.summary.set_attr((ref.index, (*ref.path, *path)), actual)
+                    self.learn_set_attr(
+                        self._function.summary, (ref.index, (*ref.path, *path)), actual
+                    )
             elif arg.text is not None and isinstance(target, Instance):
                 if len(path) == 1:  # later.attach(ext): this object now holds ext
                     state.env[arg.text] = target = target.with_field(path[0], actual)
@@ -505,6 +498,8 @@ class Calls:
         current: ExtStream | None,
     ) -> Value:
         """A call of a torch API (or any resolved name): :mod:`.effects` says what it does."""
+        if qualname in OBJECT_CALLS:  # copy.copy, dataclasses.replace, threading.local...
+            return self.object_call(qualname, site)
         if DEFAULT_CAPTURE_STREAM in state.env or scope.kind == "module":
             capture_default = state.env.get(DEFAULT_CAPTURE_STREAM)  # in program order
         else:  # a function may run after any module-level assignment
