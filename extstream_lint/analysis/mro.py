@@ -22,6 +22,15 @@ def linearise(cls: Klass) -> list[Klass]:
     """``cls.__mro__`` as CPython computes it (C3: each class before its bases, bases in
     declaration order, a class shared by two bases after both). Where C3 has no answer
     (CPython would refuse the class) or the bases loop, depth first, each class once."""
+    chain = [cls]
+    current = cls
+    while len(current.bases) == 1 and len(chain) < 64:  # single inheritance: the chain
+        current = current.bases[0]
+        if any(current is seen for seen in chain):
+            return chain
+        chain.append(current)
+    if not current.bases:
+        return chain
     return _c3(cls, (), {})
 
 

@@ -316,8 +316,16 @@ class ClassInfo:
     transform: bool = False
 
     def mro(self) -> list[ClassInfo]:
-        """This class then its bases in Python's order (C3, :func:`linearise`)."""
-        return linearise(self) if self.bases else [self]
+        """This class then its bases in Python's order (C3, :func:`linearise`), kept while
+        no class of it has other bases (bookkeeping, not a fact: not in digests)."""
+        if not self.bases:
+            return [self]
+        kept = self.__dict__.get("_mro")
+        if kept is not None and all(tuple(k.bases) == bases for k, bases in kept[0]):
+            return kept[1]  # type: ignore[no-any-return]
+        order = linearise(self)
+        self.__dict__["_mro"] = (tuple((k, tuple(k.bases)) for k in order), order)
+        return order
 
     def method(self, name: str) -> FunctionInfo | None:
         for cls in self.mro():

@@ -260,6 +260,68 @@ class Same(Base):
 """,
 )
 
+case(
+    "property_with_a_setter_is_still_read_through_its_getter",
+    m=HEAD
+    + """
+class P:
+    def __init__(self, ptr):
+        self._ptr = ptr
+        self._s = None
+
+    @property
+    def stream(self):
+        return ExternalStream(self._ptr)
+
+    @stream.setter
+    def stream(self, value):
+        self._s = value
+
+    @property
+    def side(self):
+        return torch.npu.Stream()
+
+    @side.setter
+    def side(self, value):
+        self._s = value
+
+
+def use(ptr):
+    P(ptr).stream.synchronize()  # XST101
+    P(ptr).side.synchronize()
+""",
+)
+
+case(
+    "inherited_factory_classmethod_makes_the_subclass",
+    m=HEAD
+    + """
+class Base:
+    def __init__(self, s):
+        self.s = s
+
+    @classmethod
+    def create(cls, p):
+        return cls(p)
+
+    def clone(self, p):
+        return self.__class__(p)
+
+
+class Sub(Base):
+    def __init__(self, p):
+        self.s = ExternalStream(p)
+
+
+def use(p):
+    Sub.create(p).s.synchronize()  # XST101
+    Sub(p).clone(p).s.synchronize()  # XST101
+    Base.create(p).s.synchronize()
+    Base(p).clone(p).s.synchronize()
+    Base.create(ExternalStream(p)).s.synchronize()  # XST101
+""",
+)
+
 # --- unpacking into attributes, holders of self ------------------------------------------
 
 case(

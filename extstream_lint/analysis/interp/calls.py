@@ -82,8 +82,8 @@ class Calls:
         if cls is not None:
             info.is_property = bool(names & {"property", "cached_property"})
         self.bind(node.name.value, info, state, scope)
-        if cls is not None and self.learning:
-            cls.methods[node.name.value] = info
+        if cls is not None and self.learning and not names & {"setter", "deleter"}:
+            cls.methods[node.name.value] = info  # ``@x.setter`` keeps the getter
         self._deferred.append((node, scope, cls))
         return state
 
@@ -112,7 +112,7 @@ class Calls:
         )
         if self.learning and info.predicate is None:
             self._learn_predicate(info, body, state.copy(), scope)
-        returned_before = (info.returns, info.returns_seen)
+        returned_before = (info.returns, info.returns_seen, dict(info.summary.sets_attrs))
         outer, self._function = self._function, info
         outer_restores, self._restores = self._restores, []
         try:
@@ -122,7 +122,8 @@ class Calls:
             if end is not None and self.learning:
                 info.summary.note_exit(end.current)
                 self.note_capture_exit(info, end)
-            if self.learning and (info.returns, info.returns_seen) != returned_before:
+            learnt = (info.returns, info.returns_seen, info.summary.sets_attrs)
+            if self.learning and learnt != returned_before:
                 info.summary.version += 1  # callers that used it must look again
             pending, self._deferred = self._deferred, outer_deferred
         finally:

@@ -146,6 +146,8 @@ class Classes:
                 return base.exports[name]
             return self._project_module(f"{base.name}.{name}")  # a submodule
         if isinstance(base, Instance):
+            if name == "__class__":
+                return base.cls
             method = base.cls.method(name)
             if method is not None and not base.field(name)[0] and not base.cls.has_attr(name):
                 if method.is_property:  # the getter's value, named where it was made
@@ -153,9 +155,14 @@ class Classes:
                     return sm.substitute(method.returns, binding)
                 return Bound(method, base, text)
             if method is None and not base.field(name)[0] and not base.cls.has_attr(name):
-                target = self.delegate(base, name)  # a __getattr__ that forwards
-                if target is not None:
-                    found = self._attribute_of(target, name, None)
+                key = (id(base.cls), name)
+                target = self.delegate(base, name) if key not in self._delegating else None
+                if target is not None:  # a __getattr__ that forwards (two may forward in turn)
+                    self._delegating.add(key)
+                    try:
+                        found = self._attribute_of(target, name, None)
+                    finally:
+                        self._delegating.discard(key)
                     return found.weakened() if isinstance(found, ExtStream) else found
             return sm.attribute(base, name)
         if isinstance(base, ClassInfo):

@@ -129,7 +129,12 @@ class Core:
         self._set_attr_passes: dict[tuple[int, tuple[int, tuple[str, ...]]], int] = {}
         self._views: dict[tuple[cst.FunctionDef, int], FunctionInfo] = {}
         self._self_uses_cache: dict[cst.FunctionDef, object] = {}
+        self._class_views: dict[int, list[tuple[cst.FunctionDef, Scope]]] = {}
+        self._view_candidates: list[tuple[ClassInfo, set[str]]] = []
+        self._special: dict[cst.ClassDef, bool] = {}
+        self._methods_of: dict[cst.ClassDef, dict[str, tuple[cst.FunctionDef, FunctionInfo]]] = {}
         self._site_classes: dict[cst.CSTNode, ClassInfo] = {}
+        self._delegating: set[tuple[int, str]] = set()
         #: Per record class (by ``id``): field name -> value when the constructor omits it.
         self._field_defaults: dict[int, dict[str, Value]] = {}
         #: ``torch.Event(...)`` calls whose event may be recorded somewhere in the file
@@ -159,7 +164,8 @@ class Core:
         for _ in range(_LEARNING_ROUNDS):
             self._applied = []
             self._pass(learning=True)
-            if all(summary.version == seen for summary, seen in self._applied):
+            viewed = self.decide_views()  # subclasses' views of base methods (objects.py)
+            if not viewed and all(summary.version == seen for summary, seen in self._applied):
                 break
             self._callees_order = True
 

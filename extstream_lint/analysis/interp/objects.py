@@ -25,18 +25,25 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .. import summaries as sm
-from ..effects import method_effects
+from ..effects import handle_matches, method_effects
+from ..sinks import SinkKey
 from ..sites import Arg, CallSite
 from ..state import State
 from ..syntax import children
 from ..values import (
+    CALLER_CURRENT,
     ClassInfo,
     Const,
+    Current,
     ExtStream,
     Forward,
     FunctionInfo,
     Instance,
+    ParamRef,
+    Ref,
+    Seq,
     Summary,
+    Tensor,
     Value,
     join,
 )
@@ -69,7 +76,11 @@ class SelfUses:
 
     reads: frozenset[str]
     writes: frozenset[str]
-    calls_super: bool
+    #: Attributes read from ``super()`` (``super().close()``: "close").
+    super_reads: frozenset[str]
+    #: ``cls(...)``, ``type(self)(...)``, ``self.__class__(...)``: an instance of the
+    #: class it runs for, which differs for every subclass.
+    makes_own: bool = False
 
 
 class Objects:
@@ -91,16 +102,17 @@ class Objects:
         self, summary: Summary, key: tuple[int, tuple[str, ...]], value: Value
     ) -> None:
         """``self.x = v`` in the function being summarised: per pass, like
-        :meth:`learn_attr` (a first pass that called a helper not learnt yet saw nothing)."""
+        :meth:`learn_attr` (a first pass that called a helper not learnt yet saw nothing).
+        Whether this changed the summary is decided once the body is done, against what
+        the previous pass left (:meth:`.calls.Calls._run_function`): a replace then a join
+        within one pass is no change if it ends where the last pass did."""
         seen = (id(summary), key)
-        if self._set_attr_passes.get(seen) == self._passes or key not in summary.sets_attrs:
+        attrs = summary.sets_attrs
+        if self._set_attr_passes.get(seen) == self._passes and key in attrs:
+            attrs[key] = join(attrs[key], value)
+        else:
             self._set_attr_passes[seen] = self._passes
-            summary.set_attr(key, value)
-            return
-        self._set_attr_passes[seen] = self._passes
-        if summary.sets_attrs[key] != value:
-            summary.sets_attrs[key] = value
-            summary.version += 1
+            attrs[key] = value
 
     def construct(
         self,
@@ -140,10 +152,11 @@ class Objects:
         binding = sm.bind_arguments(method, site, Arg(instance, None))
         binding.current = current
         self._apply(method, node, binding, state, name)
+        fields = dict(instance.fields)
         for (index, path), value in method.summary.sets_attrs.items():
             if index == 0 and len(path) == 1:
-                instance = instance.with_field(path[0], sm.substitute(value, binding))
-        return instance
+                fields[path[0]] = sm.substitute(value, binding)
+        return Instance(instance.cls, tuple(fields.items())) if fields else instance
 
     def _hold_self(self, cls: ClassInfo, made: Instance) -> None:
         """``Helper(self)`` in a method: the helper holds the method's own object, whose
@@ -206,7 +219,7 @@ class Objects:
         current: ExtStream | None,
     ) -> Value:
         """A method the class does not define: a ``ContextVar``'s ``set`` / ``get``, a
-        ``NamedTuple``'s ``_replace``."""
+        ``NamedTuple``'s ``_replace``, ``__class__``, one a ``__getattr__`` delegates."""
         cls = receiver.cls
         if cls.name == "contextvars.ContextVar":
             if method == "set" and site.positional and self.learning:
@@ -220,6 +233,8 @@ class Objects:
             return None
         if method == "_replace" and cls.fields:
             return self._replaced(receiver, site)
+        if method == "__class__":  # self.__class__(...): a new instance of the same class
+            return self.construct(cls, site.node, site, state, current)
         target = self.delegate(receiver, method)
         if isinstance(target, ExtStream):  # Proxy(ext).synchronize(): ext.synchronize()
             issues, yielded = method_effects(site, method, target, None, current)
@@ -242,6 +257,9 @@ class Objects:
         getter = receiver.cls.method("__getattr__")
         if getter is None or not isinstance(getter.returns, Forward):
             return None
+        target = getter.returns.target
+        if isinstance(target, Instance) and target.cls is receiver.cls:
+            return None  # getattr(self, other_name): the class answers, or it recurses
         if self.learning:
             self._applied.append((getter.summary, getter.summary.version))
         site = CallSite(None, "__getattr__", [Arg(Const(name), None)])  # type: ignore[arg-type]
@@ -272,24 +290,62 @@ class Objects:
         return self._functions[node], node
 
     def make_views(self, cls: ClassInfo, own_names: set[str]) -> None:
-        """Run again, for ``cls``, each method of a base defined in this file whose body
-        reads what ``cls`` (or a class before that base in its MRO) defines differently.
-        ``own_names``: what the class body binds (methods and class attributes)."""
+        """At the end of a class body: the views of base methods made for ``cls`` so far
+        run after the enclosing scope, like its own methods; in a learning pass, the class
+        is noted for :meth:`decide_views`. ``own_names``: what the class body binds."""
+        for node, scope in self._class_views.get(id(cls), ()):
+            view = self._views[(node, id(cls))]
+            if self.learning:
+                original = self._functions.get(node)
+                if original is not None:
+                    self._refresh_view(cls, original, view)
+            self._deferred.append((node, scope, cls))
+        if self.learning and len(cls.mro()) > 1:
+            self._view_candidates.append((cls, own_names))
+
+    def decide_views(self) -> bool:
+        """After a learning pass, with what it learnt: make the views the noted classes
+        need (:meth:`_views_for`). True if any is new: it runs from the next pass on."""
+        candidates, self._view_candidates = self._view_candidates, []
+        before = len(self._views)
+        for cls, own_names in candidates:
+            self._views_for(cls, own_names)
+        return len(self._views) > before
+
+    def _views_for(self, cls: ClassInfo, own_names: set[str]) -> None:
+        """Make, for ``cls``, a view of each method of a base defined in this file whose
+        body reads through ``self`` what ``cls`` (or a class before that base in its MRO)
+        defines differently, where either definition does something to streams
+        (:func:`acts`), transitively."""
         mro = cls.mro()
-        if len(mro) < 2:
-            return
-        changed: set[str] = set(own_names)
-        for cls_name in own_names:
-            changed.update(self._writes_of(cls, cls_name))
+        if not any(id(base) in self._class_nodes for base in mro[1:]):
+            return  # no base defined in this file: no body to run again
+        defined: set[str] = set()
+        changed: set[str] = set()
+        checked: set[str] = set()
         for position in range(1, len(mro)):
+            before = mro[position - 1]
+            # What it defines: its methods, class attributes and the attributes its
+            # methods set on ``self`` (learnt: ``attrs``).
+            defined.update(before.methods, before.attrs)
+            if position == 1:
+                defined.update(own_names)
             base = mro[position]
             node = self._class_nodes.get(id(base))
             if node is None:  # another module's class: its bodies are not here
                 continue
-            after = mro[position + 1 :]
-            super_differs = [id(k) for k in after] != [id(k) for k in base.mro()[1:]]
+            fresh = defined - checked
+            checked |= fresh
+            changed.update(name for name in fresh if self._differs(cls, base, name))
             methods = self._method_nodes(node)
-            pending = dict(methods)
+            if not changed and not self._special_uses(node, methods):
+                continue  # nothing it reads differs, no super() nor cls(...): the common case
+            after = mro[position + 1 :]
+            pending = {
+                name: found
+                for name, found in methods.items()
+                if "staticmethod" not in found[1].decorators
+            }
             if not any(k is base for k in cls.inits_run()):
                 # Its __init__ never runs for cls's instances (cls's own does not chain).
                 pending.pop("__init__", None)
@@ -298,24 +354,47 @@ class Objects:
                 grew = False
                 for name, (fnode, info) in list(pending.items()):
                     uses = self._self_uses(fnode)
-                    if uses.reads & changed or (uses.calls_super and super_differs):
+                    if (
+                        uses.reads & changed
+                        or any(self._super_differs(cls, base, after, n) for n in uses.super_reads)
+                        or uses.makes_own
+                        or (fnode, id(cls)) in self._views
+                    ):
                         del pending[name]
                         changed.add(name)
                         changed.update(uses.writes)
                         self._view_of(cls, base, fnode, info)
                         grew = True
 
+    @staticmethod
+    def _super_differs(cls: ClassInfo, base: ClassInfo, after: list[ClassInfo], name: str) -> bool:
+        """``super().name`` in ``base``'s method finds something else for an instance of
+        ``cls`` (whose MRO continues differently after ``base``) that matters."""
+        mine = _first_definition(after, name)
+        theirs = _first_definition(base.mro()[1:], name)
+        if mine is theirs:
+            return False
+        return acts(mine, cls) or acts(theirs, base)
+
+    def _differs(self, cls: ClassInfo, base: ClassInfo, name: str) -> bool:
+        """Whether ``name`` read through ``self`` may mean something else for an instance
+        of ``cls`` than for one of ``base`` that matters here: either meaning acts on
+        streams (what is learnt so far; a view made in a later pass is run from then on)."""
+        mine = cls.method(name) or cls.attr(name)
+        theirs = base.method(name) or base.attr(name)
+        if mine is theirs:
+            return False
+        return acts(mine, cls) or acts(theirs, base)
+
     def _view_of(
         self, cls: ClassInfo, base: ClassInfo, node: cst.FunctionDef, original: FunctionInfo
     ) -> None:
-        view = self._views.get((node, id(cls)))
-        if view is None:
-            view = self._views[(node, id(cls))] = FunctionInfo(original.name)
-        if self.learning:
-            self._refresh_view(cls, original, view)
         scope = self._scopes.get(self._class_nodes[id(base)])
-        if scope is not None:
-            self._deferred.append((node, scope, cls))
+        if scope is None or (node, id(cls)) in self._views:
+            return
+        view = self._views[(node, id(cls))] = FunctionInfo(original.name)
+        self._class_views.setdefault(id(cls), []).append((node, scope))
+        self._refresh_view(cls, original, view)
 
     @staticmethod
     def _refresh_view(cls: ClassInfo, original: FunctionInfo, view: FunctionInfo) -> None:
@@ -329,20 +408,34 @@ class Objects:
             view.returns, view.returns_known = original.returns, True
         cls.views[original] = view
 
-    def _writes_of(self, cls: ClassInfo, name: str) -> frozenset[str]:
-        node = self._class_nodes.get(id(cls))
-        found = self._method_nodes(node).get(name) if node is not None else None
-        return self._self_uses(found[0]).writes if found is not None else frozenset()
+    def _special_uses(
+        self, node: cst.ClassDef, methods: dict[str, tuple[cst.FunctionDef, FunctionInfo]]
+    ) -> bool:
+        """Some method of the class calls ``super()`` or its own class (kept per class)."""
+        known = self._special.get(node)
+        if known is None:
+            uses = [self._self_uses(fnode) for fnode, _ in methods.values()]
+            known = self._special[node] = any(u.super_reads or u.makes_own for u in uses)
+        return known
 
     def _method_nodes(self, node: cst.ClassDef) -> dict[str, tuple[cst.FunctionDef, FunctionInfo]]:
-        """The methods a class body defines, by name (the last ``def`` of a name wins)."""
+        """The methods a class body defines, by name (the last ``def`` of a name wins;
+        kept once the class body has run: its functions are the same in every pass)."""
+        found = self._methods_of.get(node)
+        if found is not None:
+            return found
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-        found: dict[str, tuple[cst.FunctionDef, FunctionInfo]] = {}
+        found = {}
+        complete = True
         for statement in body:
             if isinstance(statement, cst.FunctionDef):
                 info = self._functions.get(statement)
                 if info is not None:
                     found[statement.name.value] = (statement, info)
+                else:
+                    complete = False
+        if complete:
+            self._methods_of[node] = found
         return found
 
     def _self_uses(self, node: cst.FunctionDef) -> SelfUses:
@@ -350,6 +443,88 @@ class Objects:
         if known is None:
             known = self._self_uses_cache[node] = self_uses(node)
         return known
+
+
+def acts(value: Value, cls: ClassInfo) -> bool:
+    """Whether a class's attribute or method may matter to the analysis, on an instance of
+    ``cls`` with nothing known of it but its class: a method with a sink, or that returns,
+    yields, sets or makes current something that matters (:func:`_matters`)."""
+    if not isinstance(value, FunctionInfo):
+        return _matters(value)
+    summary = value.summary
+    if (
+        value.returns is None
+        and not summary.sinks
+        and not summary.sets_attrs
+        and not summary.yield_seen
+        and not summary.capture_seen
+        and (not summary.exit_seen or _unchanged(value, summary.exit_current))
+    ):
+        return False  # the common case, without substituting anything
+    binding = sm.Binding(value, {0: Arg(Instance(cls), None)}, None)
+    if summary.capture_seen or any(_sink_applies(key, binding) for key in summary.sinks):
+        return True
+    made = [value.returns, *summary.sets_attrs.values()]
+    if summary.yield_seen:
+        made.append(summary.yielded)
+    if any(_matters(sm.substitute(item, binding)) for item in made):
+        return True
+    return any(
+        seen and not _unchanged(value, current)
+        for seen, current in (
+            (summary.exit_seen, summary.exit_current),
+            (summary.yield_seen, summary.yield_current),
+        )
+    )
+
+
+def _unchanged(info: FunctionInfo, current: Current | None) -> bool:
+    """The caller's current stream, as the body started with it."""
+    return current is not None and current.stream.param == ParamRef(info, CALLER_CURRENT)
+
+
+def _first_definition(order: list[ClassInfo], name: str) -> Value:
+    for cls in order:
+        if name in cls.methods:
+            return cls.methods[name]
+        if name in cls.attrs:
+            return cls.attrs[name]
+    return None
+
+
+def _sink_applies(key: SinkKey, binding: sm.Binding) -> bool:
+    """A sink that may be reached on an instance of the class: any but one guarded by a
+    handle of ``self`` that is not that kind of handle (``with self._lock:`` is a capture
+    only if ``self._lock`` is a graph)."""
+    guard = key[3]
+    if guard is None or guard[0] != 0:
+        return True
+    handle, _ = sm.resolve(ParamRef(binding.info, guard[0], guard[1]), binding)
+    if isinstance(handle, ExtStream) and handle.param is not None:
+        return True
+    return handle_matches(guard[2], handle)
+
+
+def _matters(value: Value, depth: int = 0) -> bool:
+    """A value the analysis follows for its own sake: a real stream, a handle, a stream
+    context, a tensor with a known place, a container or object holding one (what a
+    parameter becomes, literals and unknown results do not)."""
+    if value is None or isinstance(value, (Const, FunctionInfo)) or depth > 3:
+        return False
+    if isinstance(value, ExtStream):
+        return value.param is None
+    if isinstance(value, Tensor):
+        return bool(value.place) or (value.made is not None and value.made.param is None)
+    if isinstance(value, Seq):
+        return any(_matters(item, depth + 1) for item in (*value.items, value.key))
+    if isinstance(value, Instance):
+        held = (*(item for _, item in value.fields), *value.cls.attrs.values())
+        return any(_matters(item, depth + 1) for item in held)
+    if isinstance(value, ClassInfo):
+        return any(_matters(item, depth + 1) for item in value.attrs.values())
+    if isinstance(value, Ref):  # socket.AF_INET does not matter, torch.npu.Stream may
+        return value.qualname.split(".", 1)[0] in ("torch", "torch_npu")
+    return True
 
 
 def _tail(node: cst.BaseExpression) -> str:
@@ -365,12 +540,13 @@ def self_uses(function: cst.FunctionDef) -> SelfUses:
     params = function.params
     ordered = (*params.posonly_params, *params.params)
     if not ordered:
-        return SelfUses(frozenset(), frozenset(), False)
+        return SelfUses(frozenset(), frozenset(), frozenset())
     this = ordered[0].name.value
     reads: set[str] = set()
     writes: set[str] = set()
     stored: set[int] = set()  # ``self.x`` nodes only assigned to, never read
-    calls_super = False
+    super_reads: set[str] = set()
+    makes_own = False
     pending: list[cst.CSTNode] = [function.body]
     while pending:
         node = pending.pop()
@@ -379,17 +555,33 @@ def self_uses(function: cst.FunctionDef) -> SelfUses:
             value = node.value  # type: ignore[attr-defined]
             if type(value) is cst.Name and value.value == this and id(node) not in stored:
                 reads.add(node.attr.value)  # type: ignore[attr-defined]
+            elif type(value) is cst.Call and _is_name(value.func, "super"):
+                super_reads.add(node.attr.value)  # type: ignore[attr-defined]
         elif kind in (cst.AssignTarget, cst.AnnAssign):
             _targets(node.target, this, writes, stored)  # type: ignore[attr-defined]
         elif kind is cst.AugAssign:  # ``self.x += y`` reads it too
             _targets(node.target, this, writes, set())  # type: ignore[attr-defined]
         elif kind is cst.Call:
-            func = node.func  # type: ignore[attr-defined]
-            calls_super = calls_super or (type(func) is cst.Name and func.value == "super")
+            makes_own = makes_own or _names_own_class(node.func, this)  # type: ignore[attr-defined]
         elif kind is cst.ClassDef:
             continue
         pending.extend(children(node))
-    return SelfUses(frozenset(reads), frozenset(writes), calls_super)
+    return SelfUses(frozenset(reads), frozenset(writes), frozenset(super_reads), makes_own)
+
+
+def _names_own_class(func: cst.BaseExpression, this: str) -> bool:
+    """``cls``, ``type(self)`` or ``self.__class__`` as a callee."""
+    if isinstance(func, cst.Name):
+        return func.value == this
+    if isinstance(func, cst.Attribute):
+        return func.attr.value == "__class__" and _is_name(func.value, this)
+    if isinstance(func, cst.Call) and _is_name(func.func, "type") and len(func.args) == 1:
+        return _is_name(func.args[0].value, this)
+    return False
+
+
+def _is_name(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
 
 
 def _targets(target: cst.CSTNode, this: str, writes: set[str], stored: set[int]) -> None:
