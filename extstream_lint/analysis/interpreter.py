@@ -20,7 +20,8 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.expressions`: expressions;
 * :mod:`.interp.calls`: function definitions, calls and argument binding;
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
-* :mod:`.interp.objects`: the object model (class attributes per pass, subclasses' views);
+* :mod:`.interp.objects`: the object model (construction, copies, holders, delegation);
+* :mod:`.interp.views`: subclasses' views of inherited methods (dispatch on ``self``);
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
 """
 
@@ -34,11 +35,14 @@ from .interp.imports import Imports
 from .interp.narrowing import Narrowing
 from .interp.objects import Objects
 from .interp.statements import Statements
+from .interp.views import Views
 
 __all__ = ["Interpreter"]
 
 
-class Interpreter(Statements, Imports, Expressions, Calls, Classes, Objects, Narrowing, Core):
+class Interpreter(
+    Statements, Imports, Expressions, Calls, Classes, Objects, Views, Narrowing, Core
+):
     """Runs the two passes over one module and collects :class:`Issue` objects.
 
     The constructor and :meth:`run` / :meth:`summarise` come from :class:`.interp.core.Core`;
