@@ -25,6 +25,39 @@ What it follows (the README's "Limitations" and ``docs/conformance.md`` say what
   methods, lambdas, ``ExitStack.enter_context`` and ``match`` patterns carry values; imports
   of the project's own modules bring those modules' summaries (:mod:`.index`), with
   provenance across files ("created pkg/streams.py:16").
+* **The object model** (``analysis/interp/objects.py``). An attribute or method of an instance
+  is looked up through the MRO of the instance's class, computed as CPython does (C3,
+  ``analysis/mro.py``), and ``super()`` continues along that MRO from the class it is written in
+  (in a diamond, a sibling, not the base). A method is summarised once, with ``self`` an instance
+  of the class that defines it; where a subclass in the same file defines differently
+  something a base method reads through ``self`` (a method, a property, a class attribute, an
+  attribute its methods set; what ``super().name`` finds when the subclass's MRO continues
+  differently; ``cls(...)`` / ``self.__class__(...)``), and either definition does something to
+  streams (a sink, or a stream, handle or object holding one returned, set or made current),
+  that method runs again with ``self`` an instance of the subclass: a *view*, which lookups
+  through the subclass answer (object sensitivity keyed by the receiver's class, as in
+  Doop's points-to analyses), and so on transitively for the base methods that read it. So an
+  inherited ``__init__`` calling ``self._make_stream()`` runs the subclass's override and stores
+  its result on the subclass's instances, and the reverse override (a managed stream in the
+  subclass) is not a finding on it. What each method reads is syntax; whether a definition
+  acts on streams is what the pass learnt: views are decided after each learning pass, and a
+  new one means another pass (it then runs in every pass). Template-method code that never
+  touches a stream (the standard library's servers, mailboxes, I/O classes) gets none. A base
+  defined in another module is summarised there and has no view (its body is not parsed
+  here). Attributes a class's bodies set, and those a summary sets on ``self``, start afresh
+  in each learning pass, as returns do: a first pass that ran ``__init__`` before the helper
+  it calls was learnt no longer leaves a "may". Constructing a class applies its ``__init__``
+  and, for a dataclass or attrs class, ``__post_init__`` / ``__attrs_post_init__``; the
+  generated ``__init__`` takes the fields in order without ``field(init=False)`` ones (attrs'
+  unannotated ``x = attr.ib()`` included), also for classes given a decorator, base class or
+  metaclass declared with ``typing.dataclass_transform()`` (PEP 681). ``copy.copy``,
+  ``copy.deepcopy``, ``dataclasses.replace`` and ``_replace`` keep the instance's attributes
+  (those named change). ``threading.local()``, ``types.SimpleNamespace(...)`` and
+  ``contextvars.ContextVar(...)`` are an instance per allocation site, of a class of that site:
+  what is stored in one (``local.x = s``, ``var.set(s)``) is what it holds everywhere (``var.get()``
+  joins the default given). A helper built as ``Helper(self)`` in a method holds that object:
+  its methods read back through it. A class whose ``__getattr__`` returns ``getattr(held, name)``
+  delegates what it lacks to the held object, as a "may".
 * **Higher-order code, binding, unpacking, literals, import effects**. A call in a
   function body of a value that is one of its parameters (``fn(*args, **kwargs)``, ``key(s)``, a
   callback) is recorded in its summary with its arguments and the current stream then
@@ -44,8 +77,9 @@ What it follows (the README's "Limitations" and ``docs/conformance.md`` say what
   (``interp/unpacking.py``): starred targets, values of unknown length (a generator,
   ``tuple(genexpr)``) give any element they may hold, a parameter gives ``pair[1]``. A
   ``True``/``False``/``None``/integer literal decides ``if``, ``x if c else y``, ``while``
-  and ``not`` (``interp/constants.py``), and a call that passes a literal (or leaves a literal default)
-  to a parameter its callee tests, or passes on to one that does, uses a copy of the
+  and ``not`` (``interp/constants.py``), and a call that passes a literal (or leaves a
+  literal default) to a parameter its callee tests, or passes on to one that does, uses a
+  copy of the
   summary learnt with it (one per function and literal tuple per pass, 64 at most):
   ``maybe_on(ext, False)`` makes nothing current. Only functions of the module analysed are
   copied: an imported function keeps both branches. ``import torch_npu.contrib.transfer_to_npu``

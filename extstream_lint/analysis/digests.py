@@ -121,8 +121,9 @@ def _value_digest(
 
 
 #: Fields that record how the interpreter got to a fact, not the fact: the pass that last
-#: joined a function's returns, how many times a summary changed on the way.
-_BOOKKEEPING = frozenset({"returns_pass", "version"})
+#: joined a function's returns, how many times a summary changed on the way, a class's
+#: MRO kept for lookups.
+_BOOKKEEPING = frozenset({"returns_pass", "version", "_mro"})
 
 
 def facts_of(record: object) -> tuple[type, tuple[()], dict[str, object]]:

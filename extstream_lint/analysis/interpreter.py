@@ -25,6 +25,8 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.unpacking`: one unpacking routine for every binding site;
 * :mod:`.interp.constants`: literal tests decide branches; summaries copied per literal;
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
+* :mod:`.interp.objects`: the object model (construction, copies, holders, delegation);
+* :mod:`.interp.views`: subclasses' views of inherited methods (dispatch on ``self``);
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
 """
 
@@ -40,8 +42,10 @@ from .interp.expressions import Expressions
 from .interp.higher_order import HigherOrder
 from .interp.imports import Imports
 from .interp.narrowing import Narrowing
+from .interp.objects import Objects
 from .interp.statements import Statements
 from .interp.unpacking import Unpacking
+from .interp.views import Views
 
 __all__ = ["Interpreter"]
 
@@ -57,6 +61,8 @@ class Interpreter(
     Arguments,
     Builtins,
     Classes,
+    Objects,
+    Views,
     Narrowing,
     Core,
 ):

@@ -159,6 +159,14 @@ def string_value(node: cst.SimpleString) -> str | None:
 _OWN_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
+def decorator_name(decorator: cst.BaseExpression) -> str:
+    """A decorator by its tail name; a decorator factory's call by the factory's
+    (``@dataclass_transform()``, ``@lru_cache(maxsize=None)``)."""
+    if isinstance(decorator, cst.Call):
+        decorator = decorator.func
+    return (dotted_name(decorator) or "").rsplit(".", 1)[-1]
+
+
 def called_names(function: cst.FunctionDef) -> tuple[tuple[bool, str], ...]:
     """What ``function``'s body calls by name, outside the functions and classes it
     defines: ``f(...)`` as ``(False, "f")``, ``self.m(...)`` and ``cls.m(...)`` as

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Union
 
+from .mro import linearise
 from .sinks import Sink, SinkKey
 
 
@@ -310,24 +311,31 @@ class ClassInfo:
     set_elsewhere: set[str] = field(default_factory=set)
     #: False when the class defines ``__init__`` and it calls no ``__init__`` of a base.
     init_chains: bool = True
+    #: A base's method run again with ``self`` an instance of this class (its body reads
+    #: what this class overrides): the base's function -> this class's view of it
+    #: (:mod:`.interp.objects`). Lookups through this class's MRO answer the view.
+    views: dict[FunctionInfo, FunctionInfo] = field(default_factory=dict)
+    #: Decorated with ``typing.dataclass_transform()`` (or made by such a metaclass): the
+    #: classes derived from it get a generated ``__init__`` taking their fields (PEP 681).
+    transform: bool = False
 
     def mro(self) -> list[ClassInfo]:
-        """This class then its bases, depth first, each once (cycles cannot recurse)."""
-        order: list[ClassInfo] = []
-        stack: list[ClassInfo] = [self]
-        while stack:
-            cls = stack.pop(0)
-            if any(cls is seen for seen in order):
-                continue
-            order.append(cls)
-            stack[0:0] = cls.bases
+        """This class then its bases in Python's order (C3, :func:`linearise`), kept while
+        no class of it has other bases (bookkeeping, not a fact: not in digests)."""
+        if not self.bases:
+            return [self]
+        kept = self.__dict__.get("_mro")
+        if kept is not None and all(tuple(k.bases) == bases for k, bases in kept[0]):
+            return kept[1]  # type: ignore[no-any-return]
+        order = linearise(self)
+        self.__dict__["_mro"] = (tuple((k, tuple(k.bases)) for k in order), order)
         return order
 
     def method(self, name: str) -> FunctionInfo | None:
         for cls in self.mro():
             found = cls.methods.get(name)
             if found is not None:
-                return found
+                return self.views.get(found, found)
         return None
 
     def attr(self, name: str) -> Value:
@@ -429,6 +437,14 @@ class StreamMethod:
     bound_at: object = field(compare=False)
 
 
+@dataclass(frozen=True)
+class Forward:
+    """``getattr(target, name)`` in a ``__getattr__``: every attribute the class lacks is
+    read from ``target`` (delegation; a "may", since the class may still answer some)."""
+
+    target: Value
+
+
 @dataclass(eq=False)
 class Module:
     """A module of the analysed project, by its summary (:mod:`.index`)."""
@@ -462,6 +478,7 @@ Value = Union[
     Bound,
     Partial,
     StreamMethod,
+    Forward,
     Module,
     None,
 ]

@@ -39,7 +39,7 @@ class Builtins:
                 text = site.positional[0].text
                 method = self._stream_method(values[0], attr, text, site.node)
                 return method or self._attribute_of(values[0], attr, text)
-            return None
+            return self.forwarding(values[0])  # in a __getattr__: delegation (objects.py)
         if name == "enumerate" and values:
             return Seq((Seq((None, self.element_of(values[0]))),))
         if name == "zip" and values and site.star_at is None:

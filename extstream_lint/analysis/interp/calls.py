@@ -31,7 +31,7 @@ from ..effects import (
 from ..hazards import called_hazards, computed
 from ..sites import Arg, CallSite, Issue
 from ..state import State
-from ..syntax import dotted_name
+from ..syntax import decorator_name, dotted_name
 from ..values import (
     Bound,
     CapturingGraph,
@@ -56,6 +56,7 @@ from ..values import (
 from .builtins import BUILTINS
 from .classes import Super
 from .core import Scope, is_symbolic, may_contain
+from .objects import OBJECT_CALLS
 
 
 class Calls:
@@ -76,7 +77,7 @@ class Calls:
                 )
                 info.returns_known = True
         cls = scope.cls if scope.kind == "class" else None
-        names = {(dotted_name(d.decorator) or "").rsplit(".", 1)[-1] for d in node.decorators}
+        names = {decorator_name(d.decorator) for d in node.decorators}
         info.decorators = frozenset(names)
         info.params = _param_kinds(params)
         if self.learning:
@@ -85,8 +86,8 @@ class Calls:
             info.is_property = bool(names & {"property", "cached_property"})
         value = self.decorate(node, info, applied, state) if applied else info
         self.bind(node.name.value, value, state, scope)
-        if cls is not None and self.learning:
-            cls.methods[node.name.value] = info
+        if cls is not None and self.learning and not names & {"setter", "deleter"}:
+            cls.methods[node.name.value] = info  # ``@x.setter`` keeps the getter
             if value is not info:  # a decorated method: what the class holds is the result
                 cls.attrs[node.name.value] = value
         self._deferred.append((node, scope, cls))
@@ -102,9 +103,13 @@ class Calls:
         fixed: dict[int, Value] | None = None,
     ) -> None:
         """Run a body from symbolic parameters to learn its summary; ``special``: a copy
-        learnt with the literal arguments ``fixed`` of one call (:mod:`.constants`)."""
-        info = special or self._functions[node]
-        scope = self._scope(node, "function", parent)
+        learnt with the literal arguments ``fixed`` of one call (:mod:`.constants`); else
+        the function itself, or a subclass's view of it (:mod:`.views`)."""
+        if special is not None:
+            info, key = special, node
+        else:
+            info, key = self.method_run(node, cls)
+        scope = self._scope(key, "function", parent)  # type: ignore[arg-type]
         general, scope.function = scope.function, info
         # The body starts with whatever the caller has: symbolic values (summaries.py).
         state = State({}, sm.caller_current(info))
@@ -129,7 +134,7 @@ class Calls:
         )
         if self.learning and info.predicate is None:
             self._learn_predicate(info, body, state.copy(), scope)
-        returned_before = (info.returns, info.returns_seen)
+        returned_before = (info.returns, info.returns_seen, dict(info.summary.sets_attrs))
         outer, self._function = self._function, info
         outer_restores, self._restores = self._restores, []
         try:
@@ -139,7 +144,8 @@ class Calls:
             if end is not None and self.learning:
                 info.summary.note_exit(end.current)
                 self.note_capture_exit(info, end)
-            if self.learning and (info.returns, info.returns_seen) != returned_before:
+            learnt = (info.returns, info.returns_seen, info.summary.sets_attrs)
+            if self.learning and learnt != returned_before:
                 info.summary.version += 1  # callers that used it must look again
             pending, self._deferred = self._deferred, outer_deferred
         finally:
@@ -253,6 +259,8 @@ class Calls:
                 return self._call_function(callee, node, site, bound, state, current)
             if isinstance(callee, Closure):
                 return self.call_closure(callee, node, site, bound, state, current)
+            if isinstance(receiver, Instance) and callee is None:  # objects.py
+                return self.object_method(receiver, method, site, state, current)
             return None
         if isinstance(callee, Ref):
             if callee.qualname == "functools.partial" and site.positional:
@@ -344,20 +352,8 @@ class Calls:
             made = self.record_param_call(callee, site, state)  # type: ignore[arg-type]
             if made is not None:
                 return made
-        if isinstance(callee, ClassInfo):
-            instance = Instance(callee)
-            init = callee.method("__init__")
-            if init is None:
-                return instance
-            binding = bind_arguments(init, site, Arg(instance, None))
-            binding.current = current
-            self._apply(init, node, binding, state, callee.name)
-            fields = [
-                (path[0], sm.substitute(value, binding))
-                for (index, path), value in init.summary.sets_attrs.items()
-                if index == 0 and len(path) == 1
-            ]
-            return Instance(callee, tuple(fields)) if fields else instance
+        if isinstance(callee, ClassInfo):  # __init__, __post_init__ (objects.py)
+            return self.construct(callee, node, site, state, current)
         for issue in called_hazards(callee, site, current):
             self._report(node, issue)
         if callee is None or isinstance(callee, (Tensor, ExtStream)):
@@ -458,7 +454,9 @@ class Calls:
             if isinstance(target, Instance) and target.param is not None and self.learning:
                 ref = target.param
                 if ref.owner is self._function and self._function is not None:
-                    self._function.summary.set_attr((ref.index, (*ref.path, *path)), actual)
+                    self.learn_set_attr(
+                        self._function.summary, (ref.index, (*ref.path, *path)), actual
+                    )
             elif arg.text is not None and isinstance(target, Instance):
                 if len(path) == 1:  # later.attach(ext): this object now holds ext
                     state.env[arg.text] = target = target.with_field(path[0], actual)
@@ -492,6 +490,8 @@ class Calls:
         current: ExtStream | None,
     ) -> Value:
         """A call of a torch API (or any resolved name): :mod:`.effects` says what it does."""
+        if qualname in OBJECT_CALLS:  # copy.copy, dataclasses.replace, threading.local...
+            return self.object_call(qualname, site)
         if DEFAULT_CAPTURE_STREAM in state.env or scope.kind == "module":
             capture_default = state.env.get(DEFAULT_CAPTURE_STREAM)  # in program order
         else:  # a function may run after any module-level assignment

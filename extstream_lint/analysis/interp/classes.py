@@ -19,27 +19,41 @@ from ..binding import bind_arguments
 from ..sites import Arg
 from ..state import State
 from ..syntax import children, dotted_name, tail_name
-from ..values import Bound, ClassInfo, FunctionInfo, Instance, Module, ParamRef, Seq, Value, join
+from ..values import (
+    Bound,
+    ClassInfo,
+    ExtStream,
+    FunctionInfo,
+    Instance,
+    Module,
+    ParamRef,
+    Seq,
+    Value,
+)
 from .core import Scope
+from .objects import RECORD_INIT
 
 
 class Classes:
     """Class bodies, record fields, and attributes read from modules, classes and instances."""
 
     def exec_ClassDef(self, node: cst.ClassDef, state: State, scope: Scope) -> State:
-        for decorator in node.decorators:
-            self.eval(decorator.decorator, state, scope)
+        decorators = [self.eval(d.decorator, state, scope) for d in node.decorators]
         for arg in (*node.bases, *node.keywords):
             self.eval(arg.value, state, scope)
         info = self._classes.get(node)
         if info is None:
             info = self._classes[node] = ClassInfo(node.name.value)
             info.init_chains = _init_chains(node)
+            self._own_classes.add(id(info))
+            self._class_nodes[id(info)] = node
         if self.learning:
             with self._silenced():
                 bases = [self.eval(arg.value, state, scope) for arg in node.bases]
             info.bases = [b for b in bases if isinstance(b, ClassInfo) and b is not info]
-            if _is_record_class(node):
+            with self._silenced():
+                meta = [self.eval(k.value, state, scope) for k in node.keywords if _is_meta(k)]
+            if _is_record_class(node) or self.transformed(node, info, decorators, meta):
                 inherited = [f for base in info.bases for f in base.fields]
                 own = [f for f in _annotated_fields(node) if f not in inherited]
                 info.fields = [*inherited, *own]
@@ -58,9 +72,8 @@ class Classes:
         if self.learning:
             for name, value in class_state.env.items():
                 if "." not in name and not isinstance(value, FunctionInfo):
-                    info.attrs[name] = (
-                        join(info.attrs[name], value) if name in info.attrs else value
-                    )
+                    self.learn_attr(info, name, value)
+        self.make_views(info, {name for name in class_state.env if "." not in name})
         self.bind(node.name.value, info, state, scope)
         return state
 
@@ -69,6 +82,7 @@ class Classes:
         init = self._record_inits.get(id(cls))
         if init is None:
             init = self._record_inits[id(cls)] = FunctionInfo("__init__")
+            init.decorators = frozenset({RECORD_INIT})
             init.params = (("self", "pos"), *((name, "pos") for name in cls.fields))
             for index, name in enumerate(cls.fields, 1):
                 init.summary.set_attr((0, (name,)), sm.symbolic(ParamRef(init, index)))
@@ -84,12 +98,9 @@ class Classes:
         lines = [line for line in body if isinstance(line, cst.SimpleStatementLine)]
         with self._silenced():
             for small in (small for line in lines for small in line.body):
-                if (
-                    isinstance(small, cst.AnnAssign)
-                    and isinstance(small.target, cst.Name)
-                    and small.value is not None
-                ):
-                    own[small.target.value] = self._field_default(small.value, state, scope)
+                name, value = _field_line(small)
+                if name is not None and value is not None:
+                    own[name] = self._field_default(value, state, scope)
         defaults: dict[str, Value] = {}
         for base in reversed(cls.mro()[1:]):
             defaults.update(self._field_defaults.get(id(base), {}))
@@ -136,12 +147,24 @@ class Classes:
                 return base.exports[name]
             return self._project_module(f"{base.name}.{name}")  # a submodule
         if isinstance(base, Instance):
+            if name == "__class__":
+                return base.cls
             method = base.cls.method(name)
             if method is not None and not base.field(name)[0] and not base.cls.has_attr(name):
                 if method.is_property:  # the getter's value, named where it was made
                     binding = bind_arguments(method, None, Arg(base, None))
                     return sm.substitute(method.returns, binding)
                 return Bound(method, base, text)
+            if method is None and not base.field(name)[0] and not base.cls.has_attr(name):
+                key = (id(base.cls), name)
+                target = self.delegate(base, name) if key not in self._delegating else None
+                if target is not None:  # a __getattr__ that forwards (two may forward in turn)
+                    self._delegating.add(key)
+                    try:
+                        found = self._attribute_of(target, name, None)
+                    finally:
+                        self._delegating.discard(key)
+                    return found.weakened() if isinstance(found, ExtStream) else found
             return sm.attribute(base, name)
         if isinstance(base, ClassInfo):
             return base.attr(name) or base.method(name)
@@ -178,10 +201,17 @@ class Super:
     instance: Instance
 
     def method(self, name: str) -> FunctionInfo | None:
-        for base in self.cls.mro()[1:]:
+        """The next definition after ``cls`` in the MRO of the instance's class (what
+        Python's ``super()`` does: in a diamond, a sibling of ``cls``, not its base)."""
+        owner = self.instance.cls
+        order = owner.mro()
+        start = next((i for i, k in enumerate(order) if k is self.cls), None)
+        if start is None:  # not an instance of cls (a view's self is): cls's own bases
+            order, start = self.cls.mro(), 0
+        for base in order[start + 1 :]:
             found = base.methods.get(name)
             if found is not None:
-                return found
+                return owner.views.get(found, found)
         return None
 
 
@@ -209,19 +239,58 @@ def _is_record_class(node: cst.ClassDef) -> bool:
 
 
 def _annotated_fields(node: cst.ClassDef) -> list[str]:
-    """``name: T`` lines of a class body, in order, without ``ClassVar`` ones."""
+    """The fields the generated ``__init__`` takes, in order: ``name: T`` lines without
+    ``ClassVar`` ones, and attrs' ``name = attr.ib()`` lines; not those declared with
+    ``field(init=False)`` (``__post_init__`` sets them)."""
     names = []
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
     for line in body:
         if not isinstance(line, cst.SimpleStatementLine):
             continue
         for small in line.body:
-            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+            name, value = _field_line(small)
+            if name is None or _keyword_is_false(value, "init"):
+                continue
+            if isinstance(small, cst.AnnAssign):
                 annotation = small.annotation.annotation
                 head = annotation.value if isinstance(annotation, cst.Subscript) else annotation
-                if (dotted_name(head) or "").rsplit(".", 1)[-1] != "ClassVar":
-                    names.append(small.target.value)
+                if (dotted_name(head) or "").rsplit(".", 1)[-1] in ("ClassVar", "KW_ONLY"):
+                    continue
+            names.append(name)
     return names
+
+
+def _field_line(small: cst.BaseSmallStatement) -> tuple[str | None, cst.BaseExpression | None]:
+    """A field declaration of a class body: ``name: T [= value]``, or ``name = attr.ib(...)``
+    (attrs' form without an annotation); its name and value."""
+    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+        return small.target.value, small.value
+    if (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and isinstance(small.value, cst.Call)
+        and tail_name(small.value.func) in _FIELD_FUNCTIONS
+    ):
+        return small.targets[0].target.value, small.value
+    return None, None
+
+
+def _keyword_is_false(value: cst.BaseExpression | None, keyword: str) -> bool:
+    """``field(..., init=False)``."""
+    if not isinstance(value, cst.Call) or tail_name(value.func) not in _FIELD_FUNCTIONS:
+        return False
+    return any(
+        arg.keyword is not None
+        and arg.keyword.value == keyword
+        and isinstance(arg.value, cst.Name)
+        and arg.value.value == "False"
+        for arg in value.args
+    )
+
+
+def _is_meta(keyword: cst.Arg) -> bool:
+    return keyword.keyword is not None and keyword.keyword.value == "metaclass"
 
 
 def _init_chains(node: cst.ClassDef) -> bool:

@@ -120,6 +120,21 @@ class Core:
         #: The function whose body is being analysed: symbolic values are its parameters.
         self._function: FunctionInfo | None = None
         self._record_inits: dict[int, FunctionInfo] = {}
+        #: The object model (:mod:`.objects`): classes defined here (by ``id``) and their
+        #: nodes, the pass each class attribute was last replaced in, subclasses' views of
+        #: inherited methods by (node, ``id`` of the subclass), what methods do to ``self``.
+        self._own_classes: set[int] = set()
+        self._class_nodes: dict[int, cst.ClassDef] = {}
+        self._attr_passes: dict[tuple[int, str], int] = {}
+        self._set_attr_passes: dict[tuple[int, tuple[int, tuple[str, ...]]], int] = {}
+        self._views: dict[tuple[cst.FunctionDef, int], FunctionInfo] = {}
+        self._self_uses_cache: dict[cst.FunctionDef, object] = {}
+        self._class_views: dict[int, list[tuple[cst.FunctionDef, Scope]]] = {}
+        self._view_candidates: list[tuple[ClassInfo, set[str]]] = []
+        self._special: dict[cst.ClassDef, bool] = {}
+        self._methods_of: dict[cst.ClassDef, dict[str, tuple[cst.FunctionDef, FunctionInfo]]] = {}
+        self._site_classes: dict[cst.CSTNode, ClassInfo] = {}
+        self._delegating: set[tuple[int, str]] = set()
         #: Per record class (by ``id``): field name -> value when the constructor omits it.
         self._field_defaults: dict[int, dict[str, Value]] = {}
         #: ``torch.Event(...)`` calls whose event may be recorded somewhere in the file
@@ -156,7 +171,8 @@ class Core:
         for _ in range(_LEARNING_ROUNDS):
             self._applied = []
             self._pass(learning=True)
-            if all(summary.version == seen for summary, seen in self._applied):
+            viewed = self.decide_views()  # subclasses' views of base methods (objects.py)
+            if not viewed and all(summary.version == seen for summary, seen in self._applied):
                 break
             self._callees_order = True
 
@@ -393,11 +409,12 @@ class Core:
                 name = target.attr.value
                 ref = owner.param
                 if ref is not None and ref.owner is self._function:
-                    self._function.summary.set_attr((ref.index, (*ref.path, name)), value)
+                    self.learn_set_attr(
+                        self._function.summary, (ref.index, (*ref.path, name)), value
+                    )
                 if not is_symbolic(value):  # a parameter is per call, not per class
                     owner.cls.note_attr(name, self._in_own_init(owner))
-                    attrs = owner.cls.attrs
-                    attrs[name] = join(attrs[name], value) if name in attrs else value
+                    self.learn_attr(owner.cls, name, value)
         else:  # subscripts and anything else: evaluate for the calls inside
             self.eval(target, state, scope)
 
@@ -429,7 +446,7 @@ class Core:
             and ref.owner is info
             and ref.index == 0
             and not ref.path
-            and owner.cls.methods.get("__init__") is info
+            and (owner.cls.methods.get("__init__") or owner.cls.method("__init__")) is info
         )
 
 

@@ -1,0 +1,263 @@
+"""The object model: what instances hold, and the library calls that make or copy them.
+
+Constructing a class applies its ``__init__`` (found through the MRO: a subclass's view of
+an inherited one, :mod:`.views`; the one a dataclass, attrs class, ``NamedTuple`` or
+``dataclass_transform`` class gets) and a dataclass's ``__post_init__``. ``copy.copy``,
+``copy.deepcopy``, ``dataclasses.replace`` and ``_replace`` keep attributes; the holders
+``threading.local()``, ``SimpleNamespace`` and ``ContextVar`` are an instance per allocation
+site; a helper built as ``Helper(self)`` holds its owner; a ``__getattr__`` returning
+``getattr(held, name)`` delegates, as a "may".
+
+Class attributes learnt from the bodies that set them, and the attributes a summary sets on
+``self``, start afresh in each learning pass, as what functions return does
+(:meth:`.core.Core._learn_return`): a pass that read a helper before the helper was learnt
+does not dilute the attribute into a "may" forever.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import summaries as sm
+from ..binding import bind_arguments
+from ..effects import method_effects
+from ..sites import Arg, CallSite
+from ..state import State
+from ..values import (
+    ClassInfo,
+    Const,
+    ExtStream,
+    Forward,
+    FunctionInfo,
+    Instance,
+    Summary,
+    Value,
+    join,
+)
+
+#: The decorator name a generated ``__init__`` (dataclass, attrs, ``NamedTuple``,
+#: ``dataclass_transform``) carries: constructing the class then runs its post-init hook.
+RECORD_INIT = "<record __init__>"
+
+#: Library calls that make or copy objects, answered by :meth:`Objects.object_call`. The
+#: holders (``threading.local()``, ``SimpleNamespace``, ``ContextVar``) are an instance per
+#: allocation site, of a class of that site: what one of them holds is what was stored in it.
+OBJECT_CALLS = frozenset(
+    {
+        "copy.copy",
+        "copy.deepcopy",
+        "dataclasses.replace",
+        "threading.local",
+        "types.SimpleNamespace",
+        "contextvars.ContextVar",
+    }
+)
+_HOLDERS = frozenset({"threading.local", "types.SimpleNamespace", "contextvars.ContextVar"})
+#: What a ``ContextVar`` holds, as an attribute of its allocation site's class.
+_VAR_VALUE = "<value>"
+
+
+class Objects:
+    """Class attributes learnt per pass, and the views of inherited methods."""
+
+    def learn_attr(self, cls: ClassInfo, name: str, value: Value) -> None:
+        """A class attribute (or one set through ``self``) learnt in this pass: the first
+        write of a pass replaces what the previous pass left, the others join it. Classes
+        of other modules are only ever joined (their own passes are over)."""
+        attrs = cls.attrs
+        key = (id(cls), name)
+        if self._attr_passes.get(key) != self._passes and id(cls) in self._own_classes:
+            self._attr_passes[key] = self._passes
+            attrs[name] = value
+            return
+        attrs[name] = join(attrs[name], value) if name in attrs else value
+
+    def learn_set_attr(
+        self, summary: Summary, key: tuple[int, tuple[str, ...]], value: Value
+    ) -> None:
+        """``self.x = v`` in the function being summarised: per pass, like
+        :meth:`learn_attr` (a first pass that called a helper not learnt yet saw nothing).
+        Whether this changed the summary is decided once the body is done, against what
+        the previous pass left (:meth:`.calls.Calls._run_function`): a replace then a join
+        within one pass is no change if it ends where the last pass did."""
+        seen = (id(summary), key)
+        attrs = summary.sets_attrs
+        if self._set_attr_passes.get(seen) == self._passes and key in attrs:
+            attrs[key] = join(attrs[key], value)
+        else:
+            self._set_attr_passes[seen] = self._passes
+            attrs[key] = value
+
+    def construct(
+        self,
+        cls: ClassInfo,
+        node: cst.Call,
+        site: CallSite,
+        state: State,
+        current: ExtStream | None,
+    ) -> Value:
+        """``Cls(...)``: an instance of ``cls`` holding what its ``__init__`` (found through
+        the MRO, a generated one for a record class) sets from the arguments, then what a
+        dataclass's ``__post_init__`` (attrs: ``__attrs_post_init__``) sets on it."""
+        instance = Instance(cls)
+        init = cls.method("__init__")
+        if init is None:
+            return instance
+        made = self._run_on(init, instance, node, site, state, current, cls.name)
+        if RECORD_INIT in init.decorators:
+            post = cls.method("__post_init__") or cls.method("__attrs_post_init__")
+            if post is not None:
+                made = self._run_on(post, made, node, None, state, current, cls.name)
+        if self.learning:
+            self._hold_self(cls, made)
+        return made
+
+    def _run_on(
+        self,
+        method: FunctionInfo,
+        instance: Instance,
+        node: cst.Call,
+        site: CallSite | None,
+        state: State,
+        current: ExtStream | None,
+        name: str,
+    ) -> Instance:
+        """Apply a method that sets attributes of ``self`` to a new instance."""
+        binding = bind_arguments(method, site, Arg(instance, None))
+        binding.current = current
+        self._apply(method, node, binding, state, name)
+        fields = dict(instance.fields)
+        for (index, path), value in method.summary.sets_attrs.items():
+            if index == 0 and len(path) == 1:
+                fields[path[0]] = sm.substitute(value, binding)
+        return Instance(instance.cls, tuple(fields.items())) if fields else instance
+
+    def _hold_self(self, cls: ClassInfo, made: Instance) -> None:
+        """``Helper(self)`` in a method: the helper holds the method's own object, whose
+        class is known where it is built; the helper's methods read back through it."""
+        function = self._function
+        for name, value in made.fields:
+            ref = value.param if isinstance(value, Instance) else None
+            if ref is not None and ref.owner is function and ref.index == 0 and not ref.path:
+                self.learn_attr(cls, name, Instance(value.cls))  # type: ignore[union-attr]
+
+    def transformed(
+        self,
+        node: cst.ClassDef,
+        cls: ClassInfo,
+        decorators: list[Value],
+        metaclasses: list[Value],
+    ) -> bool:
+        """PEP 681: a class gets a dataclass's ``__init__`` when a decorator it is given was
+        declared with ``@dataclass_transform()``, when a class it derives from was, or when
+        its metaclass was. (A class decorated with it directly only passes it on.)"""
+        meta = any(isinstance(m, ClassInfo) and m.transform for m in metaclasses)
+        marks = (
+            _tail(d.decorator.func) for d in node.decorators if isinstance(d.decorator, cst.Call)
+        )
+        cls.transform = meta or any(mark == "dataclass_transform" for mark in marks)
+        if meta:
+            return True
+        if any(
+            isinstance(d, FunctionInfo) and "dataclass_transform" in d.decorators
+            for d in decorators
+        ):
+            return True
+        return any(base.transform for base in cls.mro()[1:])
+
+    def object_call(self, qualname: str, site: CallSite) -> Value:
+        """A library call of :data:`OBJECT_CALLS`."""
+        first = site.positional[0].value if site.positional else None
+        if qualname in ("copy.copy", "copy.deepcopy"):
+            return first  # the same class, the same attributes
+        if qualname == "dataclasses.replace":
+            return self._replaced(first, site)
+        cls = self._site_classes.get(site.node)
+        if cls is None:
+            cls = self._site_classes[site.node] = ClassInfo(qualname)
+            self._own_classes.add(id(cls))
+        if qualname == "contextvars.ContextVar":
+            default = site.keywords.get("default")
+            if default is not None and self.learning:
+                self.learn_attr(cls, _VAR_VALUE, default.value)
+            return Instance(cls)
+        fields = () if site.double_star else tuple((k, a.value) for k, a in site.keywords.items())
+        return Instance(cls, fields)
+
+    def object_method(
+        self,
+        receiver: Instance,
+        method: str,
+        site: CallSite,
+        state: State,
+        current: ExtStream | None,
+    ) -> Value:
+        """A method the class does not define: a ``ContextVar``'s ``set`` / ``get``, a
+        ``NamedTuple``'s ``_replace``, ``__class__``, one a ``__getattr__`` delegates."""
+        cls = receiver.cls
+        if cls.name == "contextvars.ContextVar":
+            if method == "set" and site.positional and self.learning:
+                value = site.positional[0].value
+                if not (isinstance(value, ExtStream) and value.param is not None):
+                    self.learn_attr(cls, _VAR_VALUE, value)
+            elif method == "get":
+                held = cls.attrs.get(_VAR_VALUE)
+                default = site.positional[0].value if site.positional else None
+                return join(held, default) if default is not None else held
+            return None
+        if method == "_replace" and cls.fields:
+            return self._replaced(receiver, site)
+        if method == "__class__":  # self.__class__(...): a new instance of the same class
+            return self.construct(cls, site.node, site, state, current)
+        target = self.delegate(receiver, method)
+        if isinstance(target, ExtStream):  # Proxy(ext).synchronize(): ext.synchronize()
+            issues, yielded = method_effects(site, method, target, None, current)
+            for issue in issues:
+                self._report(site.node, issue)
+            return yielded
+        return None
+
+    def forwarding(self, target: Value) -> Value:
+        """``getattr(target, name)`` with a name not spelt: in a ``__getattr__``, the
+        delegation to ``target`` (:class:`.values.Forward`); elsewhere unknown."""
+        info = self._function
+        if info is None or info.name != "__getattr__" or target is None:
+            return None
+        return Forward(target)
+
+    def delegate(self, receiver: Instance, name: str) -> Value:
+        """What ``receiver.name`` is read from when its class lacks ``name`` and defines a
+        ``__getattr__`` that delegates: the held object, as a "may"."""
+        getter = receiver.cls.method("__getattr__")
+        if getter is None or not isinstance(getter.returns, Forward):
+            return None
+        target = getter.returns.target
+        if isinstance(target, Instance) and target.cls is receiver.cls:
+            return None  # getattr(self, other_name): the class answers, or it recurses
+        if self.learning:
+            self._applied.append((getter.summary, getter.summary.version))
+        site = CallSite(None, "__getattr__", [Arg(Const(name), None)])  # type: ignore[arg-type]
+        binding = bind_arguments(getter, site, Arg(receiver, None))
+        target = sm.substitute(getter.returns.target, binding)
+        return target.weakened() if isinstance(target, ExtStream) else target
+
+    @staticmethod
+    def _replaced(value: Value, site: CallSite) -> Value:
+        """``dataclasses.replace(obj, **changes)`` / ``obj._replace(**changes)``: the same
+        class and attributes, those named changed (all unknown after a ``**`` spread)."""
+        if not isinstance(value, Instance):
+            return None
+        if site.double_star or (site.star_at is not None):
+            return Instance(value.cls)
+        for name, arg in site.keywords.items():
+            value = value.with_field(name, arg.value)
+        return value
+
+
+def _tail(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+__all__ = ["OBJECT_CALLS", "RECORD_INIT", "Objects"]

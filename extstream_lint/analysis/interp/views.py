@@ -1,0 +1,374 @@
+"""Which code runs for an instance: subclasses' views of the methods they inherit.
+
+Python looks an attribute of an instance up through the MRO of the instance's class, so a
+base class's method called on an instance of a subclass runs with ``self`` that instance:
+``self._make_stream()`` in an inherited ``__init__`` runs the subclass's override, and
+``self.stream`` in an inherited ``flush`` is what the subclass's instances hold. Summaries are
+learnt once per function, with ``self`` an instance of the class that defines it; where a
+subclass defines differently something such a method reads through ``self`` (a method, a
+class attribute, an attribute its methods set, what ``super().name`` finds) and either
+definition acts on streams (:func:`acts`), the method is run again for the subclass with
+``self`` an instance of it: a *view* (:attr:`.values.ClassInfo.views`), which lookups through
+the subclass's MRO answer (object sensitivity bounded by the class hierarchy of the file, as
+in points-to analyses that key a method's context by its receiver's class). What a method
+reads is syntax (:func:`self_uses`); whether a definition acts on streams is what a learning
+pass learnt, so views are decided after each learning pass (:meth:`Views.decide_views`) and
+a new one asks for one more pass. A base defined in another module has no view: its body
+is not parsed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .. import summaries as sm
+from ..effects import handle_matches
+from ..sinks import SinkKey
+from ..sites import Arg
+from ..syntax import children
+from ..values import (
+    CALLER_CURRENT,
+    ClassInfo,
+    Const,
+    Current,
+    ExtStream,
+    FunctionInfo,
+    Instance,
+    ParamRef,
+    Ref,
+    Seq,
+    Tensor,
+    Value,
+)
+
+
+@dataclass(frozen=True)
+class SelfUses:
+    """What a method's body does through its first parameter (syntax only)."""
+
+    reads: frozenset[str]
+    writes: frozenset[str]
+    #: Attributes read from ``super()`` (``super().close()``: "close").
+    super_reads: frozenset[str]
+    #: ``cls(...)``, ``type(self)(...)``, ``self.__class__(...)``: an instance of the
+    #: class it runs for, which differs for every subclass.
+    makes_own: bool = False
+
+
+class Views:
+    """Subclasses' views of inherited methods: which to make, and what each runs as."""
+
+    def method_run(
+        self, node: cst.FunctionDef, cls: ClassInfo | None
+    ) -> tuple[FunctionInfo, object]:
+        """The function a deferred body runs as (a subclass's view, or the function
+        itself) and the key of its scope (a view's locals are its own)."""
+        view = self._views.get((node, id(cls))) if cls is not None else None
+        if view is not None:
+            return view, (node, id(cls))
+        return self._functions[node], node
+
+    def make_views(self, cls: ClassInfo, own_names: set[str]) -> None:
+        """At the end of a class body: the views of base methods made for ``cls`` so far
+        run after the enclosing scope, like its own methods; in a learning pass, the class
+        is noted for :meth:`decide_views`. ``own_names``: what the class body binds."""
+        for node, scope in self._class_views.get(id(cls), ()):
+            view = self._views[(node, id(cls))]
+            if self.learning:
+                original = self._functions.get(node)
+                if original is not None:
+                    self._refresh_view(cls, original, view)
+            self._deferred.append((node, scope, cls))
+        if self.learning and len(cls.mro()) > 1:
+            self._view_candidates.append((cls, own_names))
+
+    def decide_views(self) -> bool:
+        """After a learning pass, with what it learnt: make the views the noted classes
+        need (:meth:`_views_for`). True if any is new: it runs from the next pass on."""
+        candidates, self._view_candidates = self._view_candidates, []
+        before = len(self._views)
+        for cls, own_names in candidates:
+            self._views_for(cls, own_names)
+        return len(self._views) > before
+
+    def _views_for(self, cls: ClassInfo, own_names: set[str]) -> None:
+        """Make, for ``cls``, a view of each method of a base defined in this file whose
+        body reads through ``self`` what ``cls`` (or a class before that base in its MRO)
+        defines differently, where either definition does something to streams
+        (:func:`acts`), transitively."""
+        mro = cls.mro()
+        if not any(id(base) in self._class_nodes for base in mro[1:]):
+            return  # no base defined in this file: no body to run again
+        defined: set[str] = set()
+        changed: set[str] = set()
+        checked: set[str] = set()
+        for position in range(1, len(mro)):
+            before = mro[position - 1]
+            # What it defines: its methods, class attributes and the attributes its
+            # methods set on ``self`` (learnt: ``attrs``).
+            defined.update(before.methods, before.attrs)
+            if position == 1:
+                defined.update(own_names)
+            base = mro[position]
+            node = self._class_nodes.get(id(base))
+            if node is None:  # another module's class: its bodies are not here
+                continue
+            fresh = defined - checked
+            checked |= fresh
+            changed.update(name for name in fresh if self._differs(cls, base, name))
+            methods = self._method_nodes(node)
+            if not changed and not self._special_uses(node, methods):
+                continue  # nothing it reads differs, no super() nor cls(...): the common case
+            after = mro[position + 1 :]
+            pending = {
+                name: found
+                for name, found in methods.items()
+                if "staticmethod" not in found[1].decorators
+            }
+            if not any(k is base for k in cls.inits_run()):
+                # Its __init__ never runs for cls's instances (cls's own does not chain).
+                pending.pop("__init__", None)
+            grew = True
+            while grew:
+                grew = False
+                for name, (fnode, info) in list(pending.items()):
+                    uses = self._self_uses(fnode)
+                    if (
+                        uses.reads & changed
+                        or any(self._super_differs(cls, base, after, n) for n in uses.super_reads)
+                        or uses.makes_own
+                        or (fnode, id(cls)) in self._views
+                    ):
+                        del pending[name]
+                        changed.add(name)
+                        changed.update(uses.writes)
+                        self._view_of(cls, base, fnode, info)
+                        grew = True
+
+    @staticmethod
+    def _super_differs(cls: ClassInfo, base: ClassInfo, after: list[ClassInfo], name: str) -> bool:
+        """``super().name`` in ``base``'s method finds something else for an instance of
+        ``cls`` (whose MRO continues differently after ``base``) that matters."""
+        mine = _first_definition(after, name)
+        theirs = _first_definition(base.mro()[1:], name)
+        if mine is theirs:
+            return False
+        return acts(mine, cls) or acts(theirs, base)
+
+    def _differs(self, cls: ClassInfo, base: ClassInfo, name: str) -> bool:
+        """Whether ``name`` read through ``self`` may mean something else for an instance
+        of ``cls`` than for one of ``base`` that matters here: either meaning acts on
+        streams (what is learnt so far; a view made in a later pass is run from then on)."""
+        mine = cls.method(name) or cls.attr(name)
+        theirs = base.method(name) or base.attr(name)
+        if mine is theirs:
+            return False
+        return acts(mine, cls) or acts(theirs, base)
+
+    def _view_of(
+        self, cls: ClassInfo, base: ClassInfo, node: cst.FunctionDef, original: FunctionInfo
+    ) -> None:
+        scope = self._scopes.get(self._class_nodes[id(base)])
+        if scope is None or (node, id(cls)) in self._views:
+            return
+        view = self._views[(node, id(cls))] = FunctionInfo(original.name)
+        self._class_views.setdefault(id(cls), []).append((node, scope))
+        self._refresh_view(cls, original, view)
+
+    @staticmethod
+    def _refresh_view(cls: ClassInfo, original: FunctionInfo, view: FunctionInfo) -> None:
+        """What the ``def`` says of the function (it ran again this pass), for the view."""
+        view.params = original.params
+        view.decorators = original.decorators
+        view.defaults = original.defaults
+        view.is_property = original.is_property
+        view.predicate = original.predicate
+        if original.returns_known:
+            view.returns, view.returns_known = original.returns, True
+        cls.views[original] = view
+
+    def _special_uses(
+        self, node: cst.ClassDef, methods: dict[str, tuple[cst.FunctionDef, FunctionInfo]]
+    ) -> bool:
+        """Some method of the class calls ``super()`` or its own class (kept per class)."""
+        known = self._special.get(node)
+        if known is None:
+            uses = [self._self_uses(fnode) for fnode, _ in methods.values()]
+            known = self._special[node] = any(u.super_reads or u.makes_own for u in uses)
+        return known
+
+    def _method_nodes(self, node: cst.ClassDef) -> dict[str, tuple[cst.FunctionDef, FunctionInfo]]:
+        """The methods a class body defines, by name (the last ``def`` of a name wins;
+        kept once the class body has run: its functions are the same in every pass)."""
+        found = self._methods_of.get(node)
+        if found is not None:
+            return found
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+        found = {}
+        complete = True
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef):
+                info = self._functions.get(statement)
+                if info is not None:
+                    found[statement.name.value] = (statement, info)
+                else:
+                    complete = False
+        if complete:
+            self._methods_of[node] = found
+        return found
+
+    def _self_uses(self, node: cst.FunctionDef) -> SelfUses:
+        known = self._self_uses_cache.get(node)
+        if known is None:
+            known = self._self_uses_cache[node] = self_uses(node)
+        return known
+
+
+def acts(value: Value, cls: ClassInfo) -> bool:
+    """Whether a class's attribute or method may matter to the analysis, on an instance of
+    ``cls`` with nothing known of it but its class: a method with a sink, or that returns,
+    yields, sets or makes current something that matters (:func:`_matters`)."""
+    if not isinstance(value, FunctionInfo):
+        return _matters(value)
+    summary = value.summary
+    if (
+        value.returns is None
+        and not summary.sinks
+        and not summary.sets_attrs
+        and not summary.yield_seen
+        and not summary.capture_seen
+        and (not summary.exit_seen or _unchanged(value, summary.exit_current))
+    ):
+        return False  # the common case, without substituting anything
+    binding = sm.Binding(value, {0: Arg(Instance(cls), None)}, None)
+    if summary.capture_seen or any(_sink_applies(key, binding) for key in summary.sinks):
+        return True
+    made = [value.returns, *summary.sets_attrs.values()]
+    if summary.yield_seen:
+        made.append(summary.yielded)
+    if any(_matters(sm.substitute(item, binding)) for item in made):
+        return True
+    return any(
+        seen and not _unchanged(value, current)
+        for seen, current in (
+            (summary.exit_seen, summary.exit_current),
+            (summary.yield_seen, summary.yield_current),
+        )
+    )
+
+
+def _unchanged(info: FunctionInfo, current: Current | None) -> bool:
+    """The caller's current stream, as the body started with it."""
+    return current is not None and current.stream.param == ParamRef(info, CALLER_CURRENT)
+
+
+def _first_definition(order: list[ClassInfo], name: str) -> Value:
+    for cls in order:
+        if name in cls.methods:
+            return cls.methods[name]
+        if name in cls.attrs:
+            return cls.attrs[name]
+    return None
+
+
+def _sink_applies(key: SinkKey, binding: sm.Binding) -> bool:
+    """A sink that may be reached on an instance of the class: any but one guarded by a
+    handle of ``self`` that is not that kind of handle (``with self._lock:`` is a capture
+    only if ``self._lock`` is a graph)."""
+    guard = key[3]
+    if guard is None or guard[0] != 0:
+        return True
+    handle, _ = sm.resolve(ParamRef(binding.info, guard[0], guard[1]), binding)
+    if isinstance(handle, ExtStream) and handle.param is not None:
+        return True
+    return handle_matches(guard[2], handle)
+
+
+def _matters(value: Value, depth: int = 0) -> bool:
+    """A value the analysis follows for its own sake: a real stream, a handle, a stream
+    context, a tensor with a known place, a container or object holding one (what a
+    parameter becomes, literals and unknown results do not)."""
+    if value is None or isinstance(value, (Const, FunctionInfo)) or depth > 3:
+        return False
+    if isinstance(value, ExtStream):
+        return value.param is None
+    if isinstance(value, Tensor):
+        return bool(value.place) or (value.made is not None and value.made.param is None)
+    if isinstance(value, Seq):
+        return any(_matters(item, depth + 1) for item in (*value.items, value.key))
+    if isinstance(value, Instance):
+        held = (*(item for _, item in value.fields), *value.cls.attrs.values())
+        return any(_matters(item, depth + 1) for item in held)
+    if isinstance(value, ClassInfo):
+        return any(_matters(item, depth + 1) for item in value.attrs.values())
+    if isinstance(value, Ref):  # socket.AF_INET does not matter, torch.npu.Stream may
+        return value.qualname.split(".", 1)[0] in ("torch", "torch_npu")
+    return True
+
+
+def self_uses(function: cst.FunctionDef) -> SelfUses:
+    """The attributes ``function`` reads and sets on its first parameter (``self``, or
+    ``cls``), nested functions included (closures see it), and whether it calls
+    ``super()``."""
+    params = function.params
+    ordered = (*params.posonly_params, *params.params)
+    if not ordered:
+        return SelfUses(frozenset(), frozenset(), frozenset())
+    this = ordered[0].name.value
+    reads: set[str] = set()
+    writes: set[str] = set()
+    stored: set[int] = set()  # ``self.x`` nodes only assigned to, never read
+    super_reads: set[str] = set()
+    makes_own = False
+    pending: list[cst.CSTNode] = [function.body]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is cst.Attribute:
+            value = node.value  # type: ignore[attr-defined]
+            if type(value) is cst.Name and value.value == this and id(node) not in stored:
+                reads.add(node.attr.value)  # type: ignore[attr-defined]
+            elif type(value) is cst.Call and _is_name(value.func, "super"):
+                super_reads.add(node.attr.value)  # type: ignore[attr-defined]
+        elif kind in (cst.AssignTarget, cst.AnnAssign):
+            _targets(node.target, this, writes, stored)  # type: ignore[attr-defined]
+        elif kind is cst.AugAssign:  # ``self.x += y`` reads it too
+            _targets(node.target, this, writes, set())  # type: ignore[attr-defined]
+        elif kind is cst.Call:
+            makes_own = makes_own or _names_own_class(node.func, this)  # type: ignore[attr-defined]
+        elif kind is cst.ClassDef:
+            continue
+        pending.extend(children(node))
+    return SelfUses(frozenset(reads), frozenset(writes), frozenset(super_reads), makes_own)
+
+
+def _names_own_class(func: cst.BaseExpression, this: str) -> bool:
+    """``cls``, ``type(self)`` or ``self.__class__`` as a callee."""
+    if isinstance(func, cst.Name):
+        return func.value == this
+    if isinstance(func, cst.Attribute):
+        return func.attr.value == "__class__" and _is_name(func.value, this)
+    if isinstance(func, cst.Call) and _is_name(func.func, "type") and len(func.args) == 1:
+        return _is_name(func.args[0].value, this)
+    return False
+
+
+def _is_name(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _targets(target: cst.CSTNode, this: str, writes: set[str], stored: set[int]) -> None:
+    if isinstance(target, cst.Attribute):
+        if isinstance(target.value, cst.Name) and target.value.value == this:
+            writes.add(target.attr.value)
+            stored.add(id(target))
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _targets(element.value, this, writes, stored)
+    elif isinstance(target, cst.StarredElement):
+        _targets(target.value, this, writes, stored)
+
+
+__all__ = ["SelfUses", "Views", "acts", "self_uses"]
