@@ -41,6 +41,7 @@ from ..values import (
     Seq,
     StreamMethod,
     Value,
+    join,
 )
 from .core import may_contain
 
@@ -265,16 +266,33 @@ class HigherOrder:
             self._call_value(func, site.node, inner, state, current)
 
     def _reduce(self, site: CallSite, state: State, current: ExtStream | None) -> bool:
-        """``functools.reduce(f, xs[, initial])``: ``f(accumulated, element)``."""
+        """``functools.reduce(f, xs[, initial])``: ``f(accumulated, element)`` for each
+        element in order where the elements are known (a literal list or tuple, up to
+        :data:`_FOLD_LIMIT`), as Python folds them; otherwise once, with what the
+        accumulator and an element may be."""
         if len(site.positional) < 2:
             return True
         func, items = site.positional[0].value, site.positional[1].value
-        if isinstance(func, CALLABLE):
-            start = site.positional[2].value if len(site.positional) > 2 else None
-            element = self.element_of(items)
-            inner = CallSite(site.node, "call", [Arg(start, None), Arg(element, None)])
-            self._call_value(func, site.node, inner, state, current)
+        if not isinstance(func, CALLABLE):
+            return True
+        has_start = len(site.positional) > 2
+        given = site.positional[2].value if has_start else None
+        if _exact(items) and len(items.items) <= _FOLD_LIMIT:  # type: ignore[union-attr]
+            elements = list(items.items)  # type: ignore[union-attr]
+            accumulated = given if has_start or not elements else elements.pop(0)
+            for element in elements:
+                inner = CallSite(site.node, "call", [Arg(accumulated, None), Arg(element, None)])
+                accumulated = self._call_value(func, site.node, inner, state, current)
+            return True
+        element = self.element_of(items)
+        start = join(given, element) if has_start else element
+        inner = CallSite(site.node, "call", [Arg(start, None), Arg(element, None)])
+        self._call_value(func, site.node, inner, state, current)
         return True
+
+
+#: The longest literal sequence ``functools.reduce`` is folded over element by element.
+_FOLD_LIMIT = 16
 
 
 def _after(site: CallSite, start: int) -> CallSite:
