@@ -181,16 +181,12 @@ def repository_root(start: str | None = None) -> str:
     start = os.path.abspath(start or os.getcwd())
     if os.path.isfile(start):
         start = os.path.dirname(start)
-    current = start
-    while True:
-        if os.path.exists(os.path.join(current, ".git")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
     from ..project.diskio import project_root
+    from ..project.gitignore import repository_root as git_root
 
+    found = git_root(start)
+    if found is not None:
+        return found
     return project_root(start) or start
 
 

@@ -23,7 +23,7 @@ from .regular import read_regular
 #: ``.git`` and ``commondir`` files hold one path: anything larger is not git's.
 _SMALL = 1 << 16
 
-__all__ = ["IgnoreRules", "rules_above"]
+__all__ = ["IgnoreRules", "repository_root", "rules_above"]
 
 Layer = tuple[str, pathspec.PathSpec]
 
@@ -61,7 +61,7 @@ def rules_above(top: str) -> IgnoreRules:
     line is walked even when these ignore it (naming it asks for it); then only the
     ``.gitignore`` files inside it apply.
     """
-    root = _repository_root(top)
+    root = repository_root(top)
     if root is None or root == top:
         return _with_exclude(IgnoreRules(), root)
     rules = _with_exclude(IgnoreRules(), root)
@@ -81,7 +81,9 @@ def _with_exclude(rules: IgnoreRules, root: str | None) -> IgnoreRules:
     return rules if spec is None else IgnoreRules(((root, spec),))
 
 
-def _repository_root(directory: str) -> str | None:
+def repository_root(directory: str) -> str | None:
+    """The nearest directory at or above ``directory`` holding ``.git`` (a directory, or
+    the file of a worktree or submodule); ``None`` outside any repository."""
     current = directory
     while True:
         if os.path.exists(os.path.join(current, ".git")):

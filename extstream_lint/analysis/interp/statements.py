@@ -153,23 +153,13 @@ class Statements:
         if truth is not None and not _never_runs(node.test):  # if flag: with a literal
             if truth:
                 return self._suite(node.body, state, scope)
-            orelse = node.orelse
-            if orelse is None:
-                return state
-            if isinstance(orelse, cst.If):
-                return self.exec_If(orelse, state, scope)
-            return self._suite(orelse.body, state, scope)
+            return self._else(node, state, scope)
         if _never_runs(node.test):  # if False: / if TYPE_CHECKING: never run
             if not isinstance(node.test, cst.Name) or node.test.value != "False":
                 # but type checkers' imports name annotations: only those are kept
                 with self._silenced(), self._static_only():
                     state = self._suite(node.body, state.copy(), scope) or state
-            orelse = node.orelse
-            if orelse is None:
-                return state
-            if isinstance(orelse, cst.If):
-                return self.exec_If(orelse, state, scope)
-            return self._suite(orelse.body, state, scope)
+            return self._else(node, state, scope)
         true_state, false_state = self.narrow(node.test, state, scope)
         body_end = self._suite(node.body, true_state, scope)
         orelse = node.orelse
@@ -180,6 +170,15 @@ class Statements:
         else:
             else_end = self._suite(orelse.body, false_state, scope)
         return join_states([body_end, else_end])
+
+    def _else(self, node: cst.If, state: State, scope: Scope) -> State | None:
+        """The ``elif``/``else`` of ``node`` alone: its test is known false."""
+        orelse = node.orelse
+        if orelse is None:
+            return state
+        if isinstance(orelse, cst.If):
+            return self.exec_If(orelse, state, scope)
+        return self._suite(orelse.body, state, scope)
 
     def _loop(
         self, state: State, scope: Scope, run_body, orelse: cst.Else | None, exits: bool = True
