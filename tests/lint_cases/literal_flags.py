@@ -1,4 +1,4 @@
-# Literal constants (issue 27, point 6): a True/False/None/integer literal decides the branch
+# Literal constants (issue 27, point 6): a True/False/integer literal decides the branch
 # that tests it, also in a helper given the literal as an argument or as its default.
 import contextlib
 
@@ -39,8 +39,8 @@ with maybe_on(ExternalStream(1), True):
     torch.npu.current_stream().synchronize()  # XST101
 with maybe_on(ExternalStream(1), 0):
     torch.npu.current_stream().synchronize()
-with maybe_on(ExternalStream(1), None):
-    torch.npu.current_stream().synchronize()
+with maybe_on(ExternalStream(1), None):  # None is not followed as a flag: both branches
+    torch.npu.current_stream().synchronize()  # XST101(may)
 with maybe_on_if(ExternalStream(2)):
     torch.npu.current_stream().synchronize()
 with maybe_on_if(ExternalStream(2), enable=True):

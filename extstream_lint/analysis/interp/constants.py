@@ -11,7 +11,10 @@ contextlib.nullcontext()``) is summarised once with that parameter unknown, so b
 branches count. A call that passes a literal there, or leaves a literal default, uses a copy
 of the summary learnt with that literal instead (bounded call-site sensitivity: one copy per
 function and tuple of literals, :data:`_MAX_COPIES` per pass), so ``maybe_on(ext, False)``
-makes nothing current. Only functions of the module being analysed are copied: an imported
+makes nothing current.
+A ``None`` argument is not one of those literals (a parameter that may be ``None`` is
+tested against ``None``, and asking every function with a ``None`` default costs a walk of
+its body). Only functions of the module being analysed are copied: an imported
 function's body is not here (its summary keeps both branches).
 """
 
@@ -24,6 +27,7 @@ import libcst as cst
 from .. import summaries as sm
 from ..syntax import children
 from ..values import Const, ExtStream, FunctionInfo, Summary, Value
+from .core import is_symbolic
 
 #: Copies learnt per pass at most (each is one more run of a body).
 _MAX_COPIES = 64
@@ -45,6 +49,11 @@ class Constants:
         where = self._definitions.get(info)
         if where is None:
             return None
+        args = binding.args
+        # Cheap first: most calls give no flag literal (``None`` defaults do not count: a
+        # parameter that may be None is tested against None, not for truth).
+        if not any(_flag(arg.value) or is_symbolic(arg.value) for arg in args.values()):
+            return None
         node, scope, cls = where
         tested = self._tested.get(node)
         if tested is None:
@@ -54,10 +63,10 @@ class Constants:
             return None
         fixed: dict[int, Value] = {}
         for index, (name, _) in enumerate(info.params):
-            arg = binding.args.get(index)
+            arg = args.get(index)
             if arg is None or (name not in tested and index not in passed_on):
                 continue
-            if const_truth(arg.value) is not None:
+            if _flag(arg.value):
                 fixed[index] = arg.value
             else:
                 self._note_passed_on(arg.value)
@@ -91,6 +100,11 @@ class Constants:
             return
         if owner in self._definitions:
             self._passed_on.setdefault(owner, set()).add(ref.index)
+
+
+def _flag(value: Value) -> bool:
+    """A literal that a copy of a summary is learnt for: ``True``, ``False``, an integer."""
+    return isinstance(value, Const) and type(value.value) in (bool, int)
 
 
 def _tested(node: cst.FunctionDef) -> frozenset[str]:
