@@ -18,7 +18,7 @@ Both are pure data, pickled with the summaries (listed in ``project/safe_pickle.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .values import Current, FunctionInfo, Value
 
@@ -46,10 +46,10 @@ class ParamCall:
     spread: Value
     double_star: bool
     kw_spread: Value
-    #: The current stream at the call (symbolic or real), ``None``: no external one.
+    #: The current stream at the call (symbolic or real), ``None``: no external one. No
+    #: libcst node is kept: findings are reported at the call that passes the function, and
+    #: a node would make exporting the summary locate every call of its module.
     current: Current | None
-    #: The call, for messages (a libcst node, a :class:`.values.Remote` once exported).
-    at: object = field(compare=False)
 
 
 #: At most this many recorded calls per function (the body is bounded; passes repeat it).

@@ -86,7 +86,6 @@ class HigherOrder:
             site.double_star,
             site.kw_spread,
             state.current,
-            site.node,
         )
         if call not in calls:
             if not self.learning or len(calls) >= MAX_PARAM_CALLS:
