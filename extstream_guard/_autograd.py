@@ -20,10 +20,21 @@ Switches are seen where they happen in Python (``torch_npu._C._npu_setStream``, 
 the guard armed is seen too; ``with stream:``; ``torch.accelerator.set_stream``). A switch made
 below them (a ``SyncLaunchStream`` context, C++) is found afterwards, when what is current is
 not what the last seen switch left: the nodes made since that switch are then ``UNKNOWN``, and
-unknown nodes are not judged (no false refusal). Nodes made in other threads (sequence numbers
-of another counter), before the checks armed while an external stream was current, and
-``AccumulateGrad`` nodes (numbered ``UINT64_MAX``; their stream is that of their creation) are
-not judged either: hazards.md lists them as blind spots.
+unknown nodes are not judged (no false refusal). Nodes made before the checks armed while an
+external stream was current, and ``AccumulateGrad`` nodes (numbered ``UINT64_MAX``; their
+stream is that of their creation) are not judged either: hazards.md lists them as blind spots.
+
+**Threads.** Counters are per thread, and a node does not say which thread made it, so its
+number is read as the calling thread's only where nothing says otherwise. It is another
+thread's, so unknown, when it is at or above the calling thread's counter; when it is not below
+its consumer's (a node made in one thread has older inputs, lower numbers, from that thread),
+and then what is reached only through it is unknown too; or when another thread the guard saw
+switch streams passed that number (its counter went beyond it, so it made a node with it)
+under an external stream other than the calling thread's state then (:func:`_ambiguous`).
+What stays: another thread's managed nodes whose numbers the calling thread made under an
+external stream are judged as the calling thread's (a false refusal, when backward runs
+outside it), and so are numbers a thread reached after its last switch or in a thread the
+guard never saw switch.
 """
 
 from __future__ import annotations
@@ -53,34 +64,59 @@ _MAX_POINTS = 512
 MAX_NODES = 50_000
 
 
-class _Track(threading.local):
+class _Record:
     """One thread's change points: ``seqs[device]`` (sorted sequence numbers) and
     ``states[device]`` (the state from that number on); ``seqs[device][0]`` is the floor,
     below which nodes are ``UNKNOWN``; ``ext_seen`` the devices that ever had a state other
-    than a managed stream (only they can fail the check)."""
+    than a managed stream (only they can fail the check); ``high`` the highest sequence number
+    the guard read in the thread (its counter passed every number below it: the thread made a
+    node with each of them)."""
+
+    __slots__ = ("ext_seen", "high", "lows", "seqs", "states")
 
     def __init__(self) -> None:
-        self.generation = -1
         self.seqs: dict[int, list[int]] = {}
         self.states: dict[int, list[int]] = {}
         self.ext_seen: set[int] = set()
+        self.high = 0
+        #: Per device, the first number a node can be judged from (:func:`_low`), cached
+        #: until the device's points change.
+        self.lows: dict[int, int] = {}
 
 
-_track = _Track()
-#: Bumped by every arm/disarm: a thread's record from an earlier installation is discarded.
-_generation = [0]
+class _Local(threading.local):
+    """The calling thread's :class:`_Record` of this installation (None: none yet)."""
+
+    record: _Record | None = None
 
 
-def _thread() -> _Track:
-    track = _track
-    if track.generation != _generation[0]:
-        track.seqs, track.states, track.ext_seen = {}, {}, set()
-        track.generation = _generation[0]
-    return track
+#: Replaced by every arm/disarm, so every thread's record from an earlier installation is gone.
+_local = _Local()
+#: The records of this installation, every thread's (dead threads' too: their nodes outlive
+#: them), oldest first; a node's number is judged ambiguous against them (:func:`_walk`).
+_records: list[_Record] = []
+#: Records kept; a thread whose record was dropped has its nodes judged as the caller's.
+_MAX_RECORDS = 64
+
+
+def _thread() -> _Record:
+    record = _local.record
+    if record is None:
+        record = _local.record = _Record()
+        records = _records
+        with _state.LOCK:
+            records.append(record)
+            if len(records) > _MAX_RECORDS:
+                del records[0]
+    return record
 
 
 #: ``torch._C._autograd._get_sequence_nr``, bound when the checks arm (a switch reads it).
 _get_sequence_nr: list[Callable[[], int]] = [lambda: 0]
+
+
+#: ``torch._C._functions.AccumulateGrad``: a leaf, no inputs to walk (bound when armed).
+_accumulate_grad: list[Any] = [None]
 
 
 def _sequence_nr() -> int:
@@ -91,12 +127,17 @@ def _state_of(stream_id: int) -> int:
     return stream_id if stream_id & EXTERNAL_MARK else 0
 
 
-def _append(track: _Track, device: int, seq: int, state: int) -> None:
+def _append(track: _Record, device: int, seq: int, state: int) -> None:
+    """The state of ``device`` is ``state`` from number ``seq`` on (every change of the
+    points goes through here, or :func:`_first_sight`)."""
     seqs, states = track.seqs[device], track.states[device]
     if states[-1] == state:
         return
     if seqs[-1] == seq:  # no node was made in between: the later state is the one
-        states[-1] = state
+        if len(states) > 1 and states[-2] == state:
+            del seqs[-1], states[-1]  # and the point before already says it
+        else:
+            states[-1] = state
     else:
         seqs.append(seq)
         states.append(state)
@@ -104,9 +145,26 @@ def _append(track: _Track, device: int, seq: int, state: int) -> None:
         track.ext_seen.add(device)
     if len(seqs) > _MAX_POINTS:
         del seqs[0], states[0]  # nodes below the new first point are unknown
+    track.lows.pop(device, None)
 
 
-def _first_sight(track: _Track, device: int, seq: int, before: int | None) -> None:
+def _low(track: _Record, device: int) -> int:
+    """The first number from which this thread can have made a node of ``device`` under a
+    state other than its last one (-1: none): below it, the last state or unknown."""
+    low = track.lows.get(device, -2)
+    if low == -2:
+        states = track.states[device]
+        now = states[-1]
+        low = -1
+        for at, state in enumerate(states):
+            if state != now and state != UNKNOWN:
+                low = track.seqs[device][at]
+                break
+        track.lows[device] = low
+    return low
+
+
+def _first_sight(track: _Record, device: int, seq: int, before: int | None) -> None:
     """The first change point of ``device`` in this thread. Nodes made before it were made
     under a managed stream when one is current now (after arming every Python path that makes
     an external stream current is seen); with an external stream already current, or nothing
@@ -115,6 +173,7 @@ def _first_sight(track: _Track, device: int, seq: int, before: int | None) -> No
         track.seqs[device], track.states[device] = [0], [0]
     else:
         track.seqs[device], track.states[device] = [seq], [UNKNOWN]
+    track.lows.pop(device, None)
 
 
 def _observe(device: int, before: int, after: int) -> None:
@@ -122,30 +181,25 @@ def _observe(device: int, before: int, after: int) -> None:
     ``after`` now. A ``before`` that differs from what the last seen change left means a
     switch the guard did not see: the nodes made since that change are unknown. (Every
     region entry and exit runs this: kept to one call below it in the common case.)"""
-    track = _track
-    if track.generation != _generation[0]:
-        track = _thread()
+    track = _local.record or _thread()
     seq = _get_sequence_nr[0]()
+    track.high = seq
     states = track.states.get(device)
     if states is None:
         _first_sight(track, device, seq, before)
         states = track.states[device]
     elif states[-1] != (before if before & EXTERNAL_MARK else 0):
-        states[-1] = UNKNOWN
+        states[-1] = UNKNOWN  # (the _append below changes the points: the cache goes)
     state = after if after & EXTERNAL_MARK else 0
     if states[-1] != state:
-        if track.seqs[device][-1] == seq:  # no node made since the last point: replace it
-            states[-1] = state
-            if state:
-                track.ext_seen.add(device)
-        else:
-            _append(track, device, seq, state)
+        _append(track, device, seq, state)
 
 
 def start_thread(devices: list[tuple[int, int]]) -> None:
     """At arming: the arming thread's current streams, ``(device, stream id)`` per device."""
     track = _thread()
     seq = _sequence_nr()
+    track.high = seq
     for device, stream_id in devices:
         _first_sight(track, device, seq, stream_id)
         _append(track, device, seq, _state_of(stream_id))
@@ -153,9 +207,13 @@ def start_thread(devices: list[tuple[int, int]]) -> None:
 
 def reset() -> None:
     """Forget every thread's record (at arm and disarm)."""
-    _generation[0] += 1
+    global _local
+    _local = _Local()
+    with _state.LOCK:
+        _records.clear()
     if _state.torch is not None:
         _get_sequence_nr[0] = _state.torch._C._autograd._get_sequence_nr
+        _accumulate_grad[0] = getattr(_state.torch._C._functions, "AccumulateGrad", None)
 
 
 # --- the switch points -------------------------------------------------------------------------
@@ -231,101 +289,188 @@ def switch_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> 
 # --- the backward entry ----------------------------------------------------------------------
 
 
-def _graph_other(
-    seqs: list[int], states: list[int], now: int, node: Any
-) -> tuple[int | None, bool]:
-    """Walk the graph under ``node``: the first state other than ``now`` a node of this
-    thread was made under (None: none), and whether one made under ``now`` was met before.
-
-    A node's inputs were made before it, in the same thread, so below the first point whose
-    state is neither ``now`` nor unknown no node can be made under another state: such a
-    node's subgraph is not walked."""
-    for at, state in enumerate(states):
-        if state != now and state != UNKNOWN:
-            low = seqs[at]
-            break
-    else:
-        return None, False
-    horizon = _get_sequence_nr[0]()  # numbers at or above it: other threads' counters
-    bisect_right = bisect.bisect_right
-    seen = {id(node)}
-    stack = [node]
-    met_now = False
-    visited = 0
-    while stack and visited < MAX_NODES:
-        current = stack.pop()
-        visited += 1
-        try:
-            seq = current._sequence_nr()
-        except (AttributeError, RuntimeError, TypeError):
-            seq = horizon
-        if seq < horizon:
-            if seq < low:
-                continue
-            state = states[bisect_right(seqs, seq) - 1]
-            if state != now and state != UNKNOWN:
-                return state, met_now
-            met_now = met_now or state == now
-        for child, _ in current.next_functions:
-            if child is not None and id(child) not in seen:
-                seen.add(id(child))
-                stack.append(child)
-    return None, met_now
+def _others(record: _Record, device: int, low: int) -> list[tuple[int, list[int], list[int]]]:
+    """``(high, seqs, states)`` of the other threads whose counters passed ``low`` on
+    ``device``: a number between ``low`` and their ``high`` is also one of their nodes."""
+    return [
+        (other.high, other.seqs[device], other.states[device])
+        for other in _records
+        if other is not record and other.high > low and device in other.states
+    ]
 
 
-def _check_backward(session: Session, point: Point, roots: Any) -> None:
-    if isinstance(roots, _state.torch.Tensor):  # type: ignore[union-attr]
-        roots = (roots,)
+def _ambiguous(others: list[tuple[int, list[int], list[int]]], seq: int, state: int) -> bool:
+    """Whether another thread made a node numbered ``seq`` under an external (or unknown)
+    state other than ``state``: the number then does not say whose node it is.
+
+    A collision with another thread's *managed* number is read as the calling thread's: every
+    long-lived thread (the one that armed the checks, to begin with) has passed the numbers of
+    a young thread's region, so counting them would hide that thread's own crossings, the
+    ones that abort the process (forward under an external stream, backward outside it). The
+    other way round, a managed number of the caller that another thread made under the
+    external stream now current is unknown: judged as the caller's it would be refused, and
+    if it is the caller's the engine raises X06 at once (hazards.md: no abort)."""
+    for high, seqs, states in others:
+        if seq < high:
+            at = bisect.bisect_right(seqs, seq) - 1
+            theirs = states[at] if at >= 0 else UNKNOWN
+            if theirs != state and theirs != 0:
+                return True
+    return False
+
+
+def _judge(
+    root: Any, index: int, seen: dict[int, set[Any]] | None
+) -> tuple[int, int, int, bool] | None:
+    """``(device, state a node was made under, stream id current now, mixed)`` when the graph
+    of ``root`` (an NPU tensor on device ``index``, -1: the current one) crosses a boundary:
+    a node of this thread made under a state other than the one current now; ``mixed``: the
+    root was made under the current one. ``seen``: the nodes reached per device for the roots
+    of one call (None: one root).
+
+    A node's number is this thread's only if the thread made it. Numbers at or above the
+    thread's counter (``horizon``) are other threads'; and a node made in this thread has
+    inputs made before it, so lower numbers, in the same thread: an input whose number is not
+    below its consumer's was made in another thread, and it and what is reached only through
+    it are unknown (not walked). A number another thread is known to have made under another
+    state (:func:`_ambiguous`) is unknown too. Below ``low`` this thread made nodes under the
+    current state only, and their inputs are older: their subgraphs are not walked. Each node
+    is judged when first reached; the nodes reached stay alive in a set (no id is reused).
+    One function, because every step costs: most backward passes end before the walk, and a
+    walk pays per node made since ``low``."""
+    node = root.grad_fn
+    if node is None:
+        return None
     C = _state.torch_npu._C  # type: ignore[union-attr]
-    for root in roots:
-        try:
-            index = npu_devices.get(root.device)  # a GradientEdge has no device: not judged
-        except AttributeError:
-            continue
-        if index is None:
-            continue
-        node = root.grad_fn
-        if node is None:
-            continue
-        if index < 0:
-            index = C._npu_getDevice()
-        now_id = C._npu_getCurrentStream(index)[0]
-        now = now_id if now_id & EXTERNAL_MARK else 0
-        track = _track if _track.generation == _generation[0] else _thread()
-        states = track.states.get(index)
-        if states is None:
-            if not now:
-                continue  # no external stream ever current here in this thread
-            _first_sight(track, index, _sequence_nr(), now_id)
-            _append(track, index, _sequence_nr(), now)
-        elif states[-1] != now:
-            # A switch the guard did not see: since the last one it saw, nodes are unknown.
-            states[-1] = UNKNOWN
-            _append(track, index, _sequence_nr(), now)
-        if not now and index not in track.ext_seen:
-            continue
-        other, mixed = _graph_other(track.seqs[index], track.states[index], now, node)
-        if other is None:
-            continue
-        native = native_not_supported("LaunchRecordEventTask" if now else "LaunchWaitEventTask")
-        made = f"external stream {stream_text(index, other)}" if other else "a managed stream"
-        runs = f"external stream {stream_text(index, now_id)}" if now else "another stream"
-        detail = (
-            f"part of the graph was built while {made} was current, and backward runs on "
-            f"{runs}" + (" (the graph mixes nodes made under both)" if mixed else "")
-        )
-        fail(session, "XST203", point.operation, native, detail, index, other or now_id)
-        return
+    if index < 0:
+        index = C._npu_getDevice()
+    now_id = C._npu_getCurrentStream(index)[0]
+    now = now_id if now_id & EXTERNAL_MARK else 0
+    record = _local.record or _thread()
+    states = record.states.get(index)
+    if states is None:
+        if not now:
+            return None  # no external stream ever current here in this thread
+        _first_sight(record, index, _sequence_nr(), now_id)
+        _append(record, index, _sequence_nr(), now)
+        states = record.states[index]
+    elif states[-1] != now:
+        # A switch the guard did not see: since the last one it saw, nodes are unknown.
+        states[-1] = UNKNOWN
+        _append(record, index, _sequence_nr(), now)
+    elif not now and index not in record.ext_seen:
+        return None
+    low = record.lows.get(index, -2)
+    if low == -2:
+        low = _low(record, index)  # states[-1] is ``now``
+    if low < 0:
+        return None
+    seqs = record.seqs[index]
+    try:
+        seq = node._sequence_nr()
+    except (AttributeError, RuntimeError, TypeError):
+        return None
+    if seq < low:
+        return None  # made (as its inputs) before any other state in this thread
+    horizon = _get_sequence_nr[0]()
+    record.high = horizon
+    if seq >= horizon:
+        return None  # another thread's root: its graph is unknown
+    if seen is None:
+        walked: set[Any] = set()
+    else:
+        walked = seen.setdefault(index, set())
+        if node in walked:
+            return None
+    others = _others(record, index, low) if len(_records) > 1 else None
+    bisect_right = bisect.bisect_right
+    last_seq, last = seqs[-1], states[-1]  # most nodes are from the latest interval
+    state = last if seq >= last_seq else states[bisect_right(seqs, seq) - 1]
+    if others and _ambiguous(others, seq, state):
+        state = UNKNOWN
+    if state != now and state != UNKNOWN:
+        return index, state, now_id, False
+    mixed = state == now
+    leaf = _accumulate_grad[0]
+    try:
+        walked.add(node)
+    except TypeError:  # a node type that cannot be hashed: not judged
+        return None
+    stack = [node]
+    for _ in range(MAX_NODES):
+        if not stack:
+            break
+        current = stack.pop()
+        bound = current._sequence_nr()
+        if bound >= _UNNUMBERED:  # an unnumbered interior node: its inputs are not compared
+            bound = horizon
+        for child, _ in current.next_functions:
+            if child is None or child in walked:
+                continue
+            try:
+                seq = child._sequence_nr()
+            except (AttributeError, RuntimeError, TypeError):
+                continue
+            if seq >= bound:  # another thread's, or unnumbered (AccumulateGrad: a leaf)
+                if seq >= _UNNUMBERED and type(child) is not leaf and child.next_functions:
+                    walked.add(child)
+                    stack.append(child)
+                continue
+            if seq < low:
+                continue  # made, as its inputs, before ``low``
+            walked.add(child)
+            state = last if seq >= last_seq else states[bisect_right(seqs, seq) - 1]
+            if others and _ambiguous(others, seq, state):
+                state = UNKNOWN
+            if state != now and state != UNKNOWN:
+                return index, state, now_id, mixed
+            stack.append(child)
+    return None
 
 
 def backward_wrapper(
     point: Point, orig: Callable[..., Any], session: Session
 ) -> Callable[..., Any]:
-    """``torch.autograd._engine_run_backward``, the entry ``backward`` and ``grad`` share."""
+    """``torch.autograd._engine_run_backward``, the entry ``backward`` and ``grad`` share.
+
+    Kept to one frame and dict lookups until a root is on an NPU: most backward passes are
+    judged without a graph walk (nothing external current or ever current in the thread, or a
+    root older than every external state)."""
+    Tensor = _state.torch.Tensor  # type: ignore[union-attr]
+    devices = npu_devices
+    operation = point.operation
 
     def wrapper(t_outputs: Any, *args: Any, **kwargs: Any) -> Any:
         if session.live:
-            _check_backward(session, point, t_outputs)
+            roots = (t_outputs,) if isinstance(t_outputs, Tensor) else t_outputs
+            # Shared by the roots of one call: a node is walked once.
+            seen: dict[int, set[Any]] | None = (
+                None if type(roots) is tuple and len(roots) == 1 else {}
+            )
+            for root in roots:
+                try:
+                    index = devices.get(root.device)  # a GradientEdge has no device
+                except AttributeError:
+                    continue
+                if index is None:
+                    continue
+                crossing = _judge(root, index, seen)
+                if crossing is not None:
+                    _report(session, operation, *crossing)
+                    break
         return orig(t_outputs, *args, **kwargs)
 
     return wrapper
+
+
+def _report(session: Session, operation: str, index: int, other: int, now_id: int,
+            mixed: bool) -> None:  # fmt: skip
+    now = now_id & EXTERNAL_MARK
+    native = native_not_supported("LaunchRecordEventTask" if now else "LaunchWaitEventTask")
+    made = f"external stream {stream_text(index, other)}" if other else "a managed stream"
+    runs = f"external stream {stream_text(index, now_id)}" if now else "another stream"
+    detail = (
+        f"part of the graph was built while {made} was current, and backward runs on "
+        f"{runs}" + (" (the graph mixes nodes made under both)" if mixed else "")
+    )
+    fail(session, "XST203", operation, native, detail, index, other or now_id)
