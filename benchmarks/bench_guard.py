@@ -69,18 +69,26 @@ def _batch(fn: Callable[[], Any], calls: int) -> float:
     return (time.perf_counter_ns() - start) / calls
 
 
-def _paired_ratio(plain: list[float], guarded: list[float], adds: list[float]) -> float:
-    """Median over rounds of (guarded - unguarded) / torch.add, all three timed in that round.
+def _paired_ratios(plain: list[float], guarded: list[float], adds: list[float]) -> list[float]:
+    """Per round, (guarded - unguarded) / torch.add, all three timed in that round; the
+    median is what is judged.
 
     Each round's two sides and its ``torch.add`` batches run seconds apart, so a load spike
     that lasts a round cancels out; the difference of the two global minima (the ``ratio``
     column) can instead pair a quiet moment of one side with a busy one of the other.
     """
-    per_round = [
+    return [
         (after - before) / min(adds[2 * r], adds[2 * r + 1])
         for r, (before, after) in enumerate(zip(plain, guarded, strict=True))
     ]
-    return statistics.median(per_round)
+
+
+def _quartiles(values: list[float]) -> tuple[float, float]:
+    """The spread printed next to a median: first and third quartiles over the rounds."""
+    if len(values) < 2:
+        return values[0], values[0]
+    q1, _, q3 = statistics.quantiles(values, n=4)
+    return q1, q3
 
 
 def _measure(
@@ -163,15 +171,15 @@ def _hazard_operations(torch: Any) -> dict[str, Callable[[], Callable[[], Any]]]
 
 def _backward_entry(
     torch: Any, npu: Any, rounds: int, calls: int
-) -> dict[str, tuple[float, float]]:
+) -> dict[str, tuple[float, float, float, float]]:
     """Added time per ``backward()``: the guard's wrapper of ``_engine_run_backward`` around a
     callable that does nothing, against that callable alone (ns, median over rounds of the
     paired difference). A real backward only adds the engine's own time, the same on both
     sides, and a tiny one costs tens of microseconds, far more than the noise on this machine
     allows to subtract; the wrapper is the only thing the guard adds. Returns (best, paired):
     the difference of the two sides' best batches (judged, timeit's convention: on a loaded
-    machine the median of this sub-microsecond difference measures the neighbours), and the
-    median over rounds of the paired differences."""
+    machine the median of this sub-microsecond difference measures the neighbours), the
+    median over rounds of the paired differences and their quartiles."""
     import extstream_guard
     from extstream_guard import _state, hazards
     from extstream_guard.patches import HAZARD_POINTS
@@ -213,11 +221,33 @@ def _backward_entry(
                     guarded.append(_batch(lambda args=args: wrapper(*args), calls))
             finally:
                 npu.set_stream(npu.default_stream())
-            paired = statistics.median(g - p for p, g in zip(plain, guarded, strict=True))
-            results[name] = (min(guarded) - min(plain), paired)
+            differences = [g - p for p, g in zip(plain, guarded, strict=True)]
+            results[name] = (
+                min(guarded) - min(plain),
+                statistics.median(differences),
+                *_quartiles(differences),
+            )
         return results
     finally:
         extstream_guard.uninstall()
+
+
+#: What one call of a C function taking an int and returning a 3-tuple costs here, measured
+#: below with ``divmod``-like builtins: the stand-in for torch_npu's C ``_npu_getCurrentStream``.
+_C_QUERY_NS = 0.0
+
+
+def _simulated_query(tn: Any, rounds: int, calls: int) -> float:
+    """Best time of one call of the simulation's ``_npu_getCurrentStream`` (a Python function
+    standing in for torch_npu's C one), which every NPU-root row above pays once; sets
+    :data:`_C_QUERY_NS` to a C builtin of the same shape (``divmod(0, 1)``: two ints in, a tuple
+    out) for comparison. Informational: the backward rows are judged as measured."""
+    global _C_QUERY_NS
+    query = tn._C._npu_getCurrentStream
+    batch = max(calls // 10, 1)
+    sim = min(_batch(lambda: query(0), batch) for _ in range(rounds))
+    _C_QUERY_NS = min(_batch(lambda: divmod(0, 1), batch) for _ in range(rounds))
+    return sim
 
 
 def _run_phase(
@@ -274,7 +304,7 @@ def _report(
     )
     print(
         f"{'operation':40} {'unguarded':>10} {'guarded':>10} {'overhead':>9} {'best':>7}"
-        f" {'paired':>7} {'frames':>6} {'per frame':>9}"
+        f" {'paired':>7} {'q1..q3':>13} {'frames':>6} {'per frame':>9}"
     )
     worst = 0.0
     informational = []
@@ -282,7 +312,9 @@ def _report(
         before, after = min(plain[name]), min(guarded[name])
         overhead = after - before
         ratio = overhead / baseline
-        paired = _paired_ratio(plain[name], guarded[name], adds[name])
+        per_round = _paired_ratios(plain[name], guarded[name], adds[name])
+        paired = statistics.median(per_round)
+        q1, q3 = _quartiles(per_round)
         frames = FRAMES.get(name, 1)
         per_frame = paired / frames
         target = (targets or {}).get(name, TARGET)
@@ -294,7 +326,7 @@ def _report(
             flag = f"  (<= {target:.2f})" if per_frame <= target or not judged else "  > target"
         print(
             f"{name:40} {before:10.1f} {after:10.1f} {overhead:9.1f} {ratio:7.3f}"
-            f" {paired:7.3f} {frames:6d} {per_frame:9.3f}{flag}"
+            f" {paired:7.3f} {q1:6.3f}..{q3:<5.3f} {frames:6d} {per_frame:9.3f}{flag}"
         )
     if informational:
         print(
@@ -368,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             npu.set_stream(npu.default_stream())
         backward = _backward_entry(torch, npu, args.rounds, args.calls)
+        simulated = _simulated_query(tn, args.rounds, args.calls)
     finally:
         npusim.deactivate()
 
@@ -383,11 +416,16 @@ def main(argv: list[str] | None = None) -> int:
         ),
     )  # fmt: skip
     print("\n== added time per backward() (the wrapper of _engine_run_backward)")
-    print(f"{'':52} {'best':>8} {'paired':>9}")
-    for name, (best, paired) in backward.items():
+    print(f"{'':52} {'best':>8} {'paired':>9} {'q1..q3':>15}")
+    for name, (best, paired, q1, q3) in backward.items():
         flag = "" if best <= BACKWARD_TARGET_NS else "  > target"
-        print(f"{name:52} {best:8.1f} {paired:9.1f} ns{flag}")
-    worst_backward = max(best for best, _ in backward.values())
+        print(f"{name:52} {best:8.1f} {paired:9.1f} {q1:7.0f}..{q3:<6.0f} ns{flag}")
+    print(
+        f"of which the simulation's current-stream query (Python here, C in torch_npu; one per "
+        f"NPU root): {simulated:.1f} ns against {_C_QUERY_NS:.0f} ns for a C call of that shape "
+        f"(informational: the rows above are judged as measured)"
+    )
+    worst_backward = max(row[0] for row in backward.values())
     print(
         f"\nworst paired ratio per guarded call / its target {worst:.3f} (<= 1: targets "
         f"{TARGET:.2f}, copies once armed {COPY_TARGET:.2f}, region entry {REGION_TARGET:.1f}); "

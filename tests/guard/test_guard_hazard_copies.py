@@ -128,6 +128,44 @@ def test_subclass_torch_function_sees_the_original_methods_once(cpu_methods: Any
     assert float(tensor[0]) == 0.0
 
 
+def test_identity_with_the_class_attribute_read_while_armed(sim: Any) -> None:
+    """What identity holds once armed (issue 31), pinned: ``func`` is torch's own method, so
+    comparisons with methods captured before arming hold; ``torch.Tensor.to`` read from the
+    class while armed is the guard's wrapper, so ``func is torch.Tensor.to`` written in a
+    ``__torch_function__`` is False until ``uninstall()`` (README, guard Limitations: a
+    descriptor returning the original on class access costs a Python ``__get__`` on every
+    ``tensor.to``, about 0.2 of a ``torch.add`` more than the copy target allows)."""
+    import torch
+
+    from tests.guard.npusim import kernels
+
+    seen: list[tuple[bool, bool]] = []
+
+    class Probe(torch.Tensor):
+        @classmethod
+        def __torch_function__(
+            cls, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
+            if func is captured:
+                seen.append((func is captured, func is torch.Tensor.to))
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    kernels.deactivate()  # torch's own methods, as on hardware
+    captured = torch.Tensor.to  # before arming
+    try:
+        probe = torch.ones(2).as_subclass(Probe)
+        probe.to(torch.float64)
+        extstream_guard.install()
+        npu = sim.torch_npu.npu
+        with npu.stream(npu.ExternalStream(HANDLE)):
+            probe.to(torch.float64)
+        extstream_guard.uninstall()
+        probe.to(torch.float64)
+    finally:
+        kernels.activate()
+    assert seen == [(True, True), (True, False), (True, True)]
+
+
 def test_torch_function_mode_sees_the_original_method(cpu_methods: Any) -> None:
     import torch
     from torch.overrides import TorchFunctionMode
