@@ -179,7 +179,7 @@ def init_chains(node: cst.ClassDef) -> bool:
 
 def _names_own_class(func: cst.BaseExpression, this: str) -> bool:
     """``cls``, ``type(self)`` or ``self.__class__`` as a callee."""
-    if isinstance(func, cst.Name):
+    if type(func) is cst.Name:
         return func.value == this
     if isinstance(func, cst.Attribute):
         return func.attr.value == "__class__" and _is_name(func.value, this)
@@ -193,14 +193,14 @@ def _is_name(node: cst.BaseExpression, name: str) -> bool:
 
 
 def _targets(target: cst.CSTNode, this: str, writes: set[str], stored: set[int]) -> None:
-    if isinstance(target, cst.Attribute):
+    if type(target) is cst.Attribute:
         if isinstance(target.value, cst.Name) and target.value.value == this:
             writes.add(target.attr.value)
             stored.add(id(target))
-    elif isinstance(target, (cst.Tuple, cst.List)):
+    elif type(target) in (cst.Tuple, cst.List):
         for element in target.elements:
             _targets(element.value, this, writes, stored)
-    elif isinstance(target, cst.StarredElement):
+    elif type(target) is cst.StarredElement:
         _targets(target.value, this, writes, stored)
 
 

@@ -189,7 +189,7 @@ _OWN_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 def decorator_name(decorator: cst.BaseExpression) -> str:
     """A decorator by its tail name; a decorator factory's call by the factory's
     (``@dataclass_transform()``, ``@lru_cache(maxsize=None)``)."""
-    if isinstance(decorator, cst.Call):
+    if type(decorator) is cst.Call:
         decorator = decorator.func
     return (dotted_name(decorator) or "").rsplit(".", 1)[-1]
 

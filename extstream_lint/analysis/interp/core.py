@@ -369,17 +369,17 @@ class Core:
 
     def bind_target(self, target: cst.CSTNode, value: Value, state: State, scope: Scope) -> None:
         """Assign ``value`` to an assignment target (names, attributes, tuples, starred)."""
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             self.bind(target.value, value, state, scope)
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif type(target) in (cst.Tuple, cst.List):
             elements = target.elements
-            stars = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+            stars = [i for i, e in enumerate(elements) if type(e) is cst.StarredElement]
             values = self.unpack(value, len(elements), stars[0] if len(stars) == 1 else None)
             for element, item in zip(elements, values):
                 self.bind_target(element.value, item, state, scope)
-        elif isinstance(target, cst.StarredElement):
+        elif type(target) is cst.StarredElement:
             self.bind_target(target.value, value, state, scope)
-        elif isinstance(target, cst.Attribute):
+        elif type(target) is cst.Attribute:
             owner = self.eval(target.value, state, scope)
             key = dotted_name(target)
             if isinstance(owner, Ref) and key is not None:
