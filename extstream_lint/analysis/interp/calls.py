@@ -191,7 +191,7 @@ class Calls:
         method: str | None = None
         callee: Value
         bound: Arg | None = None
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             receiver = self.eval(func.value, state, scope)
             receiver_text = dotted_name(func.value)
             method = func.attr.value
@@ -270,7 +270,7 @@ class Calls:
             if self.call_forwarding(callee.qualname, site, state, current):
                 return None
             return self._call_ref(callee.qualname, site, state, scope, current)
-        if callee is None and isinstance(func, cst.Name) and func.value in BUILTINS:
+        if callee is None and type(func) is cst.Name and func.value in BUILTINS:
             return self._call_builtin(func.value, site, state, current)
         return self._call_value(callee, node, site, state, current)
 
@@ -510,7 +510,7 @@ def _param_kinds(params: cst.Parameters) -> tuple[tuple[str, str], ...]:
     stars = (
         (star.name.value, kind)
         for star, kind in ((params.star_arg, "star"), (params.star_kwarg, "starstar"))
-        if isinstance(star, cst.Param)
+        if type(star) is cst.Param
     )
     return (
         *((p.name.value, "posonly") for p in params.posonly_params),

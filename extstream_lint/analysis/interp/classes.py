@@ -18,7 +18,7 @@ from .. import summaries as sm
 from ..binding import bind_arguments
 from ..sites import Arg
 from ..state import State
-from ..syntax import children, dotted_name, tail_name
+from ..syntax import dotted_name, tail_name
 from ..values import (
     Bound,
     ClassInfo,
@@ -44,7 +44,7 @@ class Classes:
         info = self._classes.get(node)
         if info is None:
             info = self._classes[node] = ClassInfo(node.name.value)
-            info.init_chains = _init_chains(node)
+            info.init_chains = self._bodies.init_chains(node)
             self._own_classes.add(id(info))
             self._class_nodes[id(info)] = node
         if self.learning:
@@ -291,20 +291,3 @@ def _keyword_is_false(value: cst.BaseExpression | None, keyword: str) -> bool:
 
 def _is_meta(keyword: cst.Arg) -> bool:
     return keyword.keyword is not None and keyword.keyword.value == "metaclass"
-
-
-def _init_chains(node: cst.ClassDef) -> bool:
-    """Whether the class's own ``__init__`` (if it has one) calls some ``__init__``
-    (``super().__init__(...)``, ``Base.__init__(self)``): if not, the bases' ``__init__``
-    never run for its instances. A class without its own ``__init__`` chains."""
-    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-    inits = [s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"]
-    if len(inits) != 1:
-        return True
-    stack: list[cst.CSTNode] = [inits[0].body]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Attribute) and current.attr.value == "__init__":
-            return True
-        stack.extend(children(current))
-    return False

@@ -22,10 +22,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import libcst as cst
-
 from .. import summaries as sm
-from ..syntax import children
 from ..values import Const, ExtStream, FunctionInfo, Summary, Value
 from .core import is_symbolic
 
@@ -55,9 +52,7 @@ class Constants:
         if not any(_flag(arg.value) or is_symbolic(arg.value) for arg in args.values()):
             return None
         node, scope, cls = where
-        tested = self._tested.get(node)
-        if tested is None:
-            tested = self._tested[node] = _tested(node)
+        tested = self._bodies.tested(node)  # one walk per function per run (bodies.py)
         passed_on = self._passed_on.get(info, ())
         if not tested and not passed_on:
             return None
@@ -105,21 +100,3 @@ class Constants:
 def _flag(value: Value) -> bool:
     """A literal that a copy of a summary is learnt for: ``True``, ``False``, an integer."""
     return isinstance(value, Const) and type(value.value) in (bool, int)
-
-
-def _tested(node: cst.FunctionDef) -> frozenset[str]:
-    """The parameters ``node``'s body tests for truth (``if p:``, ``not p``, ``x if p else
-    y``, ``while p:``), found once per function."""
-    params = node.params
-    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [node.body]
-    while stack and names - found:
-        item = stack.pop()
-        test = item.test if isinstance(item, (cst.If, cst.IfExp, cst.While)) else None
-        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            test = test.expression
-        if isinstance(test, cst.Name) and test.value in names:
-            found.add(test.value)
-        stack.extend(children(item))
-    return frozenset(found)

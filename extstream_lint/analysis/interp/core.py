@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Union
 import libcst as cst
 
 from .. import summaries as sm
+from ..bodies import bodies_for
 from ..effects import DEFAULT_CAPTURE_STREAM, IMPLICIT_MODULES, canonical
 from ..sites import Issue
 from ..state import State
-from ..syntax import called_names, dotted_name
+from ..syntax import dotted_name
 from ..values import (
     ClassInfo,
     Current,
@@ -103,9 +104,9 @@ class Core:
         self._functions: dict[cst.FunctionDef, FunctionInfo] = {}
         self._classes: dict[cst.ClassDef, ClassInfo] = {}
         self._deferred: list[Deferred] = []
-        #: What each function calls by name (:func:`.syntax.called_names`), for the order
-        #: its body runs in (:meth:`_callees_first`).
-        self._called: dict[cst.FunctionDef, tuple[tuple[bool, str], ...]] = {}
+        #: What the bodies of this tree say, syntax only (what each function calls by name,
+        #: tests, does through ``self``): shared by every interpreter of the tree in a run.
+        self._bodies = bodies_for(module)
         #: Whether bodies run callees first: from the second learning pass on, when the
         #: first was not enough (most modules need one, and the order has a cost).
         self._callees_order = False
@@ -128,7 +129,6 @@ class Core:
         self._attr_passes: dict[tuple[int, str], int] = {}
         self._set_attr_passes: dict[tuple[int, tuple[int, tuple[str, ...]]], int] = {}
         self._views: dict[tuple[cst.FunctionDef, int], FunctionInfo] = {}
-        self._self_uses_cache: dict[cst.FunctionDef, object] = {}
         self._class_views: dict[int, list[tuple[cst.FunctionDef, Scope]]] = {}
         self._view_candidates: list[tuple[ClassInfo, set[str]]] = []
         self._special: dict[cst.ClassDef, bool] = {}
@@ -150,7 +150,6 @@ class Core:
         #: and its copies learnt with literal arguments, per pass (:mod:`.constants`).
         self._definitions: dict[FunctionInfo, tuple[cst.FunctionDef, Scope, ClassInfo | None]] = {}
         self._specialised: dict[tuple[object, ...], FunctionInfo] = {}
-        self._tested: dict[cst.FunctionDef, frozenset[str]] = {}
         #: Parameters a function passes on to one whose literals are followed.
         self._passed_on: dict[FunctionInfo, set[int]] = {}
 
@@ -268,9 +267,7 @@ class Core:
 
     def _callees(self, entry: Deferred, at: dict[tuple[ClassInfo | None, str], int]) -> list[int]:
         node, _, cls = entry
-        called = self._called.get(node)
-        if called is None:
-            called = self._called[node] = called_names(node)
+        called = self._bodies.called(node)
         found = (at.get((cls if on_self else None, name)) for on_self, name in called)
         return [index for index in found if index is not None]
 
@@ -372,17 +369,17 @@ class Core:
 
     def bind_target(self, target: cst.CSTNode, value: Value, state: State, scope: Scope) -> None:
         """Assign ``value`` to an assignment target (names, attributes, tuples, starred)."""
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             self.bind(target.value, value, state, scope)
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif type(target) in (cst.Tuple, cst.List):
             elements = target.elements
-            stars = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+            stars = [i for i, e in enumerate(elements) if type(e) is cst.StarredElement]
             values = self.unpack(value, len(elements), stars[0] if len(stars) == 1 else None)
             for element, item in zip(elements, values):
                 self.bind_target(element.value, item, state, scope)
-        elif isinstance(target, cst.StarredElement):
+        elif type(target) is cst.StarredElement:
             self.bind_target(target.value, value, state, scope)
-        elif isinstance(target, cst.Attribute):
+        elif type(target) is cst.Attribute:
             owner = self.eval(target.value, state, scope)
             key = dotted_name(target)
             if isinstance(owner, Ref) and key is not None:

@@ -67,7 +67,7 @@ class Expressions:
 
     def _eval_unary(self, node: cst.UnaryOperation, state: State, scope: Scope) -> Value:
         value = self.eval(node.expression, state, scope)
-        if isinstance(node.operator, cst.Not):
+        if type(node.operator) is cst.Not:
             truth = const_truth(value)
             return None if truth is None else Const(not truth)
         if (
@@ -85,7 +85,7 @@ class Expressions:
 
     def _eval_sequence(self, node: cst.Tuple | cst.List, state: State, scope: Scope) -> Value:
         items = tuple(self.eval(e.value, state, scope) for e in node.elements)
-        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+        if any(type(e) is cst.StarredElement for e in node.elements):
             # [*xs, ext]: positions are unknown, contents are not ("may contain")
             spread = [
                 self.element_of(v) if isinstance(e, cst.StarredElement) else v
@@ -123,7 +123,7 @@ class Expressions:
         base = self.eval(node.value, state, scope)
         index: Value = None
         for element in node.slice:
-            if isinstance(element.slice, cst.Index):
+            if type(element.slice) is cst.Index:
                 index = self.eval(element.slice.value, state, scope)
             else:
                 for child in children(element.slice):
@@ -187,7 +187,7 @@ class Expressions:
             for cond in for_in.ifs:
                 self.eval(cond.test, inner, scope)
             for_in = for_in.inner_for_in
-        if isinstance(node, cst.DictComp):
+        if type(node) is cst.DictComp:
             key = self.eval(node.key, inner, scope)
             made = self.eval(node.value, inner, scope)
             # Iterating the dict gives its keys; its values are read by subscript or values().

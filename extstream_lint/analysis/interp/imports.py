@@ -97,7 +97,7 @@ class Imports:
     def _import_submodules(self, stmt: cst.ImportFrom, state: State, scope: Scope) -> bool:
         """``from pkg import adapter`` where ``pkg`` itself is not followed (a plain package
         reached through another module) but its submodule ``pkg.adapter`` matters."""
-        if isinstance(stmt.names, cst.ImportStar) or self.facts is None:
+        if type(stmt.names) is cst.ImportStar or self.facts is None:
             return False
         base = absolute_name(
             dotted_name(stmt.module) if stmt.module is not None else None,

@@ -87,15 +87,15 @@ class Narrowing:
         this module or imported), and ``not`` / ``and`` / ``or`` of them.
         """
         negated = False
-        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             test, negated = test.expression, not negated
         true_state, false_state = self._narrow_test(test, state, scope)
         return (false_state, true_state) if negated else (true_state, false_state)
 
     def _narrow_test(self, test: cst.CSTNode, state: State, scope: Scope) -> tuple[State, State]:
-        if isinstance(test, cst.BooleanOperation):
+        if type(test) is cst.BooleanOperation:
             left_true, left_false = self.narrow(test.left, state, scope)
-            if isinstance(test.operator, cst.And):  # the right side runs when the left is true
+            if type(test.operator) is cst.And:  # the right side runs when the left is true
                 right_true, right_false = self.narrow(test.right, left_true, scope)
                 return right_true, join_states([left_false, right_false]) or left_false
             right_true, right_false = self.narrow(test.right, left_false, scope)
@@ -116,18 +116,14 @@ class Narrowing:
             if key is not None:
                 (false_state if equal else true_state).set_path(key, None)
             return true_state, false_state
-        if isinstance(test, cst.Call):
+        if type(test) is cst.Call:
             return self._narrow_call(test, true_state, false_state, scope)
         return true_state, false_state
 
     def _narrow_call(
         self, test: cst.Call, true_state: State, false_state: State, scope: Scope
     ) -> tuple[State, State]:
-        if (
-            isinstance(test.func, cst.Name)
-            and test.func.value == "isinstance"
-            and len(test.args) == 2
-        ):
+        if type(test.func) is cst.Name and test.func.value == "isinstance" and len(test.args) == 2:
             return self._narrow_isinstance(test, true_state, false_state, scope)
         with self._silenced():
             callee = self.eval(test.func, true_state, scope)
@@ -152,9 +148,7 @@ class Narrowing:
         if key is None:
             return true_state, false_state
         classes = test.args[1].value
-        members = (
-            [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
-        )
+        members = [e.value for e in classes.elements] if type(classes) is cst.Tuple else [classes]
         with self._silenced():
             resolved = [self.eval(m, true_state, scope) for m in members]
         hits = [isinstance(r, Ref) and is_external_class(r.qualname) for r in resolved]
@@ -180,11 +174,11 @@ class Narrowing:
         """``def is_ext(s): return <narrowing test of s>``: calls of it narrow like the test."""
         statements = [
             node for node in body
-            if not (isinstance(node, cst.SimpleStatementLine) and _is_docstring(node))
+            if not (type(node) is cst.SimpleStatementLine and _is_docstring(node))
         ]  # fmt: skip
         line = statements[0] if len(statements) == 1 else None
-        ret = line.body[0] if isinstance(line, cst.SimpleStatementLine) and line.body else None
-        if not isinstance(ret, cst.Return) or ret.value is None:
+        ret = line.body[0] if type(line) is cst.SimpleStatementLine and line.body else None
+        if type(ret) is not cst.Return or ret.value is None:
             return
         with self._silenced():
             true_state, false_state = self.narrow(ret.value, state, scope)
@@ -224,12 +218,12 @@ def _stream_id_check(test: cst.CSTNode) -> tuple[cst.CSTNode, bool] | None:
     ``bool()``; ``== 1`` / ``!= 1`` for the shift, whose value is 0 or 1): (x, is it the test
     for "external"). ``None`` for any other test."""
     positive = True
-    if isinstance(test, cst.Call) and (dotted_name(test.func) or "") == "bool" and test.args:
+    if type(test) is cst.Call and (dotted_name(test.func) or "") == "bool" and test.args:
         test = test.args[0].value
     compared: tuple[cst.BaseCompOp, str] | None = None
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+    if type(test) is cst.Comparison and len(test.comparisons) == 1:
         target = test.comparisons[0]
-        if not isinstance(target.comparator, cst.Integer) or target.comparator.value not in (
+        if type(target.comparator) is not cst.Integer or target.comparator.value not in (
             "0",
             "1",
         ):
@@ -257,7 +251,7 @@ def _stream_id_check(test: cst.CSTNode) -> tuple[cst.CSTNode, bool] | None:
 
 def _masked_stream_id(test: cst.CSTNode) -> tuple[cst.CSTNode, bool] | None:
     """``x.stream_id & MARK`` -> (x, False); ``(x.stream_id >> 30) & 1`` -> (x, True)."""
-    if not (isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.BitAnd)):
+    if not (type(test) is cst.BinaryOperation and type(test.operator) is cst.BitAnd):
         return None
     for side, other in ((test.left, test.right), (test.right, test.left)):
         shifted = False
@@ -292,14 +286,14 @@ def _device_type_check(test: cst.CSTNode) -> tuple[cst.CSTNode, bool] | None:
     ``!=``): (x, is it ``==``). Where the device type is another, x is no NPU stream, hence
     not external."""
     if not (
-        isinstance(test, cst.Comparison)
+        type(test) is cst.Comparison
         and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, (cst.Equal, cst.NotEqual))
+        and type(test.comparisons[0].operator) in (cst.Equal, cst.NotEqual)
     ):
         return None
-    equal = isinstance(test.comparisons[0].operator, cst.Equal)
+    equal = type(test.comparisons[0].operator) is cst.Equal
     comparator = test.comparisons[0].comparator
-    privateuse1 = (isinstance(comparator, cst.Integer) and comparator.value == "20") or (
+    privateuse1 = (type(comparator) is cst.Integer and comparator.value == "20") or (
         "PRIVATEUSE1" in (dotted_name(comparator) or "").rsplit(".", 1)[-1].upper()
     )
     if not privateuse1:
@@ -321,8 +315,8 @@ def _device_type_check(test: cst.CSTNode) -> tuple[cst.CSTNode, bool] | None:
 def _is_docstring(line: cst.SimpleStatementLine) -> bool:
     return (
         len(line.body) == 1
-        and isinstance(line.body[0], cst.Expr)
-        and isinstance(line.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+        and type(line.body[0]) is cst.Expr
+        and type(line.body[0].value) in (cst.SimpleString, cst.ConcatenatedString)
     )
 
 

@@ -165,7 +165,7 @@ class Statements:
         orelse = node.orelse
         if orelse is None:
             else_end: State | None = false_state
-        elif isinstance(orelse, cst.If):
+        elif type(orelse) is cst.If:
             else_end = self.exec_If(orelse, false_state, scope)
         else:
             else_end = self._suite(orelse.body, false_state, scope)
@@ -392,8 +392,8 @@ class Statements:
 
 def _never_runs(test: cst.CSTNode) -> bool:
     """``False``, ``0``, ``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``: dead at run time."""
-    if isinstance(test, cst.Name):
+    if type(test) is cst.Name:
         return test.value in ("False", "TYPE_CHECKING")
-    if isinstance(test, cst.Integer):
+    if type(test) is cst.Integer:
         return test.value == "0"
-    return isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
+    return type(test) is cst.Attribute and test.attr.value == "TYPE_CHECKING"

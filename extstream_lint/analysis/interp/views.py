@@ -19,15 +19,13 @@ is not parsed here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from .. import summaries as sm
+from ..bodies import SelfUses, self_uses
 from ..effects import handle_matches
 from ..sinks import SinkKey
 from ..sites import Arg
-from ..syntax import children
 from ..values import (
     CALLER_CURRENT,
     ClassInfo,
@@ -42,19 +40,6 @@ from ..values import (
     Tensor,
     Value,
 )
-
-
-@dataclass(frozen=True)
-class SelfUses:
-    """What a method's body does through its first parameter (syntax only)."""
-
-    reads: frozenset[str]
-    writes: frozenset[str]
-    #: Attributes read from ``super()`` (``super().close()``: "close").
-    super_reads: frozenset[str]
-    #: ``cls(...)``, ``type(self)(...)``, ``self.__class__(...)``: an instance of the
-    #: class it runs for, which differs for every subclass.
-    makes_own: bool = False
 
 
 class Views:
@@ -220,10 +205,7 @@ class Views:
         return found
 
     def _self_uses(self, node: cst.FunctionDef) -> SelfUses:
-        known = self._self_uses_cache.get(node)
-        if known is None:
-            known = self._self_uses_cache[node] = self_uses(node)
-        return known
+        return self._bodies.self_uses(node)  # one walk per method per run (bodies.py)
 
 
 def acts(value: Value, cls: ClassInfo) -> bool:
@@ -306,69 +288,6 @@ def _matters(value: Value, depth: int = 0) -> bool:
     if isinstance(value, Ref):  # socket.AF_INET does not matter, torch.npu.Stream may
         return value.qualname.split(".", 1)[0] in ("torch", "torch_npu")
     return True
-
-
-def self_uses(function: cst.FunctionDef) -> SelfUses:
-    """The attributes ``function`` reads and sets on its first parameter (``self``, or
-    ``cls``), nested functions included (closures see it), and whether it calls
-    ``super()``."""
-    params = function.params
-    ordered = (*params.posonly_params, *params.params)
-    if not ordered:
-        return SelfUses(frozenset(), frozenset(), frozenset())
-    this = ordered[0].name.value
-    reads: set[str] = set()
-    writes: set[str] = set()
-    stored: set[int] = set()  # ``self.x`` nodes only assigned to, never read
-    super_reads: set[str] = set()
-    makes_own = False
-    pending: list[cst.CSTNode] = [function.body]
-    while pending:
-        node = pending.pop()
-        kind = type(node)
-        if kind is cst.Attribute:
-            value = node.value  # type: ignore[attr-defined]
-            if type(value) is cst.Name and value.value == this and id(node) not in stored:
-                reads.add(node.attr.value)  # type: ignore[attr-defined]
-            elif type(value) is cst.Call and _is_name(value.func, "super"):
-                super_reads.add(node.attr.value)  # type: ignore[attr-defined]
-        elif kind in (cst.AssignTarget, cst.AnnAssign):
-            _targets(node.target, this, writes, stored)  # type: ignore[attr-defined]
-        elif kind is cst.AugAssign:  # ``self.x += y`` reads it too
-            _targets(node.target, this, writes, set())  # type: ignore[attr-defined]
-        elif kind is cst.Call:
-            makes_own = makes_own or _names_own_class(node.func, this)  # type: ignore[attr-defined]
-        elif kind is cst.ClassDef:
-            continue
-        pending.extend(children(node))
-    return SelfUses(frozenset(reads), frozenset(writes), frozenset(super_reads), makes_own)
-
-
-def _names_own_class(func: cst.BaseExpression, this: str) -> bool:
-    """``cls``, ``type(self)`` or ``self.__class__`` as a callee."""
-    if isinstance(func, cst.Name):
-        return func.value == this
-    if isinstance(func, cst.Attribute):
-        return func.attr.value == "__class__" and _is_name(func.value, this)
-    if isinstance(func, cst.Call) and _is_name(func.func, "type") and len(func.args) == 1:
-        return _is_name(func.args[0].value, this)
-    return False
-
-
-def _is_name(node: cst.BaseExpression, name: str) -> bool:
-    return isinstance(node, cst.Name) and node.value == name
-
-
-def _targets(target: cst.CSTNode, this: str, writes: set[str], stored: set[int]) -> None:
-    if isinstance(target, cst.Attribute):
-        if isinstance(target.value, cst.Name) and target.value.value == this:
-            writes.add(target.attr.value)
-            stored.add(id(target))
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            _targets(element.value, this, writes, stored)
-    elif isinstance(target, cst.StarredElement):
-        _targets(target.value, this, writes, stored)
 
 
 __all__ = ["SelfUses", "Views", "acts", "self_uses"]
