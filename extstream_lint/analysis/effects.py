@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from .. import contract as c
 from ..contract import Api
+from .devices import stream_device
 from .hazards import function_hazards, method_hazards
 from .sites import Arg, CallSite, Issue, Outcome
 from .values import (
@@ -385,10 +386,15 @@ def _constructor(site: CallSite, api: Api) -> Outcome:
     out = Outcome(issues)
     if external:
         node = site.node
-        if is_external_class(api.name):
-            out.value = ExtStream(True, "created", node)
+        # ExternalStream(stream_ptr, device) / Stream(device, priority, stream_ptr=...)
+        external_class = is_external_class(api.name)
+        device = stream_device(site, 1 if external_class else 0, site.cuda_is_npu)
+        if external_class:
+            out.value = ExtStream(True, "created", node, device=device)
         else:
-            out.value = ExtStream(True, "created with stream_ptr", node, "external stream")
+            out.value = ExtStream(
+                True, "created with stream_ptr", node, "external stream", device=device
+            )
     return out
 
 
