@@ -22,13 +22,13 @@ silent, or, rarely, "different" where a rebinding made them equal).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
 from .. import contract as c
 from .sites import Arg, CallSite
-from .values import HOST, NPU, Const, Tensor, Value
+from .values import HOST, NPU, Const, ExtStream, Tensor, Value
 
 __all__ = [
     "DIFFERENT",
@@ -39,6 +39,7 @@ __all__ = [
     "compare",
     "device",
     "device_value",
+    "escaped",
     "literal",
     "stream_device",
 ]
@@ -250,3 +251,17 @@ def stream_device(site: CallSite, position: int, cuda_is_npu: bool) -> frozenset
     value, node = literal(site, arg)
     index = npu_index(value, node, cuda_is_npu)
     return None if index is None else frozenset({index})
+
+
+def escaped(value: Value) -> Value:
+    """A value returned to a caller: symbolic indices name the callee's expressions
+    (``device`` there is not ``device`` here), so they become "not visible"."""
+    if isinstance(value, Tensor) and isinstance(value.index, Sym):
+        return replace(value, index=None)
+    if (
+        isinstance(value, ExtStream)
+        and value.device
+        and any(isinstance(index, Sym) for index in value.device)
+    ):
+        return replace(value, device=None)
+    return value

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from .. import contract as c
 from ..contract import Api
+from .copies import argument_matches
 from .devices import stream_device
 from .hazards import function_hazards, method_hazards
 from .sites import Arg, CallSite, Issue, Outcome
@@ -127,7 +128,11 @@ def _receiver_matches(api: Api, receiver: Value) -> bool:
 
 
 def handle_matches(kind: str, receiver: Value) -> bool:
-    """A receiver of a method whose table row says ``receiver=kind`` (any if blank)."""
+    """A receiver of a method whose table row says ``receiver=kind`` (any if blank), or an
+    argument of a helper's copy (:func:`.copies.argument_matches`)."""
+    copied = argument_matches(kind, receiver)
+    if copied is not None:
+        return copied
     if kind == c.GRAPH:  # an unknown receiver may be a graph too
         if isinstance(receiver, Tensor):  # what is known of it is that it may be a tensor
             return not receiver.place

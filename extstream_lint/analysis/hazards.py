@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .. import contract as c
-from .copies import cross_device
+from .copies import UNKNOWN_HOST, by_parameter, cross_device
 from .devices import FOREIGN, device_value, literal, npu_index
 from .devices import device as _read_device
 from .sites import Arg, CallSite, Issue
@@ -137,9 +137,14 @@ def method_hazards(
     if row.kind == c.BACKWARD:
         return _backward(site, [Arg(receiver, receiver_text)], current), result
     if row.kind == c.COPY_INTO:
-        return _copy_into(site, row, here, current), result
+        src = site.arg(row.position, row.keyword)
+        source = src.value if src is not None else None
+        hosts = [source] if here.place == NPU else [source, receiver]
+        if _tensor(source).place == NPU:
+            hosts = [receiver]
+        return by_parameter(_copy_into(site, row, here, current), hosts, current), result
     issues, result = _copy_out(site, row, here, current, result)
-    return issues, result
+    return by_parameter(issues, [receiver], current), result
 
 
 def _result_place(method: str, receiver: Tensor, made: Tensor) -> Tensor:
@@ -198,8 +203,7 @@ def _copy_out(
     if source.place == PINNED:
         return [_copy_issue("XST201", op, "from pinned memory", current)], copy
     if source.place == UNKNOWN:
-        what = "from host memory not known to be pageable"
-        return [_copy_issue("XST211", op, what, current)], copy
+        return [_copy_issue("XST211", op, UNKNOWN_HOST, current)], copy
     return [], copy
 
 
@@ -221,7 +225,7 @@ def _unknown_target(
     if source.place == PINNED:
         return [_copy_issue("XST201", op, "from pinned memory", current)]
     if source.place == UNKNOWN:
-        return [_copy_issue("XST211", op, "from host memory not known to be pageable", current)]
+        return [_copy_issue("XST211", op, UNKNOWN_HOST, current)]
     return []
 
 
@@ -261,7 +265,7 @@ def _copy_into(
     if HOST in (src.place, dst.place) or (src.place == NPU and dst.place == NPU):
         return []
     if src.place == NPU or dst.place == NPU or (src.place == dst.place == UNKNOWN):
-        return [_copy_issue("XST211", op, "from host memory not known to be pageable", current)]
+        return [_copy_issue("XST211", op, UNKNOWN_HOST, current)]
     return []
 
 

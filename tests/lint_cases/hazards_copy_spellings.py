@@ -73,3 +73,24 @@ class OwnLoader(Loader):
     def load(self):
         with torch.npu.stream(managed):
             pinned.npu(non_blocking=True)
+
+
+# A helper's copy of a tensor it is given, on its caller's current stream: XST201 where the
+# caller passes pinned memory, nothing for pageable memory, XST211 (opt-in) for unknown.
+def upload(t):
+    return t.to("npu", non_blocking=True)
+
+
+def upload_into(dst, src):
+    dst.copy_(src, non_blocking=True)
+
+
+with torch.npu.stream(ext):
+    upload(pinned)  # XST201: 5
+    upload(pageable)
+    upload(incoming)  # XST211: 5
+    upload_into(torch.empty(8, device="npu"), pinned)  # XST201: 5
+    upload_into(torch.empty(8, device="npu"), pageable)
+upload(pinned)
+with torch.npu.stream(managed):
+    upload(pinned)

@@ -20,6 +20,7 @@ import libcst as cst
 from .. import summaries as sm
 from ..binding import bind_arguments
 from ..callables import Closure
+from ..devices import escaped
 from ..effects import (
     DEFAULT_CAPTURE_STREAM,
     REFUSED_METHODS,
@@ -479,7 +480,7 @@ class Calls:
         self.set_default_capture(value, state)
 
     def _returned(self, info: FunctionInfo, call: cst.CSTNode, binding: sm.Binding) -> Value:
-        value = sm.substitute(info.returns, binding)
+        value = escaped(sm.substitute(info.returns, binding))
         if isinstance(value, ExtStream) and value.current_of is None and value.param is None:
             if isinstance(info.returns, ExtStream) and info.returns.param is not None:
                 return value  # the caller's own value, passed through
