@@ -143,6 +143,8 @@ def method_hazards(
         if _tensor(source).place == NPU:
             hosts = [receiver]
         return by_parameter(_copy_into(site, row, here, current), hosts, current), result
+    if method != row.attr and not site.cuda_is_npu:
+        return [], result  # ``Tensor.cuda`` is CUDA's unless ``transfer_to_npu`` is imported
     issues, result = _copy_out(site, row, here, current, result)
     return by_parameter(issues, [receiver], current), result
 
@@ -167,8 +169,6 @@ def _copy_out(
     target_arg = site.arg(row.position, row.keyword)
     flag = site.keywords.get(c.NON_BLOCKING)
     if row.kind == c.COPY_DEVICE:
-        if site.node.func.attr.value != "npu" and not site.cuda_is_npu:  # type: ignore[attr-defined]
-            return [], result  # ``Tensor.cuda`` is CUDA's unless ``transfer_to_npu`` is imported
         target: tuple[str, object] | None = (NPU, None)
         if target_arg is not None:
             value, node = literal(site, target_arg)

@@ -70,3 +70,15 @@ def test_current_stream_keeps_its_device_through_joins() -> None:
     assert both is not None and both.stream.device == frozenset({1, 2}) and both.stream.must
     some = join_current(link, None)  # external on npu:1 on one path, nothing on the other
     assert some is not None and some.stream.device == frozenset({1}) and not some.stream.must
+
+
+def test_symbolic_indices_are_cache_data() -> None:
+    """Summaries holding a symbolic device (``self.device = torch.device("npu", rank)``) are
+    kept in ``.extstream_cache/``: the safe unpickler must accept them."""
+    import pickle
+
+    from extstream_lint.analysis.values import Const, Tensor
+    from extstream_lint.project.safe_pickle import loads
+
+    kept = (Tensor("npu", Sym("rank", 1)), Const(("npu", Sym("rank"))), _ext(frozenset({Sym("d")})))
+    assert loads(pickle.dumps(kept)) == kept
