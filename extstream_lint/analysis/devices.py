@@ -122,10 +122,11 @@ def device(
 ) -> tuple[str, Index] | None:
     """(place, NPU index) of a device argument, or None when it is not a visible device.
 
-    ``node`` is the argument as written: an integer expression the analysis cannot evaluate
-    (``device + 1``, ``self.devices[i]`` given to ``.npu``) is a symbolic index of the NPU;
-    a bare unknown name could be any device, so it gives only a symbolic index of an unknown
-    place (the caller decides what that means)."""
+    ``node`` is the argument as written: arithmetic on an expression the analysis cannot
+    evaluate (``device + 1``) is an int, so a symbolic index of the NPU, and so is the index
+    of ``f"npu:{device}"``; a bare unknown name (``t.to(device)``) could be any device, even
+    the host, so it is not visible here (:func:`npu_index` reads it where only an NPU can
+    be meant)."""
     if isinstance(value, Tensor):  # ``t.to(other)``: the other tensor's device
         return (value.place, value.index) if value.place else None
     if isinstance(node, cst.FormattedString):

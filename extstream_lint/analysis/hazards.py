@@ -139,12 +139,13 @@ def method_hazards(
     if row.kind == c.COPY_INTO:
         src = site.arg(row.position, row.keyword)
         source = src.value if src is not None else None
-        hosts = [source] if here.place == NPU else [source, receiver]
-        if _tensor(source).place == NPU:
-            hosts = [receiver]
+        # The host side is whichever is not known to be on an NPU (either, if neither is).
+        sides = ((source, _tensor(source)), (receiver, here))
+        hosts = [value for value, tensor in sides if tensor.place != NPU]
         return by_parameter(_copy_into(site, row, here, current), hosts, current), result
     if method != row.attr and not site.cuda_is_npu:
-        return [], result  # ``Tensor.cuda`` is CUDA's unless ``transfer_to_npu`` is imported
+        # ``Tensor.cuda`` is CUDA's unless ``transfer_to_npu`` is imported: a CUDA tensor.
+        return [], result.with_place(FOREIGN)
     issues, result = _copy_out(site, row, here, current, result)
     return by_parameter(issues, [receiver], current), result
 

@@ -15,3 +15,5 @@ with torch.npu.stream(ext):
     on_gpu.to("cuda:1")
     on_npu = torch.ones(4, device="npu:0")
     on_npu.to("npu:1")  # XST112: 5
+    on_gpu = pinned.cuda()
+    on_gpu.to("npu", non_blocking=True)  # a CUDA tensor: not torch_npu's pinned memory
