@@ -447,10 +447,17 @@ _RULE_LIST: tuple[Rule, ...] = (
         category="CROSS_DEVICE_COPY",
         title="copy between two NPUs while an external stream is current",
         what="A device-to-device copy between two different NPUs while an external stream is "
-        'current: `t.to("npu:1")` or `t.npu(1)` of a tensor on another NPU, and '
-        "`dst.copy_(src)` with the two tensors on different NPUs. Only copies whose device "
-        'indices are both visible and differ are flagged (`"npu"` without an index is the '
-        "current device).",
+        'current on one of them: `t.to("npu:1")` or `t.npu(1)` of a tensor on another NPU, and '
+        "`dst.copy_(src)` with the two tensors on different NPUs. The current stream is per "
+        "device: `torch.npu.stream(link)` with `link = ExternalStream(handle, device=1)` makes "
+        "only npu:1's current stream external, so a copy between npu:0 and npu:2 is fine. "
+        "Devices are read from strings, ints, `torch.device`, f-strings, `.npu(i)` and a "
+        "module's `.to(device)` (and `cuda` after `transfer_to_npu`), and compared "
+        "symbolically: `device` and `device + 1` differ, `devs[i]` and `devs[j]` may not. "
+        'Only copies whose device indices are known to differ are flagged (`"npu"` without '
+        "an index is the current device); when the external stream's own device is not "
+        "visible (`ExternalStream(handle)` is on the current device), the copy is reported "
+        'with "may be".',
         why="A copy between two NPUs orders the devices' current streams with an event: it "
         "records one on the source device's stream and makes the destination's wait on it "
         "(`NPUEvent::record` / `NPUEvent::block` in the copy kernel). torch_npu refuses both "
@@ -464,10 +471,17 @@ _RULE_LIST: tuple[Rule, ...] = (
         autofix="none",
         autofix_why="The copy must move out of the external stream's block after a synchronize, "
         "which changes the program's order.",
-        example=_EXT + 'x = torch.ones(4, device="npu:0")\nwith torch.npu.stream(ext):\n'
-        '    y = x.to("npu:1")',
-        instead=_EXT + 'x = torch.ones(4, device="npu:0")\nwith torch.npu.stream(ext):\n'
-        '    x.mul_(2)\ntorch.npu.synchronize()\ny = x.to("npu:1")',
+        example="import torch\n\nlink = torch.npu.ExternalStream(handle, device=1)\n"
+        'x = torch.ones(4, device="npu:0")\nwith torch.npu.stream(link):\n'
+        '    y = x.to("npu:1")  # npu:1\'s current stream is external\n\n\n'
+        "def stage(handle, rank, h):\n"
+        "    ext = torch.npu.ExternalStream(handle, device=rank)\n"
+        "    with torch.npu.stream(ext):\n"
+        "        return h.npu(rank).npu(rank + 1)",
+        instead="import torch\n\nlink = torch.npu.ExternalStream(handle, device=1)\n"
+        'x = torch.ones(4, device="npu:0")\nwith torch.npu.stream(link):\n'
+        '    z = x.to("npu:2")  # neither device is npu:1\n'
+        'torch.npu.synchronize()\ny = x.to("npu:1")',
     ),
     Rule(
         code="XST201",
@@ -478,7 +492,12 @@ _RULE_LIST: tuple[Rule, ...] = (
         "`npu_t.copy_(pinned, non_blocking=True)` and `pinned.copy_(npu_t, non_blocking=True)` "
         "where the host tensor is visibly pinned (`.pin_memory()`, a factory called with "
         "`pin_memory=True`, a batch of `DataLoader(..., pin_memory=True)`), while an external "
-        "stream is current. Not flagged: `.cpu()`, `non_blocking=False`, pageable host "
+        "stream is current; the same through `functools.partial(torch.zeros, "
+        "pin_memory=True)` factories, helpers and other modules' objects that hold pinned "
+        'buffers, `non_blocking=True` passed in a `**` dict, `.cuda(...)` and `"cuda"` '
+        "devices after `transfer_to_npu`, and a helper that copies the tensor it is given "
+        "(reported at the call that passes pinned memory). Not flagged: `.cpu()`, "
+        "`non_blocking=False`, pageable host "
         "memory, copies between NPUs, copies while a torch_npu-managed stream is current. "
         "When extstream cannot see whether the host tensor is pinned, the copy is XST211.",
         why="The copy succeeds, but torch_npu records the current stream on the pinned host "
@@ -503,10 +522,14 @@ _RULE_LIST: tuple[Rule, ...] = (
         "becomes `non_blocking=False`: the copy gives the same values and only waits "
         "for the external stream, which torch_npu allows. Nothing else on the line "
         "changes.",
-        example=_EXT + 'with torch.npu.stream(ext):\n    out = torch.ones(4, device="npu")\n'
-        '    host = out.to("cpu", non_blocking=True)',
-        instead=_EXT + 'with torch.npu.stream(ext):\n    out = torch.ones(4, device="npu")\n'
-        '    host = out.to("cpu")',
+        example="import functools\n\n" + _EXT + "pinned_zeros = functools.partial(torch.zeros, "
+        'pin_memory=True)\nopts = {"non_blocking": True}\nwith torch.npu.stream(ext):\n'
+        '    out = torch.ones(4, device="npu")\n    host = out.to("cpu", non_blocking=True)\n'
+        '    dev = pinned_zeros(4).to("npu", **opts)',
+        instead="import functools\n\n" + _EXT + "pinned_zeros = functools.partial(torch.zeros, "
+        "pin_memory=True)\nwith torch.npu.stream(ext):\n"
+        '    out = torch.ones(4, device="npu")\n    host = out.to("cpu")\n'
+        '    dev = pinned_zeros(4).to("npu")',
         deferred=True,
     ),
     Rule(

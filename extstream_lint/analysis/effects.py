@@ -14,6 +14,8 @@ from collections.abc import Mapping
 
 from .. import contract as c
 from ..contract import Api
+from .copies import argument_matches
+from .devices import stream_device
 from .hazards import function_hazards, method_hazards
 from .sites import Arg, CallSite, Issue, Outcome
 from .values import (
@@ -126,7 +128,11 @@ def _receiver_matches(api: Api, receiver: Value) -> bool:
 
 
 def handle_matches(kind: str, receiver: Value) -> bool:
-    """A receiver of a method whose table row says ``receiver=kind`` (any if blank)."""
+    """A receiver of a method whose table row says ``receiver=kind`` (any if blank), or an
+    argument of a helper's copy (:func:`.copies.argument_matches`)."""
+    copied = argument_matches(kind, receiver)
+    if copied is not None:
+        return copied
     if kind == c.GRAPH:  # an unknown receiver may be a graph too
         if isinstance(receiver, Tensor):  # what is known of it is that it may be a tensor
             return not receiver.place
@@ -385,10 +391,15 @@ def _constructor(site: CallSite, api: Api) -> Outcome:
     out = Outcome(issues)
     if external:
         node = site.node
-        if is_external_class(api.name):
-            out.value = ExtStream(True, "created", node)
+        # ExternalStream(stream_ptr, device) / Stream(device, priority, stream_ptr=...)
+        external_class = is_external_class(api.name)
+        device = stream_device(site, 1 if external_class else 0, site.cuda_is_npu)
+        if external_class:
+            out.value = ExtStream(True, "created", node, device=device)
         else:
-            out.value = ExtStream(True, "created with stream_ptr", node, "external stream")
+            out.value = ExtStream(
+                True, "created with stream_ptr", node, "external stream", device=device
+            )
     return out
 
 

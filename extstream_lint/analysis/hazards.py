@@ -16,12 +16,12 @@ them. Every API name comes from the contract table.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
-import libcst as cst
-
 from .. import contract as c
+from .copies import UNKNOWN_HOST, by_parameter, cross_device
+from .devices import FOREIGN, device_value, literal, npu_index
+from .devices import device as _read_device
 from .sites import Arg, CallSite, Issue
 from .values import (
     HOST,
@@ -44,9 +44,9 @@ _METHOD_ROWS: dict[str, c.Hazard] = {}
 _FUNCTION_ROWS: dict[str, c.Hazard] = {}
 for _row in c.HAZARDS:
     if _row.method:
-        # ``Tensor.cuda`` is the NPU only after ``transfer_to_npu``, which this layer cannot
-        # see: only the canonical method names are matched.
         _METHOD_ROWS.setdefault(_row.attr, _row)
+        for _name in _row.aliases:  # ``Tensor.cuda``: the NPU only after ``transfer_to_npu``
+            _METHOD_ROWS.setdefault(_name.rpartition(".")[2], _row)
     else:
         for _name in _row.spellings:
             _FUNCTION_ROWS[_name] = _row
@@ -55,58 +55,15 @@ for _row in c.HAZARDS:
 _VIEWS = frozenset(c.TENSOR_VIEWS)
 #: Methods that never yield a tensor fact (entering contexts is the interpreter's business).
 _NOT_TENSORS = frozenset({"__enter__", "__exit__", "enter_context"})
-_DEVICE = re.compile(r"^(?P<type>[a-z_]+)(?::(?P<index>\d+))?$")
 
 
-# --- devices -------------------------------------------------------------------------------
+# --- devices (:mod:`.devices`) ------------------------------------------------------------
 
 
-def _literal(site: CallSite, arg: Arg | None) -> Value:
-    """The argument's value, with a string literal's text: the interpreter keeps only that a
-    string is a string, and a device is named by its text."""
-    if arg is None:
-        return None
-    for node in site.node.args:
-        keyword = node.keyword
-        if keyword is not None and site.keywords.get(keyword.value) is arg:
-            return _text(node.value, arg.value)
-    positional = [node for node in site.node.args if node.keyword is None and not node.star]
-    for node, known in zip(positional, site.positional):
-        if known is arg:
-            return _text(node.value, arg.value)
-    return arg.value
-
-
-def _text(node: cst.BaseExpression, fallback: Value) -> Value:
-    if not isinstance(node, cst.SimpleString):
-        return fallback
-    text = node.evaluated_value
-    return Const(text) if isinstance(text, str) else fallback
-
-
-def _device(value: Value) -> tuple[str, int | None] | None:
-    """(place, NPU index) of a device argument, or None when it is not a visible device."""
-    if isinstance(value, Tensor):  # ``t.to(other)``: the other tensor's device
-        return (value.place, value.index) if value.place else None
-    if not isinstance(value, Const):
-        return None
-    raw = value.value
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int):  # ``t.npu(1)``, ``torch.device(1)``: an index of the NPU
-        return (NPU, raw) if raw >= 0 else None
-    if not isinstance(raw, str):
-        return None
-    match = _DEVICE.match(raw.strip())
-    if match is None:
-        return None
-    kind = match.group("type")
-    index = int(match.group("index")) if match.group("index") is not None else None
-    if kind == c.HOST_DEVICE:
-        return HOST, None
-    if kind in c.NPU_DEVICES:
-        return NPU, index
-    return None
+def _device(site: CallSite, arg: Arg | None) -> tuple[str, object] | None:
+    """(place, NPU index) of a device argument of ``site``, or None when not visible."""
+    value, node = literal(site, arg)
+    return _read_device(value, node, site.cuda_is_npu)
 
 
 def _truthy(arg: Arg | None) -> bool:
@@ -180,9 +137,17 @@ def method_hazards(
     if row.kind == c.BACKWARD:
         return _backward(site, [Arg(receiver, receiver_text)], current), result
     if row.kind == c.COPY_INTO:
-        return _copy_into(site, row, here, current), result
+        src = site.arg(row.position, row.keyword)
+        source = src.value if src is not None else None
+        # The host side is whichever is not known to be on an NPU (either, if neither is).
+        sides = ((source, _tensor(source)), (receiver, here))
+        hosts = [value for value, tensor in sides if tensor.place != NPU]
+        return by_parameter(_copy_into(site, row, here, current), hosts, current), result
+    if method != row.attr and not site.cuda_is_npu:
+        # ``Tensor.cuda`` is CUDA's unless ``transfer_to_npu`` is imported: a CUDA tensor.
+        return [], result.with_place(FOREIGN)
     issues, result = _copy_out(site, row, here, current, result)
-    return issues, result
+    return by_parameter(issues, [receiver], current), result
 
 
 def _result_place(method: str, receiver: Tensor, made: Tensor) -> Tensor:
@@ -205,18 +170,14 @@ def _copy_out(
     target_arg = site.arg(row.position, row.keyword)
     flag = site.keywords.get(c.NON_BLOCKING)
     if row.kind == c.COPY_DEVICE:
-        target: tuple[str, int | None] | None = (NPU, None)
+        target: tuple[str, object] | None = (NPU, None)
         if target_arg is not None:
-            value = _literal(site, target_arg)
-            target = _device(value)
-            if target is None and isinstance(value, Const) and value.value is None:
-                target = (NPU, None)
-            elif target is not None and target[0] != NPU:
-                target = None
+            value, node = literal(site, target_arg)
+            target = (NPU, npu_index(value, node, site.cuda_is_npu))
         if flag is None:
             flag = site.arg(row.flag_position, c.NON_BLOCKING)
     else:
-        target = _device(_literal(site, target_arg)) if target_arg is not None else None
+        target = _device(site, target_arg) if target_arg is not None else None
         if flag is None and target_arg is not None:
             # to(device, dtype, non_blocking) / to(other, non_blocking)
             position = 1 if isinstance(target_arg.value, Tensor) else 2
@@ -224,6 +185,8 @@ def _copy_out(
     if target is None:
         return _unknown_target(site, source, target_arg, flag, current), result
     place, index = target
+    if place == FOREIGN:  # ``"cuda"`` without ``transfer_to_npu``, ``"meta"``: not torch_npu's
+        return [], result
     copy = _copy_result(source, place, index, _truthy(flag), result)
     if current is None:
         return [], copy
@@ -234,17 +197,14 @@ def _copy_out(
         what = "to the host (torch_npu pins the result)"
         return [_copy_issue("XST201", op, what, current)], copy
     if source.place == NPU:
-        if index is not None and source.index is not None and index != source.index:
-            text = f"{op}() copies from npu:{source.index} to npu:{index}"
-            return [Issue("XST112", text, current, None, True)], copy
-        return [], copy
+        issue = cross_device(op, source.index, index, current)
+        return ([issue] if issue else []), copy
     if not _truthy(flag):
         return [], copy
     if source.place == PINNED:
         return [_copy_issue("XST201", op, "from pinned memory", current)], copy
     if source.place == UNKNOWN:
-        what = "from host memory not known to be pageable"
-        return [_copy_issue("XST211", op, what, current)], copy
+        return [_copy_issue("XST211", op, UNKNOWN_HOST, current)], copy
     return [], copy
 
 
@@ -266,12 +226,12 @@ def _unknown_target(
     if source.place == PINNED:
         return [_copy_issue("XST201", op, "from pinned memory", current)]
     if source.place == UNKNOWN:
-        return [_copy_issue("XST211", op, "from host memory not known to be pageable", current)]
+        return [_copy_issue("XST211", op, UNKNOWN_HOST, current)]
     return []
 
 
 def _copy_result(
-    source: Tensor, place: str, index: int | None, non_blocking: bool, made: Tensor
+    source: Tensor, place: str, index: object, non_blocking: bool, made: Tensor
 ) -> Tensor:
     if place == HOST:
         if source.place in (HOST, PINNED):
@@ -292,15 +252,10 @@ def _copy_into(
         return []
     src = _tensor(src_arg.value)
     op = site.callee_text
-    if (
-        dst.place == NPU
-        and src.place == NPU
-        and dst.index is not None
-        and src.index is not None
-        and dst.index != src.index
-    ):
-        text = f"{op}() copies from npu:{src.index} to npu:{dst.index}"
-        return [Issue("XST112", text, current, None, True)]
+    if dst.place == NPU and src.place == NPU:
+        issue = cross_device(op, src.index, dst.index, current)
+        if issue is not None:
+            return [issue]
     if not _truthy(site.arg(row.flag_position, c.NON_BLOCKING)):
         return []
     host = (HOST, PINNED)
@@ -311,7 +266,7 @@ def _copy_into(
     if HOST in (src.place, dst.place) or (src.place == NPU and dst.place == NPU):
         return []
     if src.place == NPU or dst.place == NPU or (src.place == dst.place == UNKNOWN):
-        return [_copy_issue("XST211", op, "from host memory not known to be pageable", current)]
+        return [_copy_issue("XST211", op, UNKNOWN_HOST, current)]
     return []
 
 
@@ -385,7 +340,7 @@ def function_hazards(
             return [], Seq(tuple(Graph() for _ in callables.value.items))
         return [], Graph()
     if qualname == c.DEVICE_CLASS:
-        return [], _device_value(site)
+        return [], device_value(site)
     if qualname in c.PINNING_LOADERS:
         return [], PinnedLoader() if _truthy(site.keywords.get(c.PIN_MEMORY)) else None
     if not qualname.startswith(c.TENSOR_MODULE):
@@ -395,7 +350,7 @@ def function_hazards(
         return [], made.with_place(PINNED)
     device = site.keywords.get("device")
     if device is not None:
-        place = _device(_literal(site, device))
+        place = _device(site, device)
         return [], made.with_place(*place) if place else made
     name = qualname[len(c.TENSOR_MODULE) :]
     if name in c.LIKE_FACTORIES and site.positional:
@@ -404,19 +359,6 @@ def function_hazards(
     if name in c.HOST_FACTORIES:
         return [], made.with_place(HOST)
     return [], made
-
-
-def _device_value(site: CallSite) -> Value:
-    """``torch.device("npu", 1)`` / ``torch.device("npu:1")`` as the string it stands for."""
-    first = _literal(site, site.arg(0, "type"))
-    if not isinstance(first, Const) or not isinstance(first.value, str) or not first.value:
-        return None
-    index = site.arg(1, "index")
-    if index is None:
-        return first
-    if isinstance(index.value, Const) and isinstance(index.value.value, int):
-        return Const(f"{first.value}:{index.value.value}")
-    return None
 
 
 #: For tests: the rows by method and function name.

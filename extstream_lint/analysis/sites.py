@@ -43,6 +43,9 @@ class CallSite:
     #: one spread by the first unknown ``**``: :mod:`.binding` reads what it can from them.
     spread: Value = None
     kw_spread: Value = None
+    #: ``torch_npu.contrib.transfer_to_npu`` was imported: ``"cuda"`` devices and
+    #: ``Tensor.cuda`` are the NPU's (:mod:`.devices`).
+    cuda_is_npu: bool = False
 
     def arg(self, position: int, keyword: str) -> Arg | None:
         if keyword and keyword in self.keywords:

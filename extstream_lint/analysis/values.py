@@ -39,6 +39,8 @@ class ExtStream:
     param: ParamRef | None = None
     #: Other parameters it may be (``s = a if flag else b``): each gets a "may" sink.
     also: tuple[ParamRef, ...] = ()
+    #: The NPU indices it may be on, over paths (:mod:`.devices`); None: not visible.
+    device: frozenset[object] | None = None
 
     def weakened(self) -> ExtStream:
         return replace(self, must=False) if self.must else self
@@ -146,15 +148,16 @@ class Tensor:
     """
 
     place: str = UNKNOWN
-    #: The NPU's index when visible (``device="npu:1"``).
-    index: int | None = None
+    #: The NPU's index when visible (``device="npu:1"``): an int, or a symbolic
+    #: :class:`.devices.Sym` (``device + 1``).
+    index: object = None
     #: The current stream when it was computed: an external stream (a real one, or the
     #: caller's current stream while a function is summarised), or ``None`` with
     #: ``made_known``: computed while no external stream was current.
     made: ExtStream | None = None
     made_known: bool = False
 
-    def with_place(self, place: str, index: int | None = None) -> Tensor:
+    def with_place(self, place: str, index: object = None) -> Tensor:
         return replace(self, place=place, index=index)
 
 
@@ -505,6 +508,7 @@ def join(a: Value, b: Value) -> Value:
                 must=a.must and b.must and not union,
                 nullable=a.nullable or b.nullable,
                 also=refs[1:],
+                device=a.device | b.device if a.device and b.device else None,
             )
         return replace(a, nullable=True) if _is_none(b) else a.weakened()
     if isinstance(b, ExtStream):

@@ -1,9 +1,10 @@
 # Copies between two NPUs while an external stream is current (XST112): the copy records and
 # waits events on both devices' current streams. Traps: the same device, an unknown index,
-# host copies, no external stream current, managed streams.
+# host copies, no external stream current, managed streams. The external stream is on npu:0,
+# one of the two devices of each copy (hazards_devices.py: streams on other devices).
 import torch
 
-ext = torch.npu.ExternalStream(handle)
+ext = torch.npu.ExternalStream(handle, device=0)
 managed = torch.npu.Stream()
 zero = torch.ones(4, device="npu:0")
 one = torch.zeros(4, device=torch.device("npu", 1))

@@ -22,7 +22,7 @@ class Arguments:
     """A call's arguments, evaluated in order, spreads resolved where known."""
 
     def _arguments(self, node: cst.Call, state: State, scope: Scope, callee_text: str) -> CallSite:
-        site = CallSite(node, callee_text)
+        site = CallSite(node, callee_text, cuda_is_npu=self.transfer_to_npu)
         for arg in node.args:
             value = self.eval(arg.value, state, scope)
             text = dotted_name(arg.value)

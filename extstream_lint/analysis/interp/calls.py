@@ -20,6 +20,7 @@ import libcst as cst
 from .. import summaries as sm
 from ..binding import bind_arguments
 from ..callables import Closure
+from ..devices import escaped
 from ..effects import (
     DEFAULT_CAPTURE_STREAM,
     REFUSED_METHODS,
@@ -33,6 +34,7 @@ from ..sites import Arg, CallSite, Issue
 from ..state import State
 from ..syntax import decorator_name, dotted_name
 from ..values import (
+    NPU,
     Bound,
     CapturingGraph,
     ClassInfo,
@@ -359,7 +361,11 @@ class Calls:
         if callee is None or isinstance(callee, (Tensor, ExtStream)):
             # ``model(x)``: unknown, but computed now (a tensor for the hazard rules).
             operands = [arg.value for arg in (*site.positional, *site.keywords.values())]
-            return computed(current, operands)
+            result = computed(current, operands)
+            if isinstance(callee, Tensor) and callee.place == NPU and isinstance(result, Tensor):
+                # A module moved with ``.to(device)`` computes on that device.
+                result = result.with_place(NPU, callee.index)
+            return result
         return None
 
     def _stream_method(self, base: Value, name: str, text: str | None, node: object) -> Value:
@@ -474,11 +480,13 @@ class Calls:
         self.set_default_capture(value, state)
 
     def _returned(self, info: FunctionInfo, call: cst.CSTNode, binding: sm.Binding) -> Value:
-        value = sm.substitute(info.returns, binding)
+        value = escaped(sm.substitute(info.returns, binding))
         if isinstance(value, ExtStream) and value.current_of is None and value.param is None:
             if isinstance(info.returns, ExtStream) and info.returns.param is not None:
                 return value  # the caller's own value, passed through
-            return ExtStream(value.must, f"returned by {info.name}()", call, value.noun)
+            return ExtStream(
+                value.must, f"returned by {info.name}()", call, value.noun, device=value.device
+            )
         return value
 
     def _call_ref(

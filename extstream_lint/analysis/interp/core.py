@@ -332,7 +332,14 @@ class Core:
             return None
         s = cur.stream
         return ExtStream(
-            s.must, "made current", cur.origin, s.noun, cur.label, param=s.param, also=s.also
+            s.must,
+            "made current",
+            cur.origin,
+            s.noun,
+            cur.label,
+            param=s.param,
+            also=s.also,
+            device=s.device,
         )
 
     def bind(self, name: str, value: Value, state: State, scope: Scope) -> None:

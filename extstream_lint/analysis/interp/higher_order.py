@@ -157,6 +157,7 @@ class HigherOrder:
             "",
             param=stream.param,
             also=stream.also,
+            device=stream.device,
         )
 
     def call_closure(

@@ -1,0 +1,268 @@
+"""Where a tensor or a stream lives, and whether two devices are the same (XST112).
+
+A copy between two NPUs records and waits events on *both* devices' current streams
+(hazards.md, side finding of hazard 1), and the current stream is kept per thread *and per
+device* (contract section 5): ``torch.npu.stream(link)`` with ``link`` on npu:1 makes npu:1's
+current stream external, not npu:0's. So the hazard rules need, for tensors and streams, an
+NPU index that can be compared.
+
+An index is an ``int`` (``"npu:1"``, ``torch.device("npu", 1)``, ``t.npu(1)``, ``device=1``:
+in torch 2.13 an int is the accelerator), a :class:`Sym` (an expression the analysis cannot
+evaluate but can compare with itself: ``device`` and ``device + 1`` differ, ``devs[i]`` is
+``devs[i]``, ``devs[i]`` and ``devs[j]`` may be the same), or ``None`` (not visible: the
+current device, an unknown value). :func:`compare` answers same / different / unknown, and
+unknown never yields a finding that needs "different" (precision first).
+
+A symbolic index is named by the source text of its base expression, so it only compares
+within what one reading of the code can see: a name rebound between two uses (``d = d + 1``)
+is not tracked (the comparison may then answer "same" where the values differ, which is
+silent, or, rarely, "different" where a rebinding made them equal).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+import libcst as cst
+
+from .. import contract as c
+from .sites import Arg, CallSite
+from .values import HOST, NPU, Const, ExtStream, Tensor, Value
+
+__all__ = [
+    "DIFFERENT",
+    "FOREIGN",
+    "SAME",
+    "UNSURE",
+    "Sym",
+    "compare",
+    "device",
+    "device_value",
+    "escaped",
+    "literal",
+    "stream_device",
+]
+
+#: :func:`compare`'s answers.
+SAME, DIFFERENT, UNSURE = "same", "different", "unsure"
+#: A place that is neither the host nor an NPU (``"cuda"`` without ``transfer_to_npu``,
+#: ``"meta"``): copies there are none of torch_npu's business.
+FOREIGN = "foreign"
+#: What ``"cuda"`` means once ``transfer_to_npu`` is imported (hazards.md: the ``cuda``
+#: spelling of the NPU).
+CUDA = "cuda"
+
+_DEVICE = re.compile(r"^(?P<type>[a-z_]+)(?::(?P<index>\d+))?$")
+_KNOWN_TYPES = frozenset({c.HOST_DEVICE, *c.NPU_DEVICES, CUDA, "meta", "mps", "xpu", "xla"})
+
+
+@dataclass(frozen=True)
+class Sym:
+    """An NPU index known as ``base + offset``: ``base`` is the source text of an expression
+    the analysis cannot evaluate (``device``, ``self.devices[i]``)."""
+
+    base: str
+    offset: int = 0
+
+    def __str__(self) -> str:
+        if not self.offset:
+            return self.base
+        sign = "+" if self.offset > 0 else "-"
+        return f"{self.base} {sign} {abs(self.offset)}"
+
+
+Index = int | Sym | None
+
+
+def compare(a: object, b: object) -> str:
+    """Two NPU indices: :data:`SAME`, :data:`DIFFERENT` or :data:`UNSURE`."""
+    if a is None or b is None:
+        return UNSURE
+    if isinstance(a, int) and isinstance(b, int):
+        return SAME if a == b else DIFFERENT
+    if isinstance(a, Sym) and isinstance(b, Sym) and a.base == b.base:
+        return SAME if a.offset == b.offset else DIFFERENT
+    return UNSURE
+
+
+def show(index: object) -> str:
+    """How a message names an NPU: ``npu:1``, ``npu:(device + 1)``."""
+    return f"npu:{index}" if isinstance(index, int) else f"npu:({index})"
+
+
+# --- reading device arguments --------------------------------------------------------------
+
+
+def literal(site: CallSite, arg: Arg | None) -> tuple[Value, cst.BaseExpression | None]:
+    """The argument's value, with a string literal's text (the interpreter keeps only that a
+    string is a string, and a device is named by its text), and its expression."""
+    if arg is None:
+        return None, None
+    for node in site.node.args:
+        keyword = node.keyword
+        if keyword is not None and site.keywords.get(keyword.value) is arg:
+            return _text(node.value, arg.value), node.value
+    positional = [node for node in site.node.args if node.keyword is None and not node.star]
+    for node, known in zip(positional, site.positional):
+        if known is arg:
+            return _text(node.value, arg.value), node.value
+    return arg.value, None
+
+
+def _text(node: cst.BaseExpression, fallback: Value) -> Value:
+    if not isinstance(node, cst.SimpleString):
+        return fallback
+    text = node.evaluated_value
+    return Const(text) if isinstance(text, str) else fallback
+
+
+def device(
+    value: Value, node: cst.BaseExpression | None = None, cuda_is_npu: bool = False
+) -> tuple[str, Index] | None:
+    """(place, NPU index) of a device argument, or None when it is not a visible device.
+
+    ``node`` is the argument as written: arithmetic on an expression the analysis cannot
+    evaluate (``device + 1``) is an int, so a symbolic index of the NPU, and so is the index
+    of ``f"npu:{device}"``; a bare unknown name (``t.to(device)``) could be any device, even
+    the host, so it is not visible here (:func:`npu_index` reads it where only an NPU can
+    be meant)."""
+    if isinstance(value, Tensor):  # ``t.to(other)``: the other tensor's device
+        return (value.place, value.index) if value.place else None
+    if isinstance(node, cst.FormattedString):
+        return _formatted(node, cuda_is_npu)
+    if isinstance(value, Const):
+        return _constant(value.value, cuda_is_npu)
+    if node is not None:
+        sym = symbol(node)
+        if sym is not None and sym.offset:  # arithmetic: an int, the accelerator's index
+            return NPU, sym
+    return None
+
+
+def _constant(raw: object, cuda_is_npu: bool) -> tuple[str, Index] | None:
+    if isinstance(raw, tuple) and len(raw) == 2:  # ``torch.device("npu", d)`` (below)
+        kind, index = raw
+        return _typed(str(kind), index, cuda_is_npu)
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):  # ``t.npu(1)``, ``torch.device(1)``: an index of the NPU
+        return (NPU, raw) if raw >= 0 else None
+    if not isinstance(raw, str):
+        return None
+    match = _DEVICE.match(raw.strip())
+    if match is None:
+        return None
+    index = int(match.group("index")) if match.group("index") is not None else None
+    return _typed(match.group("type"), index, cuda_is_npu)
+
+
+def _typed(kind: str, index: Index, cuda_is_npu: bool) -> tuple[str, Index] | None:
+    if kind == c.HOST_DEVICE:
+        return HOST, None
+    if kind in c.NPU_DEVICES or (kind == CUDA and cuda_is_npu):
+        return NPU, index
+    if kind in _KNOWN_TYPES:
+        return FOREIGN, None
+    return None
+
+
+def symbol(node: cst.BaseExpression) -> Sym | None:
+    """``name``, ``a.b``, ``a[i]`` (and chains of them) plus or minus an integer literal."""
+    offset = 0
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.right, cst.Integer):
+        if isinstance(node.operator, cst.Add):
+            offset = int(node.right.evaluated_value)
+        elif isinstance(node.operator, cst.Subtract):
+            offset = -int(node.right.evaluated_value)
+        else:
+            return None
+        node = node.left
+    if not _chain(node):
+        return None
+    return Sym(cst.Module([]).code_for_node(node), offset)
+
+
+def _chain(node: cst.BaseExpression) -> bool:
+    while True:
+        if isinstance(node, cst.Name):
+            return True
+        if isinstance(node, cst.Attribute):
+            node = node.value
+        elif isinstance(node, cst.Subscript) and len(node.slice) == 1:
+            index = node.slice[0].slice
+            if not isinstance(index, cst.Index) or not isinstance(
+                index.value, (cst.Name, cst.Integer)
+            ):
+                return False
+            node = node.value
+        else:
+            return False
+
+
+def _formatted(node: cst.BaseExpression, cuda_is_npu: bool) -> tuple[str, Index] | None:
+    """``f"npu:{d}"``: the device type as written, the index as a symbol."""
+    if not isinstance(node, cst.FormattedString) or len(node.parts) != 2:
+        return None
+    text, expression = node.parts
+    if not isinstance(text, cst.FormattedStringText) or not text.value.endswith(":"):
+        return None
+    if not isinstance(expression, cst.FormattedStringExpression) or expression.format_spec:
+        return None
+    sym = symbol(expression.expression)
+    return None if sym is None else _typed(text.value[:-1], sym, cuda_is_npu)
+
+
+def npu_index(value: Value, node: cst.BaseExpression | None, cuda_is_npu: bool) -> Index:
+    """The NPU index of an argument that can only be an NPU (``t.npu(d)``, ``device=`` of a
+    stream): a literal, a device, or any readable expression as a symbol."""
+    found = device(value, node, cuda_is_npu)
+    if found is not None:
+        return found[1] if found[0] == NPU else None
+    if node is not None and not isinstance(value, Const):
+        return symbol(node)
+    return None
+
+
+def device_value(site: CallSite) -> Value:
+    """``torch.device("npu", 1)`` / ``torch.device("npu:1")`` as the device it stands for:
+    the string ``"npu:1"``, or ``("npu", Sym)`` when the index is an expression."""
+    first, _ = literal(site, site.arg(0, "type"))
+    if not isinstance(first, Const) or not isinstance(first.value, str) or not first.value:
+        if isinstance(first, Const) and isinstance(first.value, int):
+            return first  # torch.device(1): the accelerator's device 1
+        return None
+    arg = site.arg(1, "index")
+    if arg is None:
+        return first
+    value, node = literal(site, arg)
+    if isinstance(value, Const) and isinstance(value.value, int):
+        return Const(f"{first.value}:{value.value}")
+    sym = symbol(node) if node is not None and not isinstance(value, Const) else None
+    return Const((first.value, sym)) if sym is not None else None
+
+
+def stream_device(site: CallSite, position: int, cuda_is_npu: bool) -> frozenset[Index] | None:
+    """The device a stream constructor puts its stream on (``ExternalStream(p, device=1)``,
+    ``Stream(device=d, stream_ptr=p)``): a one-element set, or None (the current device,
+    which the analysis does not follow)."""
+    arg = site.arg(position, "device")
+    if arg is None:
+        return None
+    value, node = literal(site, arg)
+    index = npu_index(value, node, cuda_is_npu)
+    return None if index is None else frozenset({index})
+
+
+def escaped(value: Value) -> Value:
+    """A value returned to a caller: symbolic indices name the callee's expressions
+    (``device`` there is not ``device`` here), so they become "not visible"."""
+    if isinstance(value, Tensor) and isinstance(value.index, Sym):
+        return replace(value, index=None)
+    if (
+        isinstance(value, ExtStream)
+        and value.device
+        and any(isinstance(index, Sym) for index in value.device)
+    ):
+        return replace(value, device=None)
+    return value
