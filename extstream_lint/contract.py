@@ -115,6 +115,18 @@ def native_not_supported(api_name: str, *, current: bool = False) -> str:
 _EXT = "import torch\n\next = torch.npu.ExternalStream(handle)\n"
 _EXT_NPU = "import torch\nimport torch_npu\n\next = torch.npu.ExternalStream(handle)\n"
 
+#: XST203's shapes (issue 28): ``{backward}`` puts the backward lines after or inside the block.
+_XST203_SHAPES = (
+    "\n\ndef run_backward(loss):\n    loss.backward()\n\n\n"
+    "class Trainer:\n"
+    "    def step(self, batch, scaler):\n"
+    "        with torch.npu.stream(ext):\n"
+    "            out = self.model(**batch)\n"
+    "            loss, aux = self.loss_fn(out.logits, batch['labels'])"
+    "{backward}scaler.scale(loss + aux).backward()"
+    "{backward}run_backward(out.loss.sum())\n"
+)
+
 _RULE_LIST: tuple[Rule, ...] = (
     Rule(
         code="XST000",
@@ -570,11 +582,17 @@ _RULE_LIST: tuple[Rule, ...] = (
         category="AUTOGRAD",
         title="backward across an external-stream boundary",
         what="`loss.backward()`, `torch.autograd.backward(loss)` and "
-        "`torch.autograd.grad(loss, ...)` on a value produced while an external stream was "
-        "current, called while that stream is not current; and the reverse, a backward under "
-        "an external stream of a value produced outside it. The value is followed through "
-        "assignments, helpers, returns and modules. A forward and a backward both under the "
-        "same external stream are not flagged.",
+        "`torch.autograd.grad(loss, ...)` (a list of roots and `outputs=` included) on a value "
+        "computed while an external stream was current, called while that stream is not "
+        "current; and the reverse, a backward under an external stream of a value computed "
+        "outside it. Every value computed while a stream is current carries it, however it "
+        "was computed: a call of anything (`self.model(x)`, `self.loss_fn(logits, y)`), "
+        "methods and operators (`loss.sum()`, `(a + b)`, `scaler.scale(loss)`), attributes and "
+        "elements (`model(**batch).loss`, `loss, aux = model(x)`), a sum across loop "
+        "iterations; it is followed through assignments, attributes, containers, helpers' "
+        "returns and modules, and a helper that calls `.backward()` on its argument is judged "
+        "where it is called. A forward and a backward both under the same external stream are "
+        "not flagged.",
         why="The autograd engine runs each node on the stream its forward ran on and orders "
         "streams that differ with events (`LaunchRecordEventTask` / `LaunchWaitEventTask`), "
         "which torch_npu refuses on an external stream: `backward()` raises. A forward under "
@@ -594,9 +612,11 @@ _RULE_LIST: tuple[Rule, ...] = (
         autofix="none",
         autofix_why="The backward must move into (or out of) the external stream's block, which "
         "changes where the work runs.",
-        example=_EXT + "with torch.npu.stream(ext):\n    loss = model(x).sum()\nloss.backward()",
+        example=_EXT
+        + "with torch.npu.stream(ext):\n    loss = model(x).sum()\nloss.backward()\n"
+        + _XST203_SHAPES.format(backward="\n        "),
         instead=_EXT + "with torch.npu.stream(ext):\n    loss = model(x).sum()\n"
-        "    loss.backward()",
+        "    loss.backward()\n" + _XST203_SHAPES.format(backward="\n            "),
         deferred=True,
     ),
     Rule(

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .. import contract as c
+from . import provenance as pv
 from .copies import UNKNOWN_HOST, by_parameter, cross_device
 from .devices import FOREIGN, device_value, literal, npu_index
 from .devices import device as _read_device
@@ -75,24 +76,32 @@ def _tensor(value: Value) -> Tensor:
     return value if isinstance(value, Tensor) else Tensor()
 
 
-def _made(current: ExtStream | None) -> Tensor:
-    """A value computed now: on the current stream (None: no external stream current)."""
-    return Tensor(made=current, made_known=True)
+def _made(current: ExtStream | None, operands: list[Value] | None = None) -> Tensor:
+    """A value computed now from ``operands`` (:func:`.provenance.derive`)."""
+    made = computed(current, operands or [])
+    return made if isinstance(made, Tensor) else Tensor()
+
+
+def _values(site: CallSite) -> list[Value]:
+    """Every argument of a call, positional and keyword."""
+    return [*(a.value for a in site.positional), *(a.value for a in site.keywords.values())]
 
 
 def computed(current: ExtStream | None, operands: list[Value]) -> Value:
     """What a call of an unknown callable (``model(x)``) or an operator (``a * b``) gives: a
-    value computed on the current stream, or on the external stream its operands were
-    computed on (their graph keeps those nodes). ``None`` when every operand is a literal."""
+    value computed on the current stream from its operands (their graphs are part of its).
+    ``None`` when every operand is a literal."""
     if operands and all(isinstance(value, Const) for value in operands):
         return None
-    if current is None:
-        for value in operands:
-            if isinstance(value, Tensor) and value.made is not None:
-                return Tensor(made=value.made, made_known=True)
+    made = pv.derive(current, operands)
     npu = [v for v in operands if isinstance(v, Tensor) and v.place == NPU]
-    place, index = (NPU, npu[0].index) if npu else (UNKNOWN, None)
-    return Tensor(place, index, current, True)
+    if not npu:
+        return _PLAIN if made is pv.PLAIN else Tensor(made=made)
+    return Tensor(NPU, npu[0].index, made)
+
+
+#: A value computed with no external stream current from nothing that was: shared.
+_PLAIN = Tensor(made=pv.PLAIN)
 
 
 def called_hazards(callee: Value, site: CallSite, current: ExtStream | None) -> list[Issue]:
@@ -126,11 +135,9 @@ def method_hazards(
     if method in _NOT_TENSORS or not (receiver is None or isinstance(receiver, Tensor) or symbolic):
         return [], None
     here = _tensor(receiver)
-    made = _made(current)
-    if current is None and here.made is not None:
-        # Computed outside the external stream from a value computed under it: the graph
-        # still has nodes on that stream, so a backward from here crosses it.
-        made = Tensor(made=here.made, made_known=True)
+    # Computed now from the receiver and the arguments (``scaler.scale(loss)``): a value
+    # computed outside the external stream from one computed under it keeps those nodes.
+    made = _made(current, [receiver, *_values(site)])
     result = _result_place(method, here, made)
     if row is None:
         return [], result
@@ -277,50 +284,43 @@ def _copy_issue(code: str, op: str, what: str, current: ExtStream) -> Issue:
 # --- autograd ------------------------------------------------------------------------------
 
 
-def _roots(value: Value) -> list[Tensor]:
-    """The tensors ``backward`` starts from: a tensor, or a sequence of them."""
-    if isinstance(value, Tensor):
-        return [value]
-    if isinstance(value, Seq):
-        return [item for item in value.items if isinstance(item, Tensor)]
-    return []
-
-
-def _same_stream(a: ExtStream, b: ExtStream) -> bool:
-    """Two views of one current stream: the same parameter, or made current under one name."""
-    if a.param is not None or b.param is not None:
-        return a.param == b.param
-    if a.origin is b.origin:
-        return True
-    return bool(a.current_of) and a.current_of == b.current_of
+def _roots(value: Value) -> list[Value]:
+    """The values ``backward`` starts from: one, or each of a list or tuple of them."""
+    if isinstance(value, Seq) and not value.keys and not value.is_dict:
+        return list(value.items)
+    return [value]
 
 
 def _backward(site: CallSite, roots: list[Arg], current: ExtStream | None) -> list[Issue]:
     op = site.callee_text
+    issues: list[Issue] = []
     for arg in roots:
         for root in _roots(arg.value):
-            if not root.made_known:
+            named = f"'{arg.text}'" if arg.text and root is arg.value else "its root"
+            made = pv.made_of(root)
+            if made is None:
                 continue
-            named = f"'{arg.text}'" if arg.text else "its root"
-            made = root.made
-            if made is not None and (current is None or not _same_stream(made, current)):
-                # Forward under an external stream, backward outside it.
-                stream = ExtStream(
-                    made.must,
-                    "made current",
-                    made.origin,
-                    made.noun,
-                    param=made.param,
-                    also=made.also,
-                )
-                text = made.current_of or None
-                return [
-                    Issue("XST203", f"{op}() outside the stream of {named}, computed", stream, text)
-                ]
-            if made is None and current is not None:
-                text = f"{op}() of {named}, computed with no external stream current,"
-                return [Issue("XST203", text, current, None, True)]
-    return []
+            if made.params and pv.callers_current(current):
+                # A parameter's graph backwarded on the caller's current stream: a sink of
+                # the helper, judged at each call with what the caller passes.
+                for ref in made.params:
+                    stream = ExtStream(True, "passed", None, param=ref)
+                    issues.append(
+                        Issue("XST203", f"{op}()", stream, arg.text, True, guard=(ref, pv.ROOT))
+                    )
+            crossing = pv.judge(made, current)
+            if crossing is not None:
+                return [*issues, _crossing_issue(op, named, crossing)]
+    return issues
+
+
+def _crossing_issue(op: str, named: str, crossing: pv.Crossing) -> Issue:
+    """The XST203 finding for a root whose graph crosses the current stream."""
+    stream, text = pv.named(crossing)
+    if crossing.outside:  # forward under an external stream, backward outside it
+        return Issue("XST203", f"{op}() outside the stream of {named}, computed", stream, text)
+    text = f"{op}() of {named}, computed with no external stream current,"
+    return Issue("XST203", text, stream, None, True)
 
 
 # --- function calls ------------------------------------------------------------------------
@@ -345,14 +345,17 @@ def function_hazards(
         return [], PinnedLoader() if _truthy(site.keywords.get(c.PIN_MEMORY)) else None
     if not qualname.startswith(c.TENSOR_MODULE):
         return None
-    made = _made(current)
+    name = qualname[len(c.TENSOR_MODULE) :]
+    # ``torch.stack(losses)``, ``F.cross_entropy(logits, y)``: their graphs are the result's;
+    # a factory's arguments make no graph (``zeros_like(loss)`` is a new leaf).
+    fresh = name in c.HOST_FACTORIES or name in c.LIKE_FACTORIES
+    made = _made(current, [] if fresh else _values(site))
     if _truthy(site.keywords.get(c.PIN_MEMORY)):
         return [], made.with_place(PINNED)
     device = site.keywords.get("device")
     if device is not None:
         place = _device(site, device)
         return [], made.with_place(*place) if place else made
-    name = qualname[len(c.TENSOR_MODULE) :]
     if name in c.LIKE_FACTORIES and site.positional:
         like = _tensor(site.positional[0].value)
         return [], made.with_place(like.place, like.index)

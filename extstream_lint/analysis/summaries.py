@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
+from . import provenance as pv
 from .callables import Closure, ParamCall
 from .effects import handle_matches
 from .sinks import Guard, ParamPath, Sink, SinkKey
@@ -174,8 +175,9 @@ def contents(value: Value) -> Value:
         return join_all(list(value.items))
     if isinstance(value, ExtStream) and value.param is not None:
         return _step(value, SUBSCRIPTED)
-    if isinstance(value, Tensor) and value.place:  # an element, or a view: the same memory
-        return Tensor(value.place, value.index)
+    if isinstance(value, Tensor) and (value.place or value.made):
+        # An element, or a view: the same memory, computed where the tensor was.
+        return Tensor(value.place, value.index, value.made)
     return None
 
 
@@ -214,6 +216,9 @@ def attribute(value: Value, name: str) -> Value:
         return cls_value
     if isinstance(value, ExtStream) and value.param is not None:
         return _step(value, name)
+    if isinstance(value, Tensor) and value.made is not None:
+        # ``model(**batch).loss``: read from a value computed under a stream, so was it.
+        return Tensor(made=value.made)
     return None
 
 
@@ -253,6 +258,8 @@ def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
     else:
         arg = binding.args.get(ref.index)
         if arg is None:
+            if ref.index < CALLER_CURRENT:  # what a call of a parameter returned
+                return _called_result(ref, binding), None
             return None, None
         value, text = arg.value, arg.text
     for step in ref.path:
@@ -266,6 +273,23 @@ def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
             value = attribute(value, step)
             text = f"{text}.{step}" if text else None
     return value, text
+
+
+def _called_result(ref: ParamRef, binding: Binding) -> Value:
+    """``fn(x)`` in the helper, where the caller passed no function the analysis knows (a
+    model, a loss module): a value computed under the stream current at that call, from
+    its arguments, in the caller's terms."""
+    owner = ref.owner
+    calls = owner.summary.calls if isinstance(owner, FunctionInfo) else []
+    position = -2 - ref.index
+    if not 0 <= position < len(calls):
+        return None
+    call = calls[position]
+    current = pv.current_stream(call.current)
+    actual = substitute(current, binding, 1) if current is not None else None
+    args = [substitute(v, binding, 1) for v in (*call.positional, *(v for _, v in call.keywords))]
+    made = pv.derive(actual if isinstance(actual, ExtStream) else None, args)
+    return None if made is None else Tensor(made=made)
 
 
 def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
@@ -308,12 +332,14 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             args=tuple(_substitute_arg(arg, binding, depth) for arg in value.args),
             keywords=tuple((k, _substitute_arg(arg, binding, depth)) for k, arg in value.keywords),
         )
-    if isinstance(value, Tensor) and value.made is not None and value.made.param is not None:
+    if isinstance(value, Tensor) and value.made is not None:
         # Computed on the helper's current stream or a parameter made current: the caller's.
-        made = substitute(value.made, binding, depth + 1)
-        if isinstance(made, ExtStream):
-            return replace(value, made=made)
-        return replace(value, made=None, made_known=made is None)
+        made = pv.substitute(
+            value.made,
+            lambda s: substitute(s, binding, depth + 1),
+            lambda ref: substitute(symbolic(ref), binding, depth + 1),
+        )
+        return value if made is value.made else replace(value, made=made)
     if isinstance(value, FunctionInfo) and value.enclosing is not None:
         return closure_of(value, binding)
     if isinstance(value, Closure):  # captured values in the caller's terms
@@ -424,6 +450,9 @@ def call_issues(info: FunctionInfo, binding: Binding, callee: str) -> list[CallI
     issues = []
     for (index, path, code, _), sink in info.summary.sinks.items():
         actual, text = resolve(ParamRef(info, index, path), binding)
+        if sink.guard is not None and sink.guard[2] == pv.ROOT:
+            issues.extend(_root_issues(sink, actual, text, binding, callee))
+            continue
         if not isinstance(actual, ExtStream):
             continue
         guard: tuple[object, str] | None = None
@@ -457,6 +486,56 @@ def call_issues(info: FunctionInfo, binding: Binding, callee: str) -> list[CallI
                 callee=callee,
             )
         )
+    return issues
+
+
+def _root_issues(
+    sink: Sink, actual: Value, text: str | None, binding: Binding, callee: str
+) -> list[CallIssue]:
+    """A helper backwards its parameter on the caller's current stream: what the caller
+    passes there crosses that stream (:func:`.provenance.judge`), or holds the caller's own
+    parameters (sinks of the caller in turn)."""
+    made = pv.made_of(actual)
+    if made is None:
+        return []
+    issues = []
+    if pv.callers_current(binding.current):
+        for ref in made.params:
+            guard = (ref, pv.ROOT)
+            issues.append(
+                CallIssue(
+                    "XST203",
+                    sink.operation,
+                    symbolic(ref),
+                    text,
+                    True,
+                    guard=guard,
+                    sink=sink,
+                    callee=callee,
+                )
+            )
+    crossing = pv.judge(made, binding.current)
+    if crossing is None:
+        return issues
+    stream, named = pv.named(crossing)
+    if not sink.must:
+        stream = stream.weakened()
+    if crossing.outside:  # the same words as a backward in the caller's own body
+        tail = " outside the stream of its argument, computed"
+    else:
+        tail = " of its argument, computed with no external stream current,"
+    sink = replace(sink, target=tail)
+    issues.append(
+        CallIssue(
+            "XST203",
+            sink.operation,
+            stream,
+            named,
+            not crossing.outside,
+            sink=sink,
+            callee=callee,
+        )
+    )
     return issues
 
 
@@ -501,6 +580,8 @@ def describe_call(callee: str, sink: Sink, where: str) -> str:
         bound = f"{sink.operation} (bound {where})"
         return f"{callee}() calls {bound}, and {sink.operation}" if callee else bound
     via = "".join(f" through {name}()" for name in sink.through)
+    if sink.guard is not None and sink.guard[2] == pv.ROOT:  # a backward root (_root_issue)
+        return f"{callee}() calls {sink.operation}{via} ({where}){sink.target}"
     if sink.implicit:
         return f"{callee}() calls {sink.operation}{via} ({where}), and {sink.operation}"
     target = f" on {sink.target}"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Union
 
 from .mro import linearise
+from .provenance import Made, join_made
 from .sinks import Sink, SinkKey
 
 
@@ -151,11 +152,8 @@ class Tensor:
     #: The NPU's index when visible (``device="npu:1"``): an int, or a symbolic
     #: :class:`.devices.Sym` (``device + 1``).
     index: object = None
-    #: The current stream when it was computed: an external stream (a real one, or the
-    #: caller's current stream while a function is summarised), or ``None`` with
-    #: ``made_known``: computed while no external stream was current.
-    made: ExtStream | None = None
-    made_known: bool = False
+    #: The streams current while its graph was computed (:mod:`.provenance`), if known.
+    made: Made | None = None
 
     def with_place(self, place: str, index: object = None) -> Tensor:
         return replace(self, place=place, index=index)
@@ -532,6 +530,11 @@ def join(a: Value, b: Value) -> Value:
         return StreamMethod(a.method, join(a.receiver, b.receiver), text, a.bound_at)
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         return _join_tensors(a, b)
+    tensor, other = (a, b) if isinstance(a, Tensor) else (b, a)
+    if isinstance(tensor, Tensor) and tensor.made is not None and _is_number(other):
+        # ``total = 0`` then ``total = total + loss``: a number has no backward, so where
+        # the value is used as a root it is the tensor, computed where it was.
+        return Tensor(made=tensor.made)
     if isinstance(a, Instance) and isinstance(b, Instance) and a.cls is b.cls:
         mine, theirs = dict(a.fields), dict(b.fields)
         fields = tuple((k, join(mine.get(k), theirs.get(k))) for k in {**mine, **theirs})
@@ -540,18 +543,14 @@ def join(a: Value, b: Value) -> Value:
 
 
 def _join_tensors(a: Tensor, b: Tensor) -> Tensor:
-    """Facts true on both paths; an external stream computed under on one path is a "may"."""
+    """Facts true on both paths; a stream computed under on one path only is a "may"."""
     place = a.place if a.place == b.place else UNKNOWN
     index = a.index if a.index == b.index else None
-    made: Value
-    if a.made == b.made:
-        made = a.made
-    elif a.made is not None and b.made is not None:
-        made = join(a.made, b.made)
-    else:
-        made = (a.made or b.made).weakened()  # type: ignore[union-attr]
-    known = made is not None or (a.made_known and b.made_known)
-    return Tensor(place, index, made if isinstance(made, ExtStream) else None, known)
+    return Tensor(place, index, join_made(a.made, b.made))
+
+
+def _is_number(value: Value) -> bool:
+    return isinstance(value, Const) and type(value.value) in (int, float)
 
 
 def _is_none(value: Value) -> bool:

@@ -261,9 +261,16 @@ class Calls:
                 return self._call_function(callee, node, site, bound, state, current)
             if isinstance(callee, Closure):
                 return self.call_closure(callee, node, site, bound, state, current)
+            made: Value = None
             if isinstance(receiver, Instance) and callee is None:  # objects.py
-                return self.object_method(receiver, method, site, state, current)
-            return None
+                made = self.object_method(receiver, method, site, state, current)
+            if made is None and isinstance(receiver, Instance) and _computes(callee):
+                # ``self.model(x)``, ``self.loss_fn(logits, y)``: an attribute the analysis
+                # does not know as a function, called: computed now, from its arguments.
+                made = computed(
+                    current, [a.value for a in (*site.positional, *site.keywords.values())]
+                )
+            return made
         if isinstance(callee, Ref):
             if callee.qualname == "functools.partial" and site.positional:
                 first, rest = site.positional[0], site.positional[1:]
@@ -358,7 +365,7 @@ class Calls:
             return self.construct(callee, node, site, state, current)
         for issue in called_hazards(callee, site, current):
             self._report(node, issue)
-        if callee is None or isinstance(callee, (Tensor, ExtStream)):
+        if _computes(callee):
             # ``model(x)``: unknown, but computed now (a tensor for the hazard rules).
             operands = [arg.value for arg in (*site.positional, *site.keywords.values())]
             result = computed(current, operands)
@@ -538,6 +545,12 @@ def _defaults(params: cst.Parameters, evaluate: Callable[[cst.CSTNode], Value]) 
             if value is not None:
                 found[index] = value
     return found
+
+
+def _computes(callee: Value) -> bool:
+    """Calling it computes a value the analysis cannot see into (a model, a loss module, an
+    instance whose class defines no ``__call__`` the analysis follows): on the current stream."""
+    return callee is None or isinstance(callee, (Tensor, ExtStream, Instance))
 
 
 #: Receivers whose refused methods are kept as values when read (not called).

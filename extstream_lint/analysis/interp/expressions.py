@@ -76,7 +76,16 @@ class Expressions:
             and type(value.value) is int
         ):
             return Const(-value.value)
-        return None
+        return computed(self._current(state), [value])  # ``-loss``: computed now
+
+    def _eval_comparison(self, node: cst.Comparison, state: State, scope: Scope) -> Value:
+        operands = [self.eval(node.left, state, scope)]
+        operands.extend(self.eval(target.comparator, state, scope) for target in node.comparisons)
+        if any(
+            isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in node.comparisons
+        ):
+            return None  # a bool, never a tensor
+        return computed(self._current(state), operands)  # ``logits > 0``: computed now
 
     def _eval_named(self, node: cst.NamedExpr, state: State, scope: Scope) -> Value:
         value = self.eval(node.value, state, scope)
@@ -271,6 +280,7 @@ _EVALUATORS = {
     cst.IfExp: Expressions._eval_ifexp,
     cst.BooleanOperation: Expressions._eval_boolean,
     cst.BinaryOperation: Expressions._eval_binary,
+    cst.Comparison: Expressions._eval_comparison,
     cst.Await: Expressions._eval_await,
     cst.Yield: Expressions._eval_yield,
     cst.Lambda: Calls._eval_lambda,

@@ -17,6 +17,7 @@ from dataclasses import replace
 import libcst as cst
 
 from ..effects import enter_effects
+from ..hazards import computed
 from ..sites import Arg
 from ..state import State, join_states
 from ..syntax import children, dotted_name, tail_name
@@ -91,9 +92,12 @@ class Statements:
                 if declared is not None and not isinstance(value, ExtStream):
                     value = declared
                 self.bind_target(stmt.target, value, state, scope)
-        elif kind is cst.AugAssign:
-            self.eval(stmt.value, state, scope)
-            self.bind_target(stmt.target, None, state, scope)
+        elif kind is cst.AugAssign:  # ``total += loss``: computed now, from both
+            value = self.eval(stmt.value, state, scope)
+            before = self.eval(stmt.target, state, scope)
+            self.bind_target(
+                stmt.target, computed(self._current(state), [before, value]), state, scope
+            )
         elif kind is cst.Return:
             value = self.eval(stmt.value, state, scope) if stmt.value is not None else Const(None)
             info = scope.function

@@ -277,7 +277,10 @@ def _matters(value: Value, depth: int = 0) -> bool:
     if isinstance(value, ExtStream):
         return value.param is None
     if isinstance(value, Tensor):
-        return bool(value.place) or (value.made is not None and value.made.param is None)
+        made = value.made
+        return bool(value.place) or (
+            made is not None and any(s.param is None for s in made.streams)
+        )
     if isinstance(value, Seq):
         return any(_matters(item, depth + 1) for item in (*value.items, value.key))
     if isinstance(value, Instance):

@@ -1,0 +1,292 @@
+"""Provenance: which streams were current while a value's autograd graph was computed.
+
+Hazard 3 of ``shared/spec/hazards.md``: a node of the autograd graph runs its backward on the
+stream that was current when its forward made it, and the root gradient is produced on the
+stream current at ``backward()``. Where the two differ and one is external, the engine records
+and waits events on it (X06/X07), and a forward under an external stream with the backward
+outside it also aborts the process when the root gradient is freed (XST203).
+
+So every value computed while some stream is current (a call of anything the analysis does not
+know, arithmetic, a method of a tensor or of an unknown object, an attribute or element read
+from such a value) carries a :class:`Made`: the set of external streams some part of its graph
+was computed under, and whether some part was computed with no external stream current. A
+derived value unions its operands' (its graph holds theirs); where control flow joins, a
+stream met on one path only becomes a "may". Nothing here allocates when no external stream
+is current and no operand carries one: code that never makes an external stream current
+gets one shared :data:`PLAIN` fact.
+
+Inside a summarised function the current stream is the caller's (a symbolic
+:class:`.values.ExtStream`); a value computed there carries it, and :func:`substitute` puts
+the caller's current stream in its place where the function is called. A parameter of the
+function used as a backward root is a sink guarded by :data:`ROOT`: it is judged at each call
+against what the caller passes.
+
+Only the judgement of roots (:func:`judge`) and the lattice live here; the interpreter calls
+:func:`derive` where a value is computed, and :mod:`.hazards` judges backward calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # values imports this module (Tensor.made): no import at run time
+    from .values import Current, ExtStream, ParamRef, Value
+
+__all__ = ["MAX_STREAMS", "PLAIN", "ROOT", "Made", "derive", "join_made", "judge", "made_of"]
+
+#: At most this many external streams per value (more is no longer one training step).
+MAX_STREAMS = 4
+#: The guard kind of a sink on a parameter used as a backward root (:mod:`.sinks`).
+ROOT = "backward root"
+
+
+@dataclass(frozen=True)
+class Made:
+    """Where a value's autograd graph was computed: small, frozen and joinable.
+
+    ``streams``: each external stream (real, or a summarised function's symbolic one) some part
+    was computed under; its ``must`` says whether on every path. ``plain``: some part was
+    computed with no external stream current (``plain_must``: on every path). ``params``:
+    in a summarised function, the parameters whose own provenance is part of it (``loss.sum()``
+    of a parameter ``loss``): whatever the caller passes there, resolved at each call.
+    """
+
+    streams: tuple[ExtStream, ...] = ()
+    plain: bool = False
+    plain_must: bool = False
+    params: tuple[ParamRef, ...] = ()
+
+
+#: Computed with no external stream current, from nothing that was: shared, never allocated.
+PLAIN = Made((), True, True)
+
+
+def _key(stream: ExtStream) -> object:
+    """What makes two stream facts the same stream (not whether on every path)."""
+    if stream.param is not None:
+        return ("param", stream.param, stream.also)
+    return ("real", id(stream.origin), stream.current_of or "")
+
+
+def _callers(stream: ExtStream | None) -> bool:
+    """The summarised function's caller's current stream, unchanged."""
+    param = None if stream is None else stream.param
+    return param is not None and param.index == -1 and not param.path and not stream.also  # type: ignore[union-attr]
+
+
+def callers_current(current: ExtStream | None) -> bool:
+    """``current`` is the caller's current stream on every path (nothing made current)."""
+    return _callers(current) and current.must  # type: ignore[union-attr]
+
+
+def _weak(stream: ExtStream) -> ExtStream:
+    return stream.weakened()
+
+
+def union(parts: Iterable[Made]) -> Made | None:
+    """A value computed from all of ``parts`` (its graph holds every one's nodes)."""
+    streams: dict[object, ExtStream] = {}
+    params: dict[ParamRef, None] = {}
+    plain = plain_must = False
+    seen = False
+    for part in parts:
+        seen = True
+        plain = plain or part.plain
+        plain_must = plain_must or part.plain_must
+        for ref in part.params:
+            if len(params) < MAX_STREAMS:
+                params[ref] = None
+        for stream in part.streams:
+            key = _key(stream)
+            old = streams.get(key)
+            if old is None:
+                if len(streams) < MAX_STREAMS:
+                    streams[key] = stream
+            elif stream.must and not old.must:
+                streams[key] = stream
+    if not seen:
+        return None
+    if not streams and plain_must and not params:
+        return PLAIN
+    return Made(tuple(streams.values()), plain, plain_must, tuple(params))
+
+
+def join_made(a: Made | None, b: Made | None) -> Made | None:
+    """Where control flow joins: a fact of one path only is a "may"."""
+    if a == b:
+        return a
+    if a is None or b is None:
+        known = a if b is None else b
+        assert known is not None
+        return Made(tuple(_weak(s) for s in known.streams), known.plain, False, known.params)
+    theirs = {_key(s): s for s in b.streams}
+    streams = []
+    for stream in a.streams:
+        other = theirs.pop(_key(stream), None)
+        both = other is not None and stream.must and other.must
+        streams.append(stream if both else _weak(stream))
+    streams.extend(_weak(s) for s in theirs.values())
+    params = tuple(dict.fromkeys((*a.params, *b.params)))[:MAX_STREAMS]
+    return Made(
+        tuple(streams[:MAX_STREAMS]), a.plain or b.plain, a.plain_must and b.plain_must, params
+    )
+
+
+def under(current: ExtStream | None) -> Made:
+    """A value computed now. An external stream current on some paths only adds no "plain"
+    part: a backward under the same maybe-current stream runs on the same paths."""
+    if current is None:
+        return PLAIN
+    return Made((current,))
+
+
+def derive(current: ExtStream | None, operands: Iterable[Value]) -> Made | None:
+    """What a computation from ``operands`` made under ``current`` carries, or None when
+    nothing is known (no external stream current and no operand computed under one).
+
+    Under an external stream, an operand's "plain" part is not kept: inputs computed outside
+    (data moved to the device, masks) make no graph nodes unless they require grad, and
+    flagging every such forward would be noise. Outside, an operand's external streams are
+    kept: its graph is part of the result's.
+    """
+    return _combine(current, [m for m in map(made_of, operands) if m is not None])
+
+
+def _combine(current: ExtStream | None, found: list[Made]) -> Made:
+    if current is None:
+        carried = [Made(m.streams, params=m.params) for m in found if m.streams or m.params]
+        return union([PLAIN, *carried]) or PLAIN
+    if _callers(current):  # nothing made current in this function: the caller's stream
+        kept = [Made(m.streams, params=m.params) for m in found]
+    else:
+        # In a summarised function the caller's current stream and its parameters stand for
+        # what was computed before the region: data to this forward, dropped alike.
+        kept = [Made(tuple(s for s in m.streams if not _callers(s))) for m in found]
+    return union([Made((current,)), *kept]) or Made((current,))
+
+
+def made_of(value: Value, depth: int = 0) -> Made | None:
+    """The provenance a value carries: a tensor's, or for the symbolic result of a call of a
+    function-valued parameter (``model(x)`` with ``model`` a parameter), the call's: computed
+    under the stream current at it, from its arguments."""
+    made = getattr(value, "made", None)
+    if isinstance(made, Made):
+        return made
+    items = getattr(value, "items", None)
+    if isinstance(items, tuple) and depth <= 3:  # a list or tuple of tensors (torch.stack)
+        return union([m for m in (made_of(v, depth + 1) for v in items) if m is not None])
+    param = getattr(value, "param", None)
+    if param is None or depth > 3:
+        return None
+    refs = (param, *getattr(value, "also", ()))
+    found = [_called(ref, depth) for ref in refs]
+    if all(made is None for made in found):
+        return None
+    made = found[0]
+    for other in found[1:]:  # ``loss`` from one call or another: each on some paths
+        made = join_made(made, other)
+    return made
+
+
+def _called(ref: object, depth: int) -> Made | None:
+    """What the recorded call behind a symbolic result (``.callables.result_index``) made."""
+    owner = getattr(ref, "owner", None)
+    index = getattr(ref, "index", -1)
+    if index >= 0:  # a parameter: whatever the caller passes
+        return Made(params=(ref,))  # type: ignore[arg-type]
+    if owner is None or index == -1:
+        return None
+    calls = owner.summary.calls
+    position = -2 - index
+    if not 0 <= position < len(calls):
+        return None
+    call = calls[position]
+    operands = [*call.positional, *(v for _, v in call.keywords)]
+    found = [m for m in (made_of(v, depth + 1) for v in operands) if m is not None]
+    return _combine(current_stream(call.current), found)
+
+
+def current_stream(current: Current | None) -> ExtStream | None:
+    """The current stream as a value (what ``torch.npu.current_stream()`` gives), named as
+    it was made current: two readings of one region compare equal (:func:`same_stream`)."""
+    if current is None:
+        return None
+    s = current.stream
+    return replace(
+        s, how="made current", origin=current.origin, current_of=current.label or s.current_of
+    )
+
+
+def same_stream(a: ExtStream, b: ExtStream) -> bool:
+    """Two views of one current stream: the same parameter, or made current under one name."""
+    if a.param is not None or b.param is not None:
+        return a.param == b.param
+    if a.origin is b.origin:
+        return True
+    return bool(a.current_of) and a.current_of == b.current_of
+
+
+def substitute(
+    made: Made, resolve: Callable[[ExtStream], Value], argument: Callable[[ParamRef], Value]
+) -> Made | None:
+    """``made`` in a caller's terms: each symbolic stream replaced by what ``resolve`` gives
+    (the caller's current stream, an argument made current); one that is no external stream
+    there (a managed stream, none) is a "plain" part. Each parameter in ``params`` brings
+    the provenance of what the caller passes there (``argument``)."""
+    if not made.params and all(s.param is None for s in made.streams):
+        return made
+    parts = [Made((), made.plain, made.plain_must)]
+    for ref in made.params:
+        passed = made_of(argument(ref))
+        if passed is not None:
+            parts.append(passed)
+    for stream in made.streams:
+        if stream.param is None:
+            parts.append(Made((stream,)))
+            continue
+        actual = resolve(stream)
+        if getattr(actual, "must", None) is not None and hasattr(actual, "param"):
+            parts.append(Made((actual if stream.must else _weak(actual),)))  # type: ignore[arg-type]
+        else:
+            parts.append(Made((), True, stream.must))
+    return union(parts)
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """A backward root whose graph crosses the stream current at the backward.
+
+    ``stream`` is the external stream the issue is about: where the forward ran (``outside``)
+    or the one current at the backward (the reverse); ``must`` on every path.
+    """
+
+    stream: ExtStream
+    outside: bool
+
+
+def judge(made: Made, current: ExtStream | None) -> Crossing | None:
+    """Hazard 3's table: a part computed under an external stream other than the current
+    one, or a part computed with no external stream current while one is current."""
+    for stream in made.streams:
+        if current is None or not same_stream(stream, current):
+            if current is not None and current.param is None and _callers(stream):
+                # Forward on whatever the caller had current, backward under an external
+                # stream this function made current: judged on that one, here.
+                return Crossing(current if stream.must else _weak(current), False)
+            return Crossing(stream, True)
+    if made.plain and current is not None:
+        must = made.plain_must and current.must
+        return Crossing(current if must else _weak(current), False)
+    return None
+
+
+def named(crossing: Crossing) -> tuple[ExtStream, str | None]:
+    """The stream a finding names, and its name: the region's stream where the forward ran
+    ("computed on ExternalStream 'ext' (made current line 7)"), or the current one."""
+    stream = crossing.stream
+    if not crossing.outside:
+        return stream, None
+    plain = replace(stream, how="made current", current_of=None, nullable=False)
+    return plain, stream.current_of or None
