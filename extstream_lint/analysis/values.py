@@ -318,6 +318,8 @@ class ClassInfo:
     #: Decorated with ``typing.dataclass_transform()`` (or made by such a metaclass): the
     #: classes derived from it get a generated ``__init__`` taking their fields (PEP 681).
     transform: bool = False
+    #: Bases that are library classes, by qualified name (``class S(ExternalStream)``).
+    library: tuple[str, ...] = ()
 
     def mro(self) -> list[ClassInfo]:
         """This class then its bases in Python's order (C3, :func:`linearise`), kept while

@@ -37,21 +37,8 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "an assignment through `nonlocal` in a called nested function does not change the "
         "enclosing name"
     ),
-    ("classes/call_dunder", POSITIVE): (
-        "calling an instance does not dispatch to its class's `__call__`"
-    ),
     ("classes/holder_of_self", POSITIVE): (
         "an object built as `Helper(self)` that stores its parameter loses the owner's attributes"
-    ),
-    ("classes/setattr_literal", POSITIVE): (
-        '`setattr(obj, "name", v)` with a literal name does not set the attribute'
-    ),
-    ("classes/subclass_of_stream", POSITIVE): (
-        "an instance of a user subclass of `ExternalStream` is not known to be external"
-    ),
-    ("classes/super_init", POSITIVE): (
-        "attributes set by `super().__init__(...)` with the subclass's arguments are not seen"
-        " by the subclass's methods"
     ),
     ("dataclasses/namedtuple_collections", POSITIVE): (
         "`collections.namedtuple(...)` fields are not bound by its constructor"

@@ -14,7 +14,7 @@ import libcst as cst
 
 from ..sites import Arg, CallSite
 from ..state import State
-from ..values import ExtStream, Seq, Value
+from ..values import ExtStream, Seq, Value, join
 from .core import may_contain
 
 
@@ -38,7 +38,10 @@ class Builtins:
             if isinstance(attr, str) and attr.isidentifier():
                 text = site.positional[0].text
                 method = self._stream_method(values[0], attr, text, site.node)
-                return method or self._attribute_of(values[0], attr, text)
+                found = method or self._attribute_of(values[0], attr, text)
+                if len(values) > 2 and not self.has_attribute(values[0], attr):
+                    return join(found, values[2])  # getattr(obj, "x", default)
+                return found
             return self.forwarding(values[0])  # in a __getattr__: delegation (objects.py)
         if name == "enumerate" and values:
             return Seq((Seq((None, self.element_of(values[0]))),))
@@ -100,6 +103,7 @@ def _mapped_element(element_of: Callable[[Value], Value], value: Value) -> Value
 BUILTINS = frozenset(
     {
         "getattr",
+        "setattr",
         "dict",
         "enumerate",
         "zip",

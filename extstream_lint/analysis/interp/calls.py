@@ -224,13 +224,8 @@ class Calls:
                 callee = None
         else:
             callee = self.eval(func, state, scope)
-            if (
-                isinstance(func, cst.Name)
-                and func.value == "super"
-                and not node.args
-                and callee is None
-            ):
-                return self._super(scope, state)
+            if isinstance(func, cst.Name) and func.value == "super" and callee is None:
+                return self._super(scope, state, node)
         callee_text = dotted_name(func) or (method or _UNNAMED_CALLEE)
         site = self._arguments(node, state, scope, callee_text)
         self._note_recorded_events(site, receiver if method == "record" else None)
@@ -271,6 +266,8 @@ class Calls:
                 return None
             return self._call_ref(callee.qualname, site, state, scope, current)
         if callee is None and isinstance(func, cst.Name) and func.value in BUILTINS:
+            if func.value == "setattr":  # setattr(obj, "name", v): obj.name = v (objects.py)
+                return self.set_attribute(node, site, state, scope)
             return self._call_builtin(func.value, site, state, current)
         return self._call_value(callee, node, site, state, current)
 
@@ -354,6 +351,12 @@ class Calls:
                 return made
         if isinstance(callee, ClassInfo):  # __init__, __post_init__ (objects.py)
             return self.construct(callee, node, site, state, current)
+        if isinstance(callee, Instance):  # obj(...): type(obj).__call__(obj, ...), by the MRO
+            dunder = callee.cls.method("__call__")
+            if dunder is not None:
+                text = None if site.callee_text == _UNNAMED_CALLEE else site.callee_text
+                receiver = Arg(callee, text)
+                return self._call_function(dunder, node, site, receiver, state, current)
         for issue in called_hazards(callee, site, current):
             self._report(node, issue)
         if callee is None or isinstance(callee, (Tensor, ExtStream)):
@@ -457,6 +460,11 @@ class Calls:
                     self.learn_set_attr(
                         self._function.summary, (ref.index, (*ref.path, *path)), actual
                     )
+                if len(path) == 1 and not ref.path and not is_symbolic(actual):
+                    # super().__init__(ext), Base.__init__(self, ext), self._setup(ext): the
+                    # callee's ``self.x = ...`` with this call's value, as if written here
+                    target.cls.note_attr(path[0], self._in_own_init(target))
+                    self.learn_attr(target.cls, path[0], actual)
             elif arg.text is not None and isinstance(target, Instance):
                 if len(path) == 1:  # later.attach(ext): this object now holds ext
                     state.env[arg.text] = target = target.with_field(path[0], actual)

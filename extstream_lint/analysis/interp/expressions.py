@@ -27,6 +27,8 @@ class Expressions:
     """The abstract value of each kind of expression, dispatched on the node's type."""
 
     def element_of(self, value: Value) -> Value:
+        if isinstance(value, Instance) and not value.cls.fields:  # __iter__ (objects.py)
+            return self.dunder_element(value)
         return sm.element(value)
 
     def eval(self, node: cst.CSTNode | None, state: State, scope: Scope) -> Value:
@@ -133,6 +135,10 @@ class Expressions:
                 return base if isinstance(base, Seq) else None  # a slice: same contents
         if isinstance(base, Instance) and base.cls.fields:
             base = self._as_seq(base)
+        elif isinstance(base, Instance):  # obj[key]: type(obj).__getitem__ (objects.py)
+            found, value = self.dunder_item(base, index, node, state, dotted_name(node.value))
+            if found:
+                return value
         wanted = _NO_KEY
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             wanted = _literal_key(node.slice[0].slice.value, index)

@@ -20,7 +20,7 @@ import libcst as cst
 
 from .. import summaries as sm
 from ..binding import bind_arguments
-from ..effects import method_effects
+from ..effects import call_effects, is_external_class, method_effects
 from ..sites import Arg, CallSite
 from ..state import State
 from ..values import (
@@ -34,6 +34,7 @@ from ..values import (
     Value,
     join,
 )
+from .core import Scope
 
 #: The decorator name a generated ``__init__`` (dataclass, attrs, ``NamedTuple``,
 #: ``dataclass_transform``) carries: constructing the class then runs its post-init hook.
@@ -99,6 +100,9 @@ class Objects:
         """``Cls(...)``: an instance of ``cls`` holding what its ``__init__`` (found through
         the MRO, a generated one for a record class) sets from the arguments, then what a
         dataclass's ``__post_init__`` (attrs: ``__attrs_post_init__``) sets on it."""
+        stream = self._stream_subclass(cls, site, current)
+        if stream is not None:
+            return stream
         instance = Instance(cls)
         init = cls.method("__init__")
         if init is None:
@@ -111,6 +115,23 @@ class Objects:
         if self.learning:
             self._hold_self(cls, made)
         return made
+
+    def _stream_subclass(self, cls: ClassInfo, site: CallSite, current: ExtStream | None) -> Value:
+        """An instance of a class derived from a library class is what that class makes:
+        ``class S(ExternalStream)`` makes external streams, whatever ``__init__`` it adds;
+        with no ``__init__`` of the project's in the MRO the call is the library class's
+        own (``S(ptr)``, ``class T(torch.npu.Stream)`` given ``stream_ptr=``), checked as
+        such. ``None``: not derived from a library class that makes a stream."""
+        order = cls.mro()
+        library = next((name for klass in order for name in klass.library), None)
+        if library is None:
+            return None
+        if any("__init__" in klass.methods for klass in order):
+            return ExtStream(True, "created", site.node) if is_external_class(library) else None
+        outcome = call_effects(site, library, current, self._default_capture)
+        for issue in outcome.issues:
+            self._report(site.node, issue)
+        return outcome.value if isinstance(outcome.value, ExtStream) else None
 
     def _run_on(
         self,
@@ -217,6 +238,56 @@ class Objects:
             return yielded
         return None
 
+    def dunder_element(self, value: Instance) -> Value:
+        """``for x in obj``: an element of what ``type(obj).__iter__`` yields (a generator)
+        or returns (``iter(self.items)``), found through the MRO; ``None`` without one."""
+        method = value.cls.method("__iter__")
+        if method is None:
+            return None
+        if self.learning:
+            self._applied.append((method.summary, method.summary.version))
+        binding = bind_arguments(method, None, Arg(value, None))
+        if method.summary.yield_seen:
+            return sm.substitute(method.summary.yielded, binding)
+        returned = sm.substitute(method.returns, binding)
+        if isinstance(returned, Instance) and returned.cls is value.cls:
+            return None  # ``return self``: its ``__next__`` is not followed
+        return sm.element(returned)
+
+    def dunder_item(
+        self, value: Instance, key: Value, node: cst.Subscript, state: State, text: str | None
+    ) -> tuple[bool, Value]:
+        """``obj[key]``: ``type(obj).__getitem__(obj, key)`` through the MRO, applied as a
+        call (its sinks reach the key too). ``(False, None)`` when the class has none."""
+        method = value.cls.method("__getitem__")
+        if method is None:
+            return False, None
+        site = CallSite(node, f"{text or 'obj'}.__getitem__", [Arg(key, None)])  # type: ignore[arg-type]
+        current = self._current(state)
+        return True, self._call_function(method, node, site, Arg(value, text), state, current)
+
+    def set_attribute(self, node: cst.Call, site: CallSite, state: State, scope: Scope) -> Value:
+        """``setattr(obj, "name", v)`` with a literal name is the assignment ``obj.name = v``
+        (bound as that target, :meth:`.core.Core.bind_target`); any other name is unknown."""
+        args = node.args
+        if len(args) != 3 or len(site.positional) != 3 or any(a.star for a in args):
+            return None
+        name = args[1].value
+        literal = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+        owner = args[0].value
+        if isinstance(literal, str) and literal.isidentifier() and _plain(owner):
+            target = cst.Attribute(value=owner, attr=cst.Name(literal))
+            self.bind_target(target, site.positional[2].value, state, scope)
+        return Const(None)
+
+    @staticmethod
+    def has_attribute(value: Value, name: str) -> bool:
+        """Whether ``value.name`` surely exists (``getattr(obj, "x", default)`` then never
+        gives the default): a field the instance holds, or one its class has."""
+        if isinstance(value, Instance):
+            return value.field(name)[0] or value.cls.has_attr(name)
+        return isinstance(value, ClassInfo) and value.has_attr(name)
+
     def forwarding(self, target: Value) -> Value:
         """``getattr(target, name)`` with a name not spelt: in a ``__getattr__``, the
         delegation to ``target`` (:class:`.values.Forward`); elsewhere unknown."""
@@ -252,6 +323,13 @@ class Objects:
         for name, arg in site.keywords.items():
             value = value.with_field(name, arg.value)
         return value
+
+
+def _plain(node: cst.BaseExpression) -> bool:
+    """A name or a dotted path of names: evaluating it again has no effect."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
 
 
 def _tail(node: cst.BaseExpression) -> str:
