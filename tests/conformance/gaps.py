@@ -18,13 +18,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         'a value stored by subscript assignment (`d["s"] = ext`) is not kept by the '
         "container, even in a dict display with other keys"
     ),
-    ("calls/args_to_bound_method", POSITIVE): (
-        "`*args` passed on to a bound method (`obj.m(*args)`) does not bind the method's parameters"
-    ),
-    ("functions/class_decorator_sets_attribute", POSITIVE): (
-        "an attribute a class decorator sets on the class (`cls.stream = ext`) is not seen by "
-        "the class's methods"
-    ),
     ("closures/closure_late_binding", NEGATIVE): (
         "a closure reads the enclosing name's value at definition, not when it is called "
         "(late binding)"
@@ -36,9 +29,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("closures/nonlocal_rebinding", NEGATIVE): (
         "an assignment through `nonlocal` in a called nested function does not change the "
         "enclosing name"
-    ),
-    ("classes/holder_of_self", POSITIVE): (
-        "an object built as `Helper(self)` that stores its parameter loses the owner's attributes"
     ),
     ("dataclasses/namedtuple_collections", POSITIVE): (
         "`collections.namedtuple(...)` fields are not bound by its constructor"

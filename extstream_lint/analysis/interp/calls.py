@@ -231,13 +231,22 @@ class Calls:
         self._note_recorded_events(site, receiver if method == "record" else None)
         current = self._current(state)
         if method is not None:
-            issues, yielded = method_effects(site, method, receiver, receiver_text, current)
+            if isinstance(receiver, Instance) and isinstance(callee, (FunctionInfo, Closure)):
+                issues, yielded = [], None  # the class's own wait()/query(): not torch's
+            else:
+                issues, yielded = method_effects(site, method, receiver, receiver_text, current)
             if method == "wait" and self._never_recorded(receiver):
                 issues = []  # torch.Event.wait returns early: nothing to wait for (X07)
             for issue in issues:
                 self._report(node, issue)
             if callee is None and receiver is None:  # pool.submit(f, s): f(s) runs
                 self.call_forwarding_method(method, site, state, current)
+            if callee is None and is_symbolic(receiver):
+                # obj.m(...) on a parameter: dispatched where the caller's object is known
+                # (higher_order.py); as a tensor method, its result keeps the tensor facts
+                attr = sm.attribute(receiver, method)
+                made = self.record_param_call(attr, site, state, method=True)  # type: ignore[arg-type]
+                return made if yielded is None else yielded
             if yielded is not None:
                 return yielded
             if method == "__enter__" and isinstance(receiver, StreamCtx):
@@ -465,6 +474,9 @@ class Calls:
                     # callee's ``self.x = ...`` with this call's value, as if written here
                     target.cls.note_attr(path[0], self._in_own_init(target))
                     self.learn_attr(target.cls, path[0], actual)
+            elif isinstance(target, ClassInfo) and len(path) == 1:
+                if self.learning and not is_symbolic(actual):  # a class decorator's cls.x = v
+                    self.learn_attr(target, path[0], actual)
             elif arg.text is not None and isinstance(target, Instance):
                 if len(path) == 1:  # later.attach(ext): this object now holds ext
                     state.env[arg.text] = target = target.with_field(path[0], actual)

@@ -76,7 +76,10 @@ class Classes:
                 if "." not in name and not isinstance(value, FunctionInfo):
                     self.learn_attr(info, name, value)
         self.make_views(info, {name for name in class_state.env if "." not in name})
-        self.bind(node.name.value, info, state, scope)
+        applied = list(zip(node.decorators, decorators))
+        # @d over the class: Cls = d(Cls), whose body may set class attributes (calls.py)
+        value = self.decorate(node, info, applied, state) if applied else info
+        self.bind(node.name.value, value, state, scope)
         return state
 
     def _record_init(self, cls: ClassInfo) -> FunctionInfo:

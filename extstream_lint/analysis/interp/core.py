@@ -393,6 +393,11 @@ class Core:
                 return
             if key is not None:
                 state.set_path(key, value)
+            if is_symbolic(owner) and self.learning and self._function is not None:
+                ref = owner.param  # type: ignore[union-attr]
+                if ref.owner is self._function:  # def attach(obj, s): obj.s = s (or cls.s)
+                    path = (*ref.path, target.attr.value)
+                    self.learn_set_attr(self._function.summary, (ref.index, path), value)
             if (
                 isinstance(owner, Instance)
                 and owner.param is None

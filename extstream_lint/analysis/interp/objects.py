@@ -30,6 +30,7 @@ from ..values import (
     Forward,
     FunctionInfo,
     Instance,
+    Seq,
     Summary,
     Value,
     join,
@@ -148,10 +149,22 @@ class Objects:
         binding.current = current
         self._apply(method, node, binding, state, name)
         fields = dict(instance.fields)
-        for (index, path), value in method.summary.sets_attrs.items():
-            if index == 0 and len(path) == 1:
-                fields[path[0]] = sm.substitute(value, binding)
-        return Instance(instance.cls, tuple(fields.items())) if fields else instance
+        own = [
+            (path[0], value)
+            for (index, path), value in method.summary.sets_attrs.items()
+            if index == 0 and len(path) == 1
+        ]
+        for name, value in own:
+            fields[name] = sm.substitute(value, binding)
+        made = Instance(instance.cls, tuple(fields.items())) if fields else instance
+        if any(_holds_self(value, method) for _, value in own):
+            # ``self.helper = Helper(self)``: the helper holds the object as the method
+            # leaves it (its other fields set), not as it was when the method began.
+            binding.args[0] = Arg(made, None)
+            for name, value in own:
+                fields[name] = sm.substitute(value, binding)
+            made = Instance(instance.cls, tuple(fields.items()))
+        return made
 
     def _hold_self(self, cls: ClassInfo, made: Instance) -> None:
         """``Helper(self)`` in a method: the helper holds the method's own object, whose
@@ -323,6 +336,19 @@ class Objects:
         for name, arg in site.keywords.items():
             value = value.with_field(name, arg.value)
         return value
+
+
+def _holds_self(value: Value, method: FunctionInfo, depth: int = 0) -> bool:
+    """Whether a value a method stores holds the method's own ``self`` (``Helper(self)``,
+    ``[self]``), a few levels down at most."""
+    if isinstance(value, Instance):
+        ref = value.param
+        if ref is not None:
+            return ref.owner is method and ref.index == 0 and not ref.path
+        return depth < 3 and any(_holds_self(v, method, depth + 1) for _, v in value.fields)
+    if isinstance(value, Seq) and depth < 3:
+        return any(_holds_self(v, method, depth + 1) for v in value.items)
+    return False
 
 
 def _plain(node: cst.BaseExpression) -> bool:
