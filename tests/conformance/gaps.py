@@ -14,10 +14,6 @@ from __future__ import annotations
 from .suite import NEGATIVE, POSITIVE
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("assignment/subscript_target", POSITIVE): (
-        'a value stored by subscript assignment (`d["s"] = ext`) is not kept by the '
-        "container, even in a dict display with other keys"
-    ),
     ("closures/closure_late_binding", NEGATIVE): (
         "a closure reads the enclosing name's value at definition, not when it is called "
         "(late binding)"
@@ -52,19 +48,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("exceptions/exception_attribute", POSITIVE): (
         "an exception instance bound by `except E as e` is not the raised instance (its "
         "attributes are lost)"
-    ),
-    ("containers/deque", POSITIVE): (
-        "`collections.deque(iterable)` and `popleft()` do not carry the elements"
-    ),
-    ("containers/dict_setdefault", POSITIVE): (
-        "`dict.setdefault(key, default)` does not return the default it stores"
-    ),
-    ("containers/dict_get", NEGATIVE): (
-        "`dict.get` with a literal key gives every value of the dict"
-    ),
-    ("containers/list_append", POSITIVE): (
-        "`list.append` does not add to the list's elements (indexing and iterating miss the "
-        "appended stream)"
     ),
     ("constants/and_short_circuit", NEGATIVE): (
         "`False and x` evaluates `x` (short-circuit on literal operands is not followed)"

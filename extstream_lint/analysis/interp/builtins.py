@@ -55,7 +55,9 @@ class Builtins:
         if name == "next" and values:
             return self.element_of(values[0])
         if name == "dict":
-            return self._make_dict(site)
+            return self._make_dict(site) if values or site.keywords else Seq((), is_dict=True)
+        if name == "list" and not values and not site.keywords and site.star_at is None:
+            return Seq(())  # an empty list (containers.py adds to it)
         if name in ("list", "tuple", "set", "frozenset", "sorted", "reversed", "iter") and values:
             value = values[0]
             if isinstance(value, Seq) and not value.keys and not value.is_dict:

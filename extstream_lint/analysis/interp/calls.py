@@ -55,6 +55,7 @@ from ..values import (
 )
 from .builtins import BUILTINS
 from .classes import Super
+from .containers import CONTAINER_METHODS
 from .core import Scope, is_symbolic, may_contain
 from .objects import OBJECT_CALLS
 
@@ -209,14 +210,9 @@ class Calls:
             elif isinstance(receiver, Module):  # streams.make_ext(p): a function, not a method
                 callee = self._attribute_of(receiver, method, None)
                 method = None
-            elif isinstance(receiver, Seq) and method in _CONTAINER_METHODS:
-                self._arguments(node, state, scope, method)
-                element = sm.contents(receiver)
-                if method == "items":
-                    return Seq((Seq((self.element_of(receiver), element)),))
-                if method == "values":
-                    return Seq(receiver.items)
-                return receiver if method == "copy" else element
+            elif isinstance(receiver, Seq) and method in CONTAINER_METHODS:  # containers.py
+                site = self._arguments(node, state, scope, method)
+                return self.container_call(receiver, method, node, site, state, scope)
             elif isinstance(receiver, Super):
                 callee = receiver.method(method)
                 bound = Arg(receiver.instance, "self")
@@ -558,7 +554,3 @@ _METHOD_RECEIVERS = (ExtStream, Event, Graph, CapturingGraph, Work)
 
 #: How a call is named when its callee has no dotted name (``f()()``, ``ops["k"]()``).
 _UNNAMED_CALLEE = "call"
-
-
-#: Methods of dicts and lists returning their contents.
-_CONTAINER_METHODS = frozenset({"values", "items", "get", "pop", "copy", "setdefault"})

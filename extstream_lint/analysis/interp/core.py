@@ -420,7 +420,9 @@ class Core:
                 if not is_symbolic(value):  # a parameter is per call, not per class
                     owner.cls.note_attr(name, self._in_own_init(owner))
                     self.learn_attr(owner.cls, name, value)
-        else:  # subscripts and anything else: evaluate for the calls inside
+        elif isinstance(target, cst.Subscript):  # d["s"] = v, lst[0] = v (containers.py)
+            self.store_item(target, value, state, scope)
+        else:  # anything else: evaluate for the calls inside
             self.eval(target, state, scope)
 
     def set_default_capture(self, value: Value, state: State) -> None:

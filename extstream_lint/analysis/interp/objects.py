@@ -52,6 +52,7 @@ OBJECT_CALLS = frozenset(
         "threading.local",
         "types.SimpleNamespace",
         "contextvars.ContextVar",
+        "collections.deque",
     }
 )
 _HOLDERS = frozenset({"threading.local", "types.SimpleNamespace", "contextvars.ContextVar"})
@@ -206,6 +207,10 @@ class Objects:
             return first  # the same class, the same attributes
         if qualname == "dataclasses.replace":
             return self._replaced(first, site)
+        if qualname == "collections.deque":  # a list of the iterable's elements
+            if not site.positional:
+                return Seq(())
+            return self._call_builtin("list", site, None, None)  # type: ignore[arg-type]
         cls = self._site_classes.get(site.node)
         if cls is None:
             cls = self._site_classes[site.node] = ClassInfo(qualname)
