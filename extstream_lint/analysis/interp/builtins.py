@@ -14,7 +14,7 @@ import libcst as cst
 
 from ..sites import Arg, CallSite
 from ..state import State
-from ..values import ExtStream, Seq, Value, join
+from ..values import ExtStream, Instance, Seq, Value, join
 from .core import may_contain
 
 
@@ -54,6 +54,8 @@ class Builtins:
             return may_contain([made])
         if name == "next" and values:
             return self.element_of(values[0])
+        if name == "type" and len(values) == 1 and not site.keywords:  # type(self)(...)
+            return values[0].cls if isinstance(values[0], Instance) else None
         if name == "dict":
             return self._make_dict(site) if values or site.keywords else Seq((), is_dict=True)
         if name == "list" and not values and not site.keywords and site.star_at is None:
@@ -106,6 +108,7 @@ BUILTINS = frozenset(
     {
         "getattr",
         "setattr",
+        "type",
         "dict",
         "enumerate",
         "zip",

@@ -144,6 +144,8 @@ class Core:
         self._applied: list[tuple[sm.Summary, int]] = []
         #: Inside ``if TYPE_CHECKING:`` (see :meth:`_static_only`).
         self._static = False
+        #: Per ``try`` being run, innermost last: the instances its body raises (statements.py).
+        self._raised: list[list[Instance]] = []
         #: Passes run so far (what each function returns is joined within one pass).
         self._passes = 0
         #: Where each function of this module is defined (node, enclosing scope, class),

@@ -53,6 +53,8 @@ OBJECT_CALLS = frozenset(
         "types.SimpleNamespace",
         "contextvars.ContextVar",
         "collections.deque",
+        "collections.namedtuple",
+        "typing.NamedTuple",
     }
 )
 _HOLDERS = frozenset({"threading.local", "types.SimpleNamespace", "contextvars.ContextVar"})
@@ -215,6 +217,13 @@ class Objects:
         if cls is None:
             cls = self._site_classes[site.node] = ClassInfo(qualname)
             self._own_classes.add(id(cls))
+            if qualname in ("collections.namedtuple", "typing.NamedTuple"):
+                cls.name = _record_name(site.node) or cls.name
+                cls.fields = _record_fields(site.node)
+        if qualname in ("collections.namedtuple", "typing.NamedTuple"):
+            if cls.fields and self.learning:  # the class itself: Pair(a, b) takes its fields
+                cls.methods["__init__"] = self._record_init(cls)
+            return cls
         if qualname == "contextvars.ContextVar":
             default = site.keywords.get("default")
             if default is not None and self.learning:
@@ -341,6 +350,42 @@ class Objects:
         for name, arg in site.keywords.items():
             value = value.with_field(name, arg.value)
         return value
+
+
+def _record_name(node: cst.Call) -> str | None:
+    """The class name a functional ``namedtuple("Pair", ...)`` spells."""
+    first = node.args[0].value if node.args and node.args[0].keyword is None else None
+    name = first.evaluated_value if isinstance(first, cst.SimpleString) else None
+    return name if isinstance(name, str) else None
+
+
+def _record_fields(node: cst.Call) -> list[str]:
+    """The fields of ``namedtuple("P", "a b")`` / ``namedtuple("P", ["a", "b"])`` /
+    ``NamedTuple("P", [("a", T), ("b", T)])``, when spelt as literals; else none."""
+    spelt = [a.value for a in node.args[1:2] if a.keyword is None and not a.star]
+    spelt += [a.value for a in node.args if a.keyword and a.keyword.value in _FIELD_KEYWORDS]
+    if len(spelt) != 1:
+        return []
+    given = spelt[0]
+    if isinstance(given, cst.SimpleString):
+        text = given.evaluated_value
+        return text.replace(",", " ").split() if isinstance(text, str) else []
+    if not isinstance(given, (cst.List, cst.Tuple)):
+        return []
+    names = []
+    for element in given.elements:
+        item = element.value
+        if isinstance(item, cst.Tuple) and item.elements:  # ("a", T) of typing.NamedTuple
+            item = item.elements[0].value
+        name = item.evaluated_value if isinstance(item, cst.SimpleString) else None
+        if not isinstance(name, str) or not name.isidentifier():
+            return []
+        names.append(name)
+    return names
+
+
+#: The keyword a functional named tuple's fields may be given by.
+_FIELD_KEYWORDS = frozenset({"field_names", "fields"})
 
 
 def _holds_self(value: Value, method: FunctionInfo, depth: int = 0) -> bool:
