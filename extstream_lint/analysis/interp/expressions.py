@@ -138,7 +138,7 @@ class Expressions:
         if isinstance(base, Instance) and base.cls.fields:
             base = self._as_seq(base)
         elif isinstance(base, Instance):  # obj[key]: type(obj).__getitem__ (objects.py)
-            found, value = self.dunder_item(base, index, node, state, dotted_name(node.value))
+            found, value = self.dunder_item(base, index)
             if found:
                 return value
         wanted = NO_KEY

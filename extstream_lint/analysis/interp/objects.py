@@ -281,17 +281,17 @@ class Objects:
             return None  # ``return self``: its ``__next__`` is not followed
         return sm.element(returned)
 
-    def dunder_item(
-        self, value: Instance, key: Value, node: cst.Subscript, state: State, text: str | None
-    ) -> tuple[bool, Value]:
-        """``obj[key]``: ``type(obj).__getitem__(obj, key)`` through the MRO, applied as a
-        call (its sinks reach the key too). ``(False, None)`` when the class has none."""
+    def dunder_item(self, value: Instance, key: Value) -> tuple[bool, Value]:
+        """``obj[key]``: what ``type(obj).__getitem__(obj, key)`` returns, through the MRO.
+        Its body's own refusals are not applied here (a subscript is no call the findings
+        can be placed on). ``(False, None)`` when the class has none."""
         method = value.cls.method("__getitem__")
         if method is None:
             return False, None
-        site = CallSite(node, f"{text or 'obj'}.__getitem__", [Arg(key, None)])  # type: ignore[arg-type]
-        current = self._current(state)
-        return True, self._call_function(method, node, site, Arg(value, text), state, current)
+        if self.learning:
+            self._applied.append((method.summary, method.summary.version))
+        site = CallSite(None, "__getitem__", [Arg(key, None)])  # type: ignore[arg-type]
+        return True, sm.substitute(method.returns, bind_arguments(method, site, Arg(value, None)))
 
     def set_attribute(self, node: cst.Call, site: CallSite, state: State, scope: Scope) -> Value:
         """``setattr(obj, "name", v)`` with a literal name is the assignment ``obj.name = v``
