@@ -54,6 +54,9 @@ class ParamCall:
 
 #: At most this many recorded calls per function (the body is bounded; passes repeat it).
 MAX_PARAM_CALLS = 32
+#: Of which at most this many calls of a method of a parameter (``obj.m(...)``): a body of
+#: tensor code makes many, and they must not crowd out calls of function-valued parameters.
+MAX_METHOD_CALLS = 12
 
 
 def result_index(position: int) -> int:

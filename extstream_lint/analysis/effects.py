@@ -26,6 +26,7 @@ from .values import (
     ExtStream,
     Foreign,
     Graph,
+    Instance,
     StreamCtx,
     Tensor,
     Value,
@@ -127,9 +128,16 @@ def _receiver_matches(api: Api, receiver: Value) -> bool:
     return handle_matches(api.receiver, receiver)
 
 
+#: A guard kind of our own (not the contract's): the receiver is not an object of a project
+#: class, whose own ``wait()``/``record()`` is no torch method (its body says what it does).
+NOT_OBJECT = "not an object of the project"
+
+
 def handle_matches(kind: str, receiver: Value) -> bool:
     """A receiver of a method whose table row says ``receiver=kind`` (any if blank), or an
     argument of a helper's copy (:func:`.copies.argument_matches`)."""
+    if kind == NOT_OBJECT:
+        return not isinstance(receiver, Instance)
     copied = argument_matches(kind, receiver)
     if copied is not None:
         return copied
@@ -179,7 +187,10 @@ def _method_issues(
         arg = site.arg(api.position, api.keyword)
         stream = _ext(arg)
         if stream is not None:
-            return [Issue(code, op, stream, arg.text if arg else None)]
+            # ``h.wait(s)`` on a parameter ``h``: not when the caller's ``h`` is a project
+            # object (its class's ``wait`` is followed as a call of its own, calls.py)
+            mine = (receiver.param, NOT_OBJECT) if _symbolic(receiver) else None  # type: ignore[union-attr]
+            return [Issue(code, op, stream, arg.text if arg else None, guard=mine)]
         guard = _handle_guard(api, receiver, current)
         if (
             supply == c.ARG_OR_CURRENT

@@ -21,6 +21,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.calls`: function definitions and calls;
 * :mod:`.interp.arguments`: a call's arguments, spreads included (binding: :mod:`.binding`);
 * :mod:`.interp.builtins`: the builtins that move values;
+* :mod:`.interp.containers`: containers changed in place (``append``, ``d[k] = v``, ``get``);
 * :mod:`.interp.higher_order`: closures, decorators, calls of function-valued parameters;
 * :mod:`.interp.unpacking`: one unpacking routine for every binding site;
 * :mod:`.interp.constants`: literal tests decide branches; summaries copied per literal;
@@ -37,6 +38,7 @@ from .interp.builtins import Builtins
 from .interp.calls import Calls
 from .interp.classes import Classes
 from .interp.constants import Constants
+from .interp.containers import Containers
 from .interp.core import Core
 from .interp.expressions import Expressions
 from .interp.higher_order import HigherOrder
@@ -60,6 +62,7 @@ class Interpreter(
     Unpacking,
     Arguments,
     Builtins,
+    Containers,
     Classes,
     Objects,
     Views,

@@ -195,6 +195,10 @@ def attribute(value: Value, name: str) -> Value:
             return known
         cls_value = value.cls.attr(name)
         if value.param is None:
+            if cls_value is None:  # obj.m of a parameter's path, resolved: the bound method
+                method = value.cls.method(name)
+                if method is not None and not method.is_property:
+                    return Bound(method, value, None)
             return cls_value
         if isinstance(cls_value, Instance) and cls_value.param is None:
             # ``self.kv = KVConnector(dev)``: what the class built is the class's own state

@@ -319,6 +319,7 @@ class ClassInfo:
     #: Decorated with ``typing.dataclass_transform()`` (or made by such a metaclass): the
     #: classes derived from it get a generated ``__init__`` taking their fields (PEP 681).
     transform: bool = False
+    library: tuple[str, ...] = ()  #: library classes among its bases, by qualified name
 
     def mro(self) -> list[ClassInfo]:
         """This class then its bases in Python's order (C3, :func:`linearise`), kept while
@@ -508,7 +509,8 @@ def join(a: Value, b: Value) -> Value:
                 also=refs[1:],
                 device=a.device | b.device if a.device and b.device else None,
             )
-        return replace(a, nullable=True) if _is_none(b) else a.weakened()
+        none = isinstance(b, Const) and b.value is None
+        return replace(a, nullable=True) if none else a.weakened()
     if isinstance(b, ExtStream):
         return join(b, a)
     if isinstance(a, StreamCtx) or isinstance(b, StreamCtx):
@@ -519,11 +521,8 @@ def join(a: Value, b: Value) -> Value:
         if stream is None and isinstance(ctx.stream, ExtStream):
             stream = ctx.stream.weakened()
         return StreamCtx(stream, ctx.label)
-    if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items):
-        items = tuple(join(x, y) for x, y in zip(a.items, b.items))
-        if a.is_dict and b.is_dict:  # still a dict: iterating gives keys, not values
-            return Seq(items, is_dict=True, key=join(a.key, b.key))
-        return Seq(items)
+    if isinstance(a, Seq) and isinstance(b, Seq):
+        return _join_seqs(a, b)
     if isinstance(a, StreamMethod) and isinstance(b, StreamMethod) and a.method == b.method:
         # ``(a if c else b).query`` kept for later: the same method of either receiver.
         text = a.text if a.text == b.text else None
@@ -542,6 +541,22 @@ def join(a: Value, b: Value) -> Value:
     return None
 
 
+def _join_seqs(a: Seq, b: Seq) -> Value:
+    """Literal keys key by key; same lengths element-wise; else any element (grown on a path)."""
+    if all((s.keys or s.is_dict) and (s.keys or not s.items) for s in (a, b)):
+        mine, theirs = dict(a.keys), dict(b.keys)
+        keys = tuple((k, join(mine.get(k), theirs.get(k))) for k in {**mine, **theirs})
+        return Seq((join_all([v for _, v in keys]),) if keys else (), keys, is_dict=not keys)
+    dicts = [bool(s.keys or s.is_dict) for s in (a, b)]
+    if len(a.items) == len(b.items) or dicts[0] != dicts[1]:
+        items = tuple(join(x, y) for x, y in zip(a.items, b.items))
+        if a.is_dict and b.is_dict:  # still a dict: iterating gives keys, not values
+            return Seq(items, is_dict=True, key=join(a.key, b.key))
+        return Seq(items) if len(a.items) == len(b.items) else None
+    key = join_all([*(Const(k) for k, _ in (*a.keys, *b.keys)), a.key, b.key]) if dicts[0] else None
+    return Seq((join_all([*a.items, *b.items]),), is_dict=dicts[0], key=key)
+
+
 def _join_tensors(a: Tensor, b: Tensor) -> Tensor:
     """Facts true on both paths; a stream computed under on one path only is a "may"."""
     place = a.place if a.place == b.place else UNKNOWN
@@ -551,10 +566,6 @@ def _join_tensors(a: Tensor, b: Tensor) -> Tensor:
 
 def _is_number(value: Value) -> bool:
     return isinstance(value, Const) and type(value.value) in (int, float)
-
-
-def _is_none(value: Value) -> bool:
-    return isinstance(value, Const) and value.value is None
 
 
 def join_all(values: list[Value]) -> Value:

@@ -14,7 +14,7 @@ import libcst as cst
 
 from ..sites import Arg, CallSite
 from ..state import State
-from ..values import ExtStream, Seq, Value
+from ..values import ExtStream, Instance, Seq, Value, join
 from .core import may_contain
 
 
@@ -38,7 +38,10 @@ class Builtins:
             if isinstance(attr, str) and attr.isidentifier():
                 text = site.positional[0].text
                 method = self._stream_method(values[0], attr, text, site.node)
-                return method or self._attribute_of(values[0], attr, text)
+                found = method or self._attribute_of(values[0], attr, text)
+                if len(values) > 2 and not self.has_attribute(values[0], attr):
+                    return join(found, values[2])  # getattr(obj, "x", default)
+                return found
             return self.forwarding(values[0])  # in a __getattr__: delegation (objects.py)
         if name == "enumerate" and values:
             return Seq((Seq((None, self.element_of(values[0]))),))
@@ -51,8 +54,12 @@ class Builtins:
             return may_contain([made])
         if name == "next" and values:
             return self.element_of(values[0])
+        if name == "type" and len(values) == 1 and not site.keywords:  # type(self)(...)
+            return values[0].cls if isinstance(values[0], Instance) else None
         if name == "dict":
-            return self._make_dict(site)
+            return self._make_dict(site) if values or site.keywords else Seq((), is_dict=True)
+        if name == "list" and not values and not site.keywords and site.star_at is None:
+            return Seq(())  # an empty list (containers.py adds to it)
         if name in ("list", "tuple", "set", "frozenset", "sorted", "reversed", "iter") and values:
             value = values[0]
             if isinstance(value, Seq) and not value.keys and not value.is_dict:
@@ -100,6 +107,8 @@ def _mapped_element(element_of: Callable[[Value], Value], value: Value) -> Value
 BUILTINS = frozenset(
     {
         "getattr",
+        "setattr",
+        "type",
         "dict",
         "enumerate",
         "zip",

@@ -57,6 +57,7 @@ from ..values import (
 )
 from .builtins import BUILTINS
 from .classes import Super
+from .containers import CONTAINER_METHODS
 from .core import Scope, is_symbolic, may_contain
 from .objects import OBJECT_CALLS
 
@@ -211,14 +212,9 @@ class Calls:
             elif isinstance(receiver, Module):  # streams.make_ext(p): a function, not a method
                 callee = self._attribute_of(receiver, method, None)
                 method = None
-            elif isinstance(receiver, Seq) and method in _CONTAINER_METHODS:
-                self._arguments(node, state, scope, method)
-                element = sm.contents(receiver)
-                if method == "items":
-                    return Seq((Seq((self.element_of(receiver), element)),))
-                if method == "values":
-                    return Seq(receiver.items)
-                return receiver if method == "copy" else element
+            elif isinstance(receiver, Seq) and method in CONTAINER_METHODS:  # containers.py
+                site = self._arguments(node, state, scope, method)
+                return self.container_call(receiver, method, node, site, state, scope)
             elif isinstance(receiver, Super):
                 callee = receiver.method(method)
                 bound = Arg(receiver.instance, "self")
@@ -226,25 +222,29 @@ class Calls:
                 callee = None
         else:
             callee = self.eval(func, state, scope)
-            if (
-                isinstance(func, cst.Name)
-                and func.value == "super"
-                and not node.args
-                and callee is None
-            ):
-                return self._super(scope, state)
+            if isinstance(func, cst.Name) and func.value == "super" and callee is None:
+                return self._super(scope, state, node)
         callee_text = dotted_name(func) or (method or _UNNAMED_CALLEE)
         site = self._arguments(node, state, scope, callee_text)
         self._note_recorded_events(site, receiver if method == "record" else None)
         current = self._current(state)
         if method is not None:
-            issues, yielded = method_effects(site, method, receiver, receiver_text, current)
+            if isinstance(receiver, Instance) and isinstance(callee, (FunctionInfo, Closure)):
+                issues, yielded = [], None  # the class's own wait()/query(): not torch's
+            else:
+                issues, yielded = method_effects(site, method, receiver, receiver_text, current)
             if method == "wait" and self._never_recorded(receiver):
                 issues = []  # torch.Event.wait returns early: nothing to wait for (X07)
             for issue in issues:
                 self._report(node, issue)
             if callee is None and receiver is None:  # pool.submit(f, s): f(s) runs
                 self.call_forwarding_method(method, site, state, current)
+            if callee is None and is_symbolic(receiver):
+                # obj.m(...) on a parameter: dispatched where the caller's object is known
+                # (higher_order.py); as a tensor method, its result keeps the tensor facts
+                attr = sm.attribute(receiver, method)
+                made = self.record_param_call(attr, site, state, method=True)  # type: ignore[arg-type]
+                return made if yielded is None else yielded
             if yielded is not None:
                 return yielded
             if method == "__enter__" and isinstance(receiver, StreamCtx):
@@ -280,6 +280,8 @@ class Calls:
                 return None
             return self._call_ref(callee.qualname, site, state, scope, current)
         if callee is None and type(func) is cst.Name and func.value in BUILTINS:
+            if func.value == "setattr":  # setattr(obj, "name", v): obj.name = v (objects.py)
+                return self.set_attribute(node, site, state, scope)
             return self._call_builtin(func.value, site, state, current)
         return self._call_value(callee, node, site, state, current)
 
@@ -363,6 +365,12 @@ class Calls:
                 return made
         if isinstance(callee, ClassInfo):  # __init__, __post_init__ (objects.py)
             return self.construct(callee, node, site, state, current)
+        if isinstance(callee, Instance):  # obj(...): type(obj).__call__(obj, ...), by the MRO
+            dunder = callee.cls.method("__call__")
+            if dunder is not None:
+                text = None if site.callee_text == _UNNAMED_CALLEE else site.callee_text
+                receiver = Arg(callee, text)
+                return self._call_function(dunder, node, site, receiver, state, current)
         for issue in called_hazards(callee, site, current):
             self._report(node, issue)
         if _computes(callee):
@@ -470,6 +478,14 @@ class Calls:
                     self.learn_set_attr(
                         self._function.summary, (ref.index, (*ref.path, *path)), actual
                     )
+                if len(path) == 1 and not ref.path and not is_symbolic(actual):
+                    # super().__init__(ext), Base.__init__(self, ext), self._setup(ext): the
+                    # callee's ``self.x = ...`` with this call's value, as if written here
+                    target.cls.note_attr(path[0], self._in_own_init(target))
+                    self.learn_attr(target.cls, path[0], actual)
+            elif isinstance(target, ClassInfo) and len(path) == 1:
+                if self.learning and not is_symbolic(actual):  # a class decorator's cls.x = v
+                    self.learn_attr(target, path[0], actual)
             elif arg.text is not None and isinstance(target, Instance):
                 if len(path) == 1:  # later.attach(ext): this object now holds ext
                     state.env[arg.text] = target = target.with_field(path[0], actual)
@@ -559,7 +575,3 @@ _METHOD_RECEIVERS = (ExtStream, Event, Graph, CapturingGraph, Work)
 
 #: How a call is named when its callee has no dotted name (``f()()``, ``ops["k"]()``).
 _UNNAMED_CALLEE = "call"
-
-
-#: Methods of dicts and lists returning their contents.
-_CONTAINER_METHODS = frozenset({"values", "items", "get", "pop", "copy", "setdefault"})

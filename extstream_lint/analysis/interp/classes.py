@@ -27,6 +27,7 @@ from ..values import (
     Instance,
     Module,
     ParamRef,
+    Ref,
     Seq,
     Value,
 )
@@ -51,6 +52,7 @@ class Classes:
             with self._silenced():
                 bases = [self.eval(arg.value, state, scope) for arg in node.bases]
             info.bases = [b for b in bases if isinstance(b, ClassInfo) and b is not info]
+            info.library = tuple(b.qualname for b in bases if isinstance(b, Ref))
             with self._silenced():
                 meta = [self.eval(k.value, state, scope) for k in node.keywords if _is_meta(k)]
             if _is_record_class(node) or self.transformed(node, info, decorators, meta):
@@ -74,7 +76,10 @@ class Classes:
                 if "." not in name and not isinstance(value, FunctionInfo):
                     self.learn_attr(info, name, value)
         self.make_views(info, {name for name in class_state.env if "." not in name})
-        self.bind(node.name.value, info, state, scope)
+        applied = list(zip(node.decorators, decorators))
+        # @d over the class: Cls = d(Cls), whose body may set class attributes (calls.py)
+        value = self.decorate(node, info, applied, state) if applied else info
+        self.bind(node.name.value, value, state, scope)
         return state
 
     def _record_init(self, cls: ClassInfo) -> FunctionInfo:
@@ -176,8 +181,16 @@ class Classes:
             return Seq(tuple(sm.attribute(value, name) for name in value.cls.fields))
         return value
 
-    def _super(self, scope: Scope, state: State) -> Value:
-        """``super()`` in a method: the first argument, seen from the bases of the class."""
+    def _super(self, scope: Scope, state: State, node: cst.Call) -> Value:
+        """``super()`` in a method: the first argument, seen from the bases of the class;
+        ``super(Cls, obj)``: ``obj`` seen from the bases of ``Cls``."""
+        if node.args:
+            given = [self.eval(arg.value, state, scope) for arg in node.args]
+            if len(given) == 2 and not any(arg.star for arg in node.args):
+                cls, this = given
+                if isinstance(cls, ClassInfo) and isinstance(this, Instance):
+                    return Super(cls, this)
+            return None
         inner: Scope | None = scope
         while inner is not None and inner.kind != "function":
             inner = inner.parent

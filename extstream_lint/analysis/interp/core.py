@@ -144,6 +144,8 @@ class Core:
         self._applied: list[tuple[sm.Summary, int]] = []
         #: Inside ``if TYPE_CHECKING:`` (see :meth:`_static_only`).
         self._static = False
+        #: Per ``try`` being run, innermost last: the instances its body raises (statements.py).
+        self._raised: list[list[Instance]] = []
         #: Passes run so far (what each function returns is joined within one pass).
         self._passes = 0
         #: Where each function of this module is defined (node, enclosing scope, class),
@@ -397,6 +399,11 @@ class Core:
                 return
             if key is not None:
                 state.set_path(key, value)
+            if is_symbolic(owner) and self.learning and self._function is not None:
+                ref = owner.param  # type: ignore[union-attr]
+                if ref.owner is self._function:  # def attach(obj, s): obj.s = s (or cls.s)
+                    path = (*ref.path, target.attr.value)
+                    self.learn_set_attr(self._function.summary, (ref.index, path), value)
             if (
                 isinstance(owner, Instance)
                 and owner.param is None
@@ -419,7 +426,9 @@ class Core:
                 if not is_symbolic(value):  # a parameter is per call, not per class
                     owner.cls.note_attr(name, self._in_own_init(owner))
                     self.learn_attr(owner.cls, name, value)
-        else:  # subscripts and anything else: evaluate for the calls inside
+        elif isinstance(target, cst.Subscript):  # d["s"] = v, lst[0] = v (containers.py)
+            self.store_item(target, value, state, scope)
+        else:  # anything else: evaluate for the calls inside
             self.eval(target, state, scope)
 
     def set_default_capture(self, value: Value, state: State) -> None:

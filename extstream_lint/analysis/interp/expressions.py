@@ -16,10 +16,11 @@ from .. import summaries as sm
 from ..effects import canonical
 from ..hazards import computed
 from ..state import State
-from ..syntax import children, dotted_name, string_value
+from ..syntax import children, dotted_name
 from ..values import Const, Instance, Ref, Seq, Tensor, Value, join, join_all
 from .calls import Calls
 from .constants import const_truth
+from .containers import NO_KEY, literal_key
 from .core import Scope, may_contain
 
 
@@ -27,6 +28,8 @@ class Expressions:
     """The abstract value of each kind of expression, dispatched on the node's type."""
 
     def element_of(self, value: Value) -> Value:
+        if isinstance(value, Instance) and not value.cls.fields:  # __iter__ (objects.py)
+            return self.dunder_element(value)
         return sm.element(value)
 
     def eval(self, node: cst.CSTNode | None, state: State, scope: Scope) -> Value:
@@ -113,20 +116,21 @@ class Expressions:
         keyed: dict[object, Value] | None = {}
         for element in node.elements:
             if isinstance(element, cst.DictElement):
-                key = _literal_key(element.key, self.eval(element.key, state, scope))
+                key = literal_key(element.key, self.eval(element.key, state, scope))
                 value = self.eval(element.value, state, scope)
                 values.append(value)
-                if keyed is not None and key is not _NO_KEY:
+                if keyed is not None and key is not NO_KEY:
                     keyed[key] = value  # a repeated key: the last one wins, as in Python
                 else:
                     keyed = None
             else:  # {**other}
                 values.append(sm.contents(self.eval(element.value, state, scope)))
                 keyed = None
-        contents = may_contain(values)
-        if keyed and isinstance(contents, Seq):
-            return Seq(contents.items, tuple(keyed.items()))
-        return contents
+        if not node.elements:  # {}: a dict with no keys yet (containers.py adds them)
+            return Seq((), is_dict=True)
+        if keyed:  # every key literal: kept even when no value matters (get's default)
+            return Seq((join_all(values),), tuple(keyed.items()))
+        return may_contain(values)
 
     def _eval_subscript(self, node: cst.Subscript, state: State, scope: Scope) -> Value:
         base = self.eval(node.value, state, scope)
@@ -142,10 +146,14 @@ class Expressions:
                 return base if isinstance(base, Seq) else None  # a slice: same contents
         if isinstance(base, Instance) and base.cls.fields:
             base = self._as_seq(base)
-        wanted = _NO_KEY
+        elif isinstance(base, Instance):  # obj[key]: type(obj).__getitem__ (objects.py)
+            found, value = self.dunder_item(base, index)
+            if found:
+                return value
+        wanted = NO_KEY
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            wanted = _literal_key(node.slice[0].slice.value, index)
-        if wanted is _NO_KEY:
+            wanted = literal_key(node.slice[0].slice.value, index)
+        if wanted is NO_KEY:
             return sm.contents(base)
         return sm.item(base, wanted)  # type: ignore[arg-type]
 
@@ -227,19 +235,6 @@ class Expressions:
 
 
 #: Not a literal dict key (an expression whose value the analysis does not know).
-_NO_KEY = object()
-
-
-def _literal_key(node: cst.CSTNode, value: Value) -> object:
-    """The key a dict display or subscript spells literally: a plain string or an int."""
-    if type(node) is cst.SimpleString:
-        text = string_value(node)  # type: ignore[arg-type]
-        return _NO_KEY if text is None else text
-    if isinstance(value, Const) and type(value.value) is int:
-        return value.value
-    return _NO_KEY
-
-
 def _left_spine(node: cst.CSTNode, kind: type) -> list[cst.CSTNode]:
     """The operands of a left-nested chain of ``kind`` nodes, in source order."""
     rights: list[cst.CSTNode] = [node.right]  # type: ignore[attr-defined]

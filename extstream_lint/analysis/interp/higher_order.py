@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from .. import summaries as sm
-from ..callables import MAX_PARAM_CALLS, Closure, ParamCall, result_index
+from ..callables import MAX_METHOD_CALLS, MAX_PARAM_CALLS, Closure, ParamCall, result_index
 from ..sites import Arg, CallSite
 from ..state import State
 from ..values import (
@@ -69,14 +69,21 @@ class HigherOrder:
 
     _higher_order_depth = 0
 
-    def record_param_call(self, callee: ExtStream, site: CallSite, state: State) -> Value:
+    def record_param_call(
+        self, callee: ExtStream, site: CallSite, state: State, method: bool = False
+    ) -> Value:
         """``fn(...)`` where ``fn`` is a parameter (or a captured one): a fact of the
         function being summarised, made at each of its calls that passes a function. Its
-        value is what that call returns there (a symbolic value, :func:`.result_index`)."""
+        value is what that call returns there (a symbolic value, :func:`.result_index`).
+        ``method``: ``obj.m(...)`` on a parameter, dispatched by the class of what each
+        call passes (``callee`` is the path ``obj.m``, a bound method there)."""
         info = self._function
         if info is None:
             return None
         calls = info.summary.calls
+        crowded = method and self.learning and len(calls) >= MAX_METHOD_CALLS
+        if crowded and sum(1 for call in calls if _method_call(call)) >= MAX_METHOD_CALLS:
+            return None
         call = ParamCall(
             callee,
             tuple(arg.value for arg in site.positional),
@@ -310,3 +317,11 @@ def _symbolic(value: Value) -> bool:
 
 def _exact(value: Value) -> bool:
     return isinstance(value, Seq) and not value.keys and not value.is_dict
+
+
+def _method_call(call: ParamCall) -> bool:
+    """A recorded ``obj.m(...)``: its callee is an attribute path of a parameter."""
+    callee = call.callee
+    if not isinstance(callee, ExtStream) or callee.param is None or not callee.param.path:
+        return False
+    return not callee.param.path[-1].startswith("[")

@@ -18,7 +18,7 @@ import libcst as cst
 from ..effects import IMPLICIT_MODULES, canonical, is_external_class
 from ..state import State, join_states
 from ..syntax import dotted_name
-from ..values import ExtStream, FunctionInfo, Ref, Value
+from ..values import ClassInfo, ExtStream, FunctionInfo, Ref, Value
 from .core import Scope
 
 
@@ -151,15 +151,17 @@ class Narrowing:
         members = [e.value for e in classes.elements] if type(classes) is cst.Tuple else [classes]
         with self._silenced():
             resolved = [self.eval(m, true_state, scope) for m in members]
-        hits = [isinstance(r, Ref) and is_external_class(r.qualname) for r in resolved]
+        hits = [_external_class(r) for r in resolved]
         if not any(hits):
             return true_state, false_state
         narrowed = ExtStream(all(hits), "checked by isinstance()", test)
         with self._silenced():  # self.stream, h.stream: the value, wherever it is kept
             before = self.eval(test.args[0].value, true_state, scope)
         true_state.set_path(key, narrowed)
+        exact = all(isinstance(r, Ref) for r in resolved)  # not a subclass: False clears it
         if (
             all(hits)
+            and exact
             and isinstance(before, ExtStream)
             and before.noun == "ExternalStream"
             and before.current_of is None
@@ -341,3 +343,13 @@ def _is_mark(node: cst.CSTNode) -> bool:
         )
     name = (dotted_name(node) or "").rsplit(".", 1)[-1].upper()
     return "EXT" in name and "MARK" in name
+
+
+def _external_class(value: Value) -> bool:
+    """``isinstance(x, C)`` proves ``x`` external: ``C`` is ``ExternalStream``, or a project
+    class derived from it (its instances are external streams, :mod:`.objects`)."""
+    if isinstance(value, Ref):
+        return is_external_class(value.qualname)
+    if isinstance(value, ClassInfo):
+        return any(is_external_class(name) for cls in value.mro() for name in cls.library)
+    return False

@@ -20,7 +20,7 @@ import libcst as cst
 
 from .. import summaries as sm
 from ..binding import bind_arguments
-from ..effects import method_effects
+from ..effects import call_effects, is_external_class, method_effects
 from ..sites import Arg, CallSite
 from ..state import State
 from ..values import (
@@ -30,10 +30,12 @@ from ..values import (
     Forward,
     FunctionInfo,
     Instance,
+    Seq,
     Summary,
     Value,
     join,
 )
+from .core import Scope
 
 #: The decorator name a generated ``__init__`` (dataclass, attrs, ``NamedTuple``,
 #: ``dataclass_transform``) carries: constructing the class then runs its post-init hook.
@@ -50,6 +52,9 @@ OBJECT_CALLS = frozenset(
         "threading.local",
         "types.SimpleNamespace",
         "contextvars.ContextVar",
+        "collections.deque",
+        "collections.namedtuple",
+        "typing.NamedTuple",
     }
 )
 _HOLDERS = frozenset({"threading.local", "types.SimpleNamespace", "contextvars.ContextVar"})
@@ -99,6 +104,9 @@ class Objects:
         """``Cls(...)``: an instance of ``cls`` holding what its ``__init__`` (found through
         the MRO, a generated one for a record class) sets from the arguments, then what a
         dataclass's ``__post_init__`` (attrs: ``__attrs_post_init__``) sets on it."""
+        stream = self._stream_subclass(cls, site, current)
+        if stream is not None:
+            return stream
         instance = Instance(cls)
         init = cls.method("__init__")
         if init is None:
@@ -111,6 +119,23 @@ class Objects:
         if self.learning:
             self._hold_self(cls, made)
         return made
+
+    def _stream_subclass(self, cls: ClassInfo, site: CallSite, current: ExtStream | None) -> Value:
+        """An instance of a class derived from a library class is what that class makes:
+        ``class S(ExternalStream)`` makes external streams, whatever ``__init__`` it adds;
+        with no ``__init__`` of the project's in the MRO the call is the library class's
+        own (``S(ptr)``, ``class T(torch.npu.Stream)`` given ``stream_ptr=``), checked as
+        such. ``None``: not derived from a library class that makes a stream."""
+        order = cls.mro()
+        library = next((name for klass in order for name in klass.library), None)
+        if library is None:
+            return None
+        if any("__init__" in klass.methods for klass in order):
+            return ExtStream(True, "created", site.node) if is_external_class(library) else None
+        outcome = call_effects(site, library, current, self._default_capture)
+        for issue in outcome.issues:
+            self._report(site.node, issue)
+        return outcome.value if isinstance(outcome.value, ExtStream) else None
 
     def _run_on(
         self,
@@ -127,10 +152,22 @@ class Objects:
         binding.current = current
         self._apply(method, node, binding, state, name)
         fields = dict(instance.fields)
-        for (index, path), value in method.summary.sets_attrs.items():
-            if index == 0 and len(path) == 1:
-                fields[path[0]] = sm.substitute(value, binding)
-        return Instance(instance.cls, tuple(fields.items())) if fields else instance
+        own = [
+            (path[0], value)
+            for (index, path), value in method.summary.sets_attrs.items()
+            if index == 0 and len(path) == 1
+        ]
+        for name, value in own:
+            fields[name] = sm.substitute(value, binding)
+        made = Instance(instance.cls, tuple(fields.items())) if fields else instance
+        if any(_holds_self(value, method) for _, value in own):
+            # ``self.helper = Helper(self)``: the helper holds the object as the method
+            # leaves it (its other fields set), not as it was when the method began.
+            binding.args[0] = Arg(made, None)
+            for name, value in own:
+                fields[name] = sm.substitute(value, binding)
+            made = Instance(instance.cls, tuple(fields.items()))
+        return made
 
     def _hold_self(self, cls: ClassInfo, made: Instance) -> None:
         """``Helper(self)`` in a method: the helper holds the method's own object, whose
@@ -172,10 +209,21 @@ class Objects:
             return first  # the same class, the same attributes
         if qualname == "dataclasses.replace":
             return self._replaced(first, site)
+        if qualname == "collections.deque":  # a list of the iterable's elements
+            if not site.positional:
+                return Seq(())
+            return self._call_builtin("list", site, None, None)  # type: ignore[arg-type]
         cls = self._site_classes.get(site.node)
         if cls is None:
             cls = self._site_classes[site.node] = ClassInfo(qualname)
             self._own_classes.add(id(cls))
+            if qualname in ("collections.namedtuple", "typing.NamedTuple"):
+                cls.name = _record_name(site.node) or cls.name
+                cls.fields = _record_fields(site.node)
+        if qualname in ("collections.namedtuple", "typing.NamedTuple"):
+            if cls.fields and self.learning:  # the class itself: Pair(a, b) takes its fields
+                cls.methods["__init__"] = self._record_init(cls)
+            return cls
         if qualname == "contextvars.ContextVar":
             default = site.keywords.get("default")
             if default is not None and self.learning:
@@ -217,6 +265,56 @@ class Objects:
             return yielded
         return None
 
+    def dunder_element(self, value: Instance) -> Value:
+        """``for x in obj``: an element of what ``type(obj).__iter__`` yields (a generator)
+        or returns (``iter(self.items)``), found through the MRO; ``None`` without one."""
+        method = value.cls.method("__iter__")
+        if method is None:
+            return None
+        if self.learning:
+            self._applied.append((method.summary, method.summary.version))
+        binding = bind_arguments(method, None, Arg(value, None))
+        if method.summary.yield_seen:
+            return sm.substitute(method.summary.yielded, binding)
+        returned = sm.substitute(method.returns, binding)
+        if isinstance(returned, Instance) and returned.cls is value.cls:
+            return None  # ``return self``: its ``__next__`` is not followed
+        return sm.element(returned)
+
+    def dunder_item(self, value: Instance, key: Value) -> tuple[bool, Value]:
+        """``obj[key]``: what ``type(obj).__getitem__(obj, key)`` returns, through the MRO.
+        Its body's own refusals are not applied here (a subscript is no call the findings
+        can be placed on). ``(False, None)`` when the class has none."""
+        method = value.cls.method("__getitem__")
+        if method is None:
+            return False, None
+        if self.learning:
+            self._applied.append((method.summary, method.summary.version))
+        site = CallSite(None, "__getitem__", [Arg(key, None)])  # type: ignore[arg-type]
+        return True, sm.substitute(method.returns, bind_arguments(method, site, Arg(value, None)))
+
+    def set_attribute(self, node: cst.Call, site: CallSite, state: State, scope: Scope) -> Value:
+        """``setattr(obj, "name", v)`` with a literal name is the assignment ``obj.name = v``
+        (bound as that target, :meth:`.core.Core.bind_target`); any other name is unknown."""
+        args = node.args
+        if len(args) != 3 or len(site.positional) != 3 or any(a.star for a in args):
+            return None
+        name = args[1].value
+        literal = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+        owner = args[0].value
+        if isinstance(literal, str) and literal.isidentifier() and _plain(owner):
+            target = cst.Attribute(value=owner, attr=cst.Name(literal))
+            self.bind_target(target, site.positional[2].value, state, scope)
+        return Const(None)
+
+    @staticmethod
+    def has_attribute(value: Value, name: str) -> bool:
+        """Whether ``value.name`` surely exists (``getattr(obj, "x", default)`` then never
+        gives the default): a field the instance holds, or one its class has."""
+        if isinstance(value, Instance):
+            return value.field(name)[0] or value.cls.has_attr(name)
+        return isinstance(value, ClassInfo) and value.has_attr(name)
+
     def forwarding(self, target: Value) -> Value:
         """``getattr(target, name)`` with a name not spelt: in a ``__getattr__``, the
         delegation to ``target`` (:class:`.values.Forward`); elsewhere unknown."""
@@ -252,6 +350,62 @@ class Objects:
         for name, arg in site.keywords.items():
             value = value.with_field(name, arg.value)
         return value
+
+
+def _record_name(node: cst.Call) -> str | None:
+    """The class name a functional ``namedtuple("Pair", ...)`` spells."""
+    first = node.args[0].value if node.args and node.args[0].keyword is None else None
+    name = first.evaluated_value if isinstance(first, cst.SimpleString) else None
+    return name if isinstance(name, str) else None
+
+
+def _record_fields(node: cst.Call) -> list[str]:
+    """The fields of ``namedtuple("P", "a b")`` / ``namedtuple("P", ["a", "b"])`` /
+    ``NamedTuple("P", [("a", T), ("b", T)])``, when spelt as literals; else none."""
+    spelt = [a.value for a in node.args[1:2] if a.keyword is None and not a.star]
+    spelt += [a.value for a in node.args if a.keyword and a.keyword.value in _FIELD_KEYWORDS]
+    if len(spelt) != 1:
+        return []
+    given = spelt[0]
+    if isinstance(given, cst.SimpleString):
+        text = given.evaluated_value
+        return text.replace(",", " ").split() if isinstance(text, str) else []
+    if not isinstance(given, (cst.List, cst.Tuple)):
+        return []
+    names = []
+    for element in given.elements:
+        item = element.value
+        if isinstance(item, cst.Tuple) and item.elements:  # ("a", T) of typing.NamedTuple
+            item = item.elements[0].value
+        name = item.evaluated_value if isinstance(item, cst.SimpleString) else None
+        if not isinstance(name, str) or not name.isidentifier():
+            return []
+        names.append(name)
+    return names
+
+
+#: The keyword a functional named tuple's fields may be given by.
+_FIELD_KEYWORDS = frozenset({"field_names", "fields"})
+
+
+def _holds_self(value: Value, method: FunctionInfo, depth: int = 0) -> bool:
+    """Whether a value a method stores holds the method's own ``self`` (``Helper(self)``,
+    ``[self]``), a few levels down at most."""
+    if isinstance(value, Instance):
+        ref = value.param
+        if ref is not None:
+            return ref.owner is method and ref.index == 0 and not ref.path
+        return depth < 3 and any(_holds_self(v, method, depth + 1) for _, v in value.fields)
+    if isinstance(value, Seq) and depth < 3:
+        return any(_holds_self(v, method, depth + 1) for v in value.items)
+    return False
+
+
+def _plain(node: cst.BaseExpression) -> bool:
+    """A name or a dotted path of names: evaluating it again has no effect."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
 
 
 def _tail(node: cst.BaseExpression) -> str:

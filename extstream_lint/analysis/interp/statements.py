@@ -29,6 +29,7 @@ from ..values import (
     Instance,
     StreamCtx,
     Value,
+    join_all,
     join_current,
 )
 from .constants import const_truth
@@ -109,8 +110,12 @@ class Statements:
                 self._learn_return(info, value)
             return None
         elif kind is cst.Raise:
-            for child in children(stmt):
-                self.eval(child, state, scope)
+            exc = stmt.exc  # type: ignore[attr-defined]
+            raised = self.eval(exc, state, scope) if exc is not None else None
+            if stmt.cause is not None:  # type: ignore[attr-defined]
+                self.eval(stmt.cause, state, scope)  # type: ignore[attr-defined]
+            if self._raised and isinstance(raised, Instance):
+                self._raised[-1].append(raised)  # what `except E as e` of this try binds
             return None
         elif kind is cst.Break or kind is cst.Continue:
             if self._loops:
@@ -228,19 +233,23 @@ class Statements:
         # An exception may leave the body after any statement: handlers see each state.
         seen: list[State | None] = [state]
         body_end: State | None = state.copy()
-        for stmt in node.body.body:
-            if body_end is None:
-                break
-            body_end = self.exec_stmt(stmt, body_end, scope)
-            seen.append(body_end.copy() if body_end is not None else None)
+        self._raised.append([])
+        try:
+            for stmt in node.body.body:
+                if body_end is None:
+                    break
+                body_end = self.exec_stmt(stmt, body_end, scope)
+                seen.append(body_end.copy() if body_end is not None else None)
+        finally:
+            raised = self._raised.pop()
         handler_entry = join_states(seen) or state
         ends: list[State | None] = []
         for handler in node.handlers:
             entry = handler_entry.copy()
-            if handler.type is not None:
-                self.eval(handler.type, entry, scope)
+            caught = self.eval(handler.type, entry, scope) if handler.type is not None else None
             if handler.name is not None:
-                self.bind_target(handler.name.name, None, entry, scope)
+                bound = _caught(raised, caught) if raised else None
+                self.bind_target(handler.name.name, bound, entry, scope)
             ends.append(self._suite(handler.body, entry, scope))
         else_end = self._suite(node.orelse.body, body_end, scope) if node.orelse else body_end
         result = join_states([else_end, *ends])
@@ -392,6 +401,16 @@ class Statements:
                 self.eval(node.value, state, scope)
             else:
                 stack.extend(child for child in children(node) if not isinstance(child, cst.Name))
+
+
+def _caught(raised: list[Instance], caught: Value) -> Value:
+    """What ``except E as e`` binds: the instances the ``try`` body raises itself (``raise
+    StreamError(ext)``) that ``E`` catches, by the MRO when ``E`` is a project class, all of
+    them when it is not known (``Exception``, a tuple). Raised in a called function: not
+    followed (``e`` is unknown)."""
+    if isinstance(caught, ClassInfo):
+        raised = [r for r in raised if any(k is caught for k in r.cls.mro())]
+    return join_all(raised) if raised else None  # type: ignore[arg-type]
 
 
 def _never_runs(test: cst.CSTNode) -> bool:

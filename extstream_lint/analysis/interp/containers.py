@@ -1,0 +1,188 @@
+"""Containers changed in place: ``append``, ``extend``, ``insert``, ``d[k] = v``, and the
+methods that read by key (``get``, ``setdefault``, ``pop``) or end (``popleft``).
+
+A list or dict is a :class:`~..values.Seq`, immutable like every abstract value: a method
+that changes one in place makes the new value and binds it again to the expression that
+names the container (a local name, or an attribute path as ``self.x = ...`` would), so
+what is read after it (``lst[0]``, iteration, ``pop()``, ``d["k"]``) holds what was added.
+Where control flow joins, a list that grew on one path only holds any element of either
+(:func:`..values.join`). Two limits, both "unknown", never a false "external": an alias
+of the container under another name does not see the change, and a container the analysis
+does not know (a parameter, what an unknown call returned) stays unknown when added to.
+``collections.deque(xs)`` is a list of ``xs``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import summaries as sm
+from ..sites import CallSite
+from ..state import State
+from ..syntax import children, string_value
+from ..values import Const, Seq, Value, join, join_all
+from .core import Scope, may_contain
+
+#: No literal key: a subscript or ``get`` whose key is not a plain string or int.
+NO_KEY = object()
+
+
+def literal_key(node: cst.CSTNode, value: Value) -> object:
+    """The key a dict display or subscript spells literally: a plain string or an int."""
+    if type(node) is cst.SimpleString:
+        text = string_value(node)  # type: ignore[arg-type]
+        return NO_KEY if text is None else text
+    if isinstance(value, Const) and type(value.value) is int:
+        return value.value
+    return NO_KEY
+
+
+#: Methods of lists, dicts and deques followed on a known container.
+CONTAINER_METHODS = frozenset(
+    {
+        "values",
+        "items",
+        "get",
+        "pop",
+        "popleft",
+        "copy",
+        "setdefault",
+        "append",
+        "appendleft",
+        "extend",
+        "insert",
+        "clear",
+    }
+)
+
+
+class Containers:
+    """What container methods return, and the container they leave behind."""
+
+    def container_call(
+        self, receiver: Seq, method: str, node: cst.Call, site: CallSite, state: State, scope: Scope
+    ) -> Value:
+        """``receiver.method(...)`` on a known list or dict (the arguments are in ``site``)."""
+        if method == "items":
+            return Seq((Seq((self.element_of(receiver), sm.contents(receiver))),))
+        if method == "values":
+            return Seq(receiver.items)
+        if method == "copy":
+            return receiver
+        if method in ("get", "setdefault") or (method == "pop" and _keyed(receiver)):
+            return self._by_key(receiver, method, node, site, state, scope)
+        if method in ("pop", "popleft"):
+            return sm.contents(receiver)
+        grown = _changed(receiver, method, site)
+        if grown is not None:
+            self.rebind_container(node.func.value, grown, state, scope)  # type: ignore[attr-defined]
+        return None
+
+    def _by_key(
+        self, receiver: Seq, method: str, node: cst.Call, site: CallSite, state: State, scope: Scope
+    ) -> Value:
+        """``d.get(k[, default])``, ``d.setdefault(k, default)``, ``d.pop(k[, default])``:
+        with a literal key of a dict with literal keys, the value under that key (or the
+        default when it is not there); otherwise any value, or the default."""
+        args = site.positional
+        default = args[1].value if len(args) > 1 else None
+        key = literal_key(node.args[0].value, args[0].value) if args and node.args else NO_KEY
+        if key is NO_KEY or not _keyed(receiver):
+            found = sm.contents(receiver)
+            return join(found, default) if default is not None else found
+        stored = dict(receiver.keys)
+        if key in stored:
+            return stored[key]
+        if method == "setdefault":  # stores the default under the key, and returns it
+            keys = (*receiver.keys, (key, default))
+            grown = Seq((join_all([v for _, v in keys]),), keys)
+            self.rebind_container(node.func.value, grown, state, scope)  # type: ignore[attr-defined]
+        return default
+
+    def store_item(self, target: cst.Subscript, value: Value, state: State, scope: Scope) -> None:
+        """``container[key] = value``: a dict gets the value under a literal key (any key:
+        one of its values), a list at a literal index (any index: one of its elements)."""
+        base = self.eval(target.value, state, scope)
+        index: Value = None
+        key: object = NO_KEY
+        for element in target.slice:
+            if isinstance(element.slice, cst.Index):
+                index = self.eval(element.slice.value, state, scope)
+                if len(target.slice) == 1:
+                    key = literal_key(element.slice.value, index)
+            else:  # a slice assignment: contents unknown from here
+                for child in children(element.slice):
+                    self.eval(child, state, scope)
+                return
+        if not isinstance(base, Seq):
+            return
+        changed: Value
+        if _keyed(base) and key is not NO_KEY:
+            keys = (*((k, v) for k, v in base.keys if k != key), (key, value))
+            changed = Seq((join_all([v for _, v in keys]),), keys)
+        elif base.keys or base.is_dict:
+            key_value = Const(key) if key is not NO_KEY else None
+            held = join(sm.contents(base), value) if base.items else value
+            changed = Seq(
+                (held,), is_dict=True, key=join(base.key, key_value) if base.items else key_value
+            )
+        elif type(key) is int and -len(base.items) <= key < len(base.items):
+            items = list(base.items)
+            items[key] = value
+            changed = Seq(tuple(items))
+        else:
+            changed = Seq(tuple(join(item, value) for item in base.items))
+        self.rebind_container(target.value, changed, state, scope)
+
+    def rebind_container(
+        self, expression: cst.BaseExpression, value: Value, state: State, scope: Scope
+    ) -> None:
+        """The container named by ``expression`` is now ``value``: a name bound in this
+        state (not a global read from a function: that would make it local), or an
+        attribute path of names (``self.streams``), bound as an assignment would."""
+        if isinstance(expression, cst.Name):
+            if expression.value in state.env:
+                self.bind_target(expression, value, state, scope)
+            return
+        node = expression
+        while isinstance(node, cst.Attribute):
+            node = node.value
+        if isinstance(node, cst.Name) and isinstance(expression, cst.Attribute):
+            self.bind_target(expression, value, state, scope)
+
+
+def _keyed(value: Seq) -> bool:
+    """A dict whose keys are all literals (a display, or an empty dict so far)."""
+    return bool(value.keys) or (value.is_dict and not value.items)
+
+
+def _changed(receiver: Seq, method: str, site: CallSite) -> Value:
+    """The list after ``append``/``appendleft``/``extend``/``insert``/``clear``; ``None``
+    when it is not known (a dict's ``clear`` aside, dicts are not changed by these)."""
+    if receiver.keys or receiver.is_dict:
+        return Seq((), is_dict=True) if method == "clear" else None
+    args = [arg.value for arg in site.positional]
+    items = receiver.items
+    if method == "clear":
+        return Seq(())
+    if site.star_at is not None or site.keywords:
+        return None
+    if method == "append" and len(args) == 1:
+        return Seq((*items, args[0]))
+    if method == "appendleft" and len(args) == 1:
+        return Seq((args[0], *items))
+    if method == "extend" and len(args) == 1:
+        added = args[0]
+        if isinstance(added, Seq) and not added.keys and not added.is_dict:
+            return Seq((*items, *added.items))
+        return may_contain([*items, sm.element(added)])
+    if method == "insert" and len(args) == 2:
+        where = args[0]
+        if isinstance(where, Const) and type(where.value) is int:
+            at = where.value
+            return Seq((*items[:at], args[1], *items[at:]))
+        return may_contain([*items, args[1]])
+    return None
+
+
+__all__ = ["CONTAINER_METHODS", "NO_KEY", "Containers", "literal_key"]
