@@ -65,13 +65,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("generators/itertools_chain", POSITIVE): (
         "`itertools.chain(a, b)` does not yield the elements of its arguments"
     ),
-    ("comprehensions/comp_filter", NEGATIVE): (
-        "a comprehension's `if` clause does not narrow its target (the contract's predicate "
-        "is applied in `if` statements only)"
-    ),
-    ("comprehensions/comp_walrus", POSITIVE): (
-        "an assignment expression in a comprehension does not bind in the enclosing scope"
-    ),
     ("exceptions/exception_attribute", POSITIVE): (
         "an exception instance bound by `except E as e` is not the raised instance (its "
         "attributes are lost)"
@@ -88,9 +81,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("containers/list_append", POSITIVE): (
         "`list.append` does not add to the list's elements (indexing and iterating miss the "
         "appended stream)"
-    ),
-    ("constants/and_short_circuit", NEGATIVE): (
-        "`False and x` evaluates `x` (short-circuit on literal operands is not followed)"
     ),
     ("imports/importlib_literal", POSITIVE): (
         '`importlib.import_module("name")` with a literal name is not followed as an import'

@@ -17,7 +17,7 @@ from ..effects import canonical
 from ..hazards import computed
 from ..state import State
 from ..syntax import children, dotted_name, string_value
-from ..values import Const, Instance, Ref, Seq, Tensor, Value, join, join_all
+from ..values import Const, Instance, Ref, Seq, Tensor, Value, join
 from .calls import Calls
 from .constants import const_truth
 from .core import Scope, may_contain
@@ -25,6 +25,10 @@ from .core import Scope, may_contain
 
 class Expressions:
     """The abstract value of each kind of expression, dispatched on the node's type."""
+
+    #: Per comprehension being evaluated, innermost last: the names its assignment
+    #: expressions bind (they belong to the enclosing scope). Made on first use.
+    _walrus: list[set[str]] | None = None
 
     def element_of(self, value: Value) -> Value:
         return sm.element(value)
@@ -81,6 +85,9 @@ class Expressions:
     def _eval_named(self, node: cst.NamedExpr, state: State, scope: Scope) -> Value:
         value = self.eval(node.value, state, scope)
         self.bind_target(node.target, value, state, scope)
+        walrus = self._walrus
+        if walrus and isinstance(node.target, cst.Name):  # in a comprehension: see below
+            walrus[-1].add(node.target.value)
         return value
 
     def _eval_sequence(self, node: cst.Tuple | cst.List, state: State, scope: Scope) -> Value:
@@ -148,8 +155,27 @@ class Expressions:
         return join(body, self.eval(node.orelse, state, scope))
 
     def _eval_boolean(self, node: cst.BooleanOperation, state: State, scope: Scope) -> Value:
-        operands = _left_spine(node, cst.BooleanOperation)
-        return join_all([self.eval(operand, state, scope) for operand in operands])
+        """``a and b`` / ``a or b``: the right operand runs only when the left one's truth
+        asks for it; with a literal left operand (``False and f()``, ``DEBUG or f()``) the
+        other side is decided, otherwise the value is either operand's.
+
+        A chain nests to the left (``a and b or c`` is ``(a and b) or c``): walked
+        iteratively, each step with its own operator.
+        """
+        steps: list[cst.BooleanOperation] = []
+        left: cst.CSTNode = node
+        while type(left) is cst.BooleanOperation:
+            steps.append(left)  # type: ignore[arg-type]
+            left = left.left  # type: ignore[attr-defined]
+        value = self.eval(left, state, scope)
+        for step in reversed(steps):
+            truth = const_truth(value)
+            runs_on = isinstance(step.operator, cst.And)  # ``and`` goes on when true
+            if truth is None:
+                value = join(value, self.eval(step.right, state, scope))
+            elif truth is runs_on:
+                value = self.eval(step.right, state, scope)
+        return value
 
     def _eval_binary(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
         # a + b + c + ... nests to the left: walk the spine instead of recursing, so long
@@ -179,20 +205,47 @@ class Expressions:
         return self.eval(node.expression, state, scope)
 
     def _eval_comprehension(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
-        inner = state.copy()
+        """A comprehension runs in its own scope, on a copy of the state.
+
+        Its ``if`` clauses narrow like ``if`` statements (the predicate of contract section
+        6, ``isinstance``, a literal ``False`` that keeps nothing), and an assignment
+        expression in it binds in the enclosing scope (PEP 572): the name may keep its
+        value from before when no element is made, so the two are joined.
+        """
+        walrus = self._walrus
+        if walrus is None:
+            walrus = self._walrus = []
+        walrus.append(set())
+        try:
+            made = self._comprehension_value(node, state.copy(), scope)
+        finally:
+            bound = walrus.pop()
+        for name in bound:
+            before = self.lookup(name, state, scope)
+            self.bind(name, join(before, made[1].env.get(name)), state, scope)
+        if walrus and bound:  # a comprehension inside a comprehension: the outer binds too
+            walrus[-1].update(bound)
+        return made[0]
+
+    def _comprehension_value(
+        self, node: cst.CSTNode, inner: State, scope: Scope
+    ) -> tuple[Value, State]:
+        """The comprehension's value, and the state its last element is made in."""
         for_in = node.for_in
         while for_in is not None:
             element = self.element_of(self.eval(for_in.iter, inner, scope))
             self._bind_local(for_in.target, element, inner)
             for cond in for_in.ifs:
-                self.eval(cond.test, inner, scope)
+                if const_truth(self.eval(cond.test, inner, scope)) is False:
+                    return Seq(()), inner  # ``if False``: no element is ever made
+                inner = self.narrow(cond.test, inner, scope)[0]
             for_in = for_in.inner_for_in
         if isinstance(node, cst.DictComp):
             key = self.eval(node.key, inner, scope)
             made = self.eval(node.value, inner, scope)
             # Iterating the dict gives its keys; its values are read by subscript or values().
-            return Seq((made,), is_dict=True, key=key) if made is not None else None
-        return may_contain([self.eval(node.elt, inner, scope)])
+            return (Seq((made,), is_dict=True, key=key) if made is not None else None), inner
+        return may_contain([self.eval(node.elt, inner, scope)]), inner
 
     def _bind_local(self, target: cst.CSTNode, value: Value, state: State) -> None:
         """Bind comprehension targets: they do not leak into the enclosing scope."""
