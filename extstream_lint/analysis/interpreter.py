@@ -16,6 +16,7 @@ per concern, the way mypy splits its checker:
 
 * :mod:`.interp.core`: the passes, scopes, names (bind, lookup, assignment targets), reporting;
 * :mod:`.interp.statements`: statements and control flow;
+* :mod:`.interp.patterns`: the ``match`` statement, its patterns and guards;
 * :mod:`.interp.imports`: import statements;
 * :mod:`.interp.expressions`: expressions;
 * :mod:`.interp.calls`: function definitions and calls;
@@ -43,6 +44,7 @@ from .interp.higher_order import HigherOrder
 from .interp.imports import Imports
 from .interp.narrowing import Narrowing
 from .interp.objects import Objects
+from .interp.patterns import Patterns
 from .interp.statements import Statements
 from .interp.unpacking import Unpacking
 from .interp.views import Views
@@ -52,6 +54,7 @@ __all__ = ["Interpreter"]
 
 class Interpreter(
     Statements,
+    Patterns,
     Imports,
     Expressions,
     Calls,

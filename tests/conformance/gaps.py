@@ -89,22 +89,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "an import nested in a top-level compound statement (`try:`, even `if True:`) is not "
         "followed into the imported module"
     ),
-    ("match/as_pattern", POSITIVE): (
-        "`case ExternalStream() as s:` does not narrow an unknown subject to an external stream"
-    ),
-    ("match/guard_literal", NEGATIVE): (
-        "a guard that is a literal `False` does not make the case unreachable"
-    ),
-    ("match/mapping_pattern", POSITIVE): (
-        "a mapping pattern does not bind the value of its literal key"
-    ),
-    ("match/mapping_rest", POSITIVE): (
-        "`**rest` in a mapping pattern does not bind the remaining items"
-    ),
-    ("match/or_pattern", POSITIVE): ("names bound by an or-pattern's alternatives get nothing"),
-    ("match/value_pattern_constant", NEGATIVE): (
-        "a value pattern on a module-level constant does not decide which case runs"
-    ),
 }
 
 __all__ = ["KNOWN_GAPS", "NEGATIVE", "POSITIVE"]

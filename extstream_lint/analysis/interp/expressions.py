@@ -17,7 +17,7 @@ from ..effects import canonical
 from ..hazards import computed
 from ..state import State
 from ..syntax import children, dotted_name, string_value
-from ..values import Const, Instance, Ref, Seq, Tensor, Value, join
+from ..values import Const, ExtStream, Instance, Ref, Seq, Tensor, Value, join
 from .calls import Calls
 from .constants import const_truth
 from .core import Scope, may_contain
@@ -60,14 +60,26 @@ class Expressions:
         return Const(0.5)  # any non-integer number: only its type matters
 
     def _eval_string(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
+        """A short plain string keeps its text (``MODE = "overlap"`` decides a comparison or
+        a ``match`` case); any other string is ``""``, which stands for "some string"."""
         # "a" "b" "c" ... nests to the right; only f-string replacement fields hold code.
+        parts: list[str] | None = []
         while type(node) is cst.ConcatenatedString:
-            self._eval_string(node.left, state, scope)  # type: ignore[attr-defined]
+            text = self._eval_string(node.left, state, scope)  # type: ignore[attr-defined]
+            if parts is not None and isinstance(text, Const) and text.value:
+                parts.append(text.value)  # type: ignore[arg-type]
+            else:
+                parts = None
             node = node.right  # type: ignore[attr-defined]
         if type(node) is cst.FormattedString:
             for child in children(node):
                 self.eval(child, state, scope)
-        return Const("")
+            return Const("")
+        text = string_value(node) if type(node) is cst.SimpleString else None  # type: ignore[arg-type]
+        if parts is None or text is None:
+            return Const("")
+        whole = "".join(parts) + text
+        return Const(whole) if len(whole) <= _MAX_TEXT else Const("")
 
     def _eval_unary(self, node: cst.UnaryOperation, state: State, scope: Scope) -> Value:
         value = self.eval(node.expression, state, scope)
@@ -111,10 +123,10 @@ class Expressions:
         keyed: dict[object, Value] | None = {}
         for element in node.elements:
             if isinstance(element, cst.DictElement):
-                key = _literal_key(element.key, self.eval(element.key, state, scope))
+                key = literal_key(element.key, self.eval(element.key, state, scope))
                 value = self.eval(element.value, state, scope)
                 values.append(value)
-                if keyed is not None and key is not _NO_KEY:
+                if keyed is not None and key is not NO_KEY:
                     keyed[key] = value  # a repeated key: the last one wins, as in Python
                 else:
                     keyed = None
@@ -140,12 +152,26 @@ class Expressions:
                 return base if isinstance(base, Seq) else None  # a slice: same contents
         if isinstance(base, Instance) and base.cls.fields:
             base = self._as_seq(base)
-        wanted = _NO_KEY
+        wanted = NO_KEY
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            wanted = _literal_key(node.slice[0].slice.value, index)
-        if wanted is _NO_KEY:
+            wanted = literal_key(node.slice[0].slice.value, index)
+        if wanted is NO_KEY:
             return sm.contents(base)
         return sm.item(base, wanted)  # type: ignore[arg-type]
+
+    def _eval_comparison(self, node: cst.Comparison, state: State, scope: Scope) -> Value:
+        """``a == b``, ``a is None``, ``a in (...)``...: a literal ``bool`` when every operand
+        is a literal the interpreter knows, so the branch it guards is decided."""
+        left = self.eval(node.left, state, scope)
+        result: Value = Const(True)
+        for target in node.comparisons:
+            right = self.eval(target.comparator, state, scope)
+            if result is not None:
+                step = compare(left, _OPERATORS.get(type(target.operator), ""), right)
+                if step is None or step == Const(False):
+                    result = step
+            left = right
+        return result
 
     def _eval_ifexp(self, node: cst.IfExp, state: State, scope: Scope) -> Value:
         truth = const_truth(self.eval(node.test, state, scope))
@@ -271,17 +297,94 @@ class Expressions:
 
 
 #: Not a literal dict key (an expression whose value the analysis does not know).
-_NO_KEY = object()
+NO_KEY = object()
+
+#: The longest string literal kept with its text (longer ones are docstrings and messages).
+_MAX_TEXT = 80
+
+#: The comparison operators :func:`compare` decides.
+_OPERATORS: dict[type, str] = {
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+    cst.Is: "is",
+    cst.IsNot: "is not",
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.In: "in",
+    cst.NotIn: "not in",
+}
 
 
-def _literal_key(node: cst.CSTNode, value: Value) -> object:
+def _known(value: Value) -> bool:
+    """A literal whose value is known exactly (``""`` stands for any string, a float for
+    any number)."""
+    if not isinstance(value, Const):
+        return False
+    raw = value.value
+    return raw is None or type(raw) in (bool, int) or (type(raw) is str and raw != "")
+
+
+def compare(left: Value, operator: str, right: Value) -> Value:
+    """``left <operator> right`` as a literal ``bool``, or ``None`` when it is not known."""
+    if operator in ("in", "not in"):
+        if not _known(left) or not isinstance(right, Seq) or right.is_dict:
+            return None
+        members = [Const(key) for key, _ in right.keys] if right.keys else list(right.items)
+        if (len(members) == 1 and not right.keys) or not all(_known(m) for m in members):
+            return None  # one item may stand for a container of any length
+        found = any(compare(left, "==", member) == Const(True) for member in members)
+        return Const(found if operator == "in" else not found)
+    if operator in ("is", "is not") and (_is_none_value(left) or _is_none_value(right)):
+        # ``x is None``: an object the analysis tracks (a stream, an instance) is not None
+        other = right if _is_none_value(left) else left
+        if _known(other) or (other is not None and not _maybe_none(other)):
+            same = _is_none_value(other)
+            return Const(same if operator == "is" else not same)
+        return None
+    if not (_known(left) and _known(right)):
+        return None
+    a, b = left.value, right.value  # type: ignore[union-attr]
+    if operator in ("is", "is not"):
+        if type(a) is not type(b) or (type(a) not in (bool,) and a is not None):
+            return None  # identity of ints and strings is an implementation detail
+        return Const((a is b) if operator == "is" else (a is not b))
+    if operator in ("==", "!="):
+        same = a == b and (type(a) is str) == (type(b) is str)
+        return Const(same if operator == "==" else not same)
+    if (type(a) is str) != (type(b) is str) or a is None or b is None:
+        return None  # a TypeError at run time: not ours to decide
+    if operator == "<":
+        return Const(a < b)  # type: ignore[operator]
+    if operator == "<=":
+        return Const(a <= b)  # type: ignore[operator]
+    if operator == ">":
+        return Const(a > b)  # type: ignore[operator]
+    if operator == ">=":
+        return Const(a >= b)  # type: ignore[operator]
+    return None
+
+
+def _is_none_value(value: Value) -> bool:
+    return isinstance(value, Const) and value.value is None
+
+
+def _maybe_none(value: Value) -> bool:
+    """Whether a tracked value may still be ``None`` on some path."""
+    if isinstance(value, ExtStream):
+        return value.nullable or value.param is not None or not value.must
+    return not isinstance(value, (Seq, Instance, Const))
+
+
+def literal_key(node: cst.CSTNode, value: Value) -> object:
     """The key a dict display or subscript spells literally: a plain string or an int."""
     if type(node) is cst.SimpleString:
         text = string_value(node)  # type: ignore[arg-type]
-        return _NO_KEY if text is None else text
+        return NO_KEY if text is None else text
     if isinstance(value, Const) and type(value.value) is int:
         return value.value
-    return _NO_KEY
+    return NO_KEY
 
 
 def _left_spine(node: cst.CSTNode, kind: type) -> list[cst.CSTNode]:
@@ -322,6 +425,7 @@ _EVALUATORS = {
     cst.Subscript: Expressions._eval_subscript,
     cst.List: Expressions._eval_sequence,
     cst.IfExp: Expressions._eval_ifexp,
+    cst.Comparison: Expressions._eval_comparison,
     cst.BooleanOperation: Expressions._eval_boolean,
     cst.BinaryOperation: Expressions._eval_binary,
     cst.Await: Expressions._eval_await,
