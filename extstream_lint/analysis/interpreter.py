@@ -22,6 +22,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.calls`: function definitions and calls;
 * :mod:`.interp.arguments`: a call's arguments, spreads included (binding: :mod:`.binding`);
 * :mod:`.interp.builtins`: the builtins that move values;
+* :mod:`.interp.library`: ``contextlib`` and ``itertools`` calls that pass values through;
 * :mod:`.interp.higher_order`: closures, decorators, calls of function-valued parameters;
 * :mod:`.interp.unpacking`: one unpacking routine for every binding site;
 * :mod:`.interp.constants`: literal tests decide branches; summaries copied per literal;
@@ -42,6 +43,7 @@ from .interp.core import Core
 from .interp.expressions import Expressions
 from .interp.higher_order import HigherOrder
 from .interp.imports import Imports
+from .interp.library import Library
 from .interp.narrowing import Narrowing
 from .interp.objects import Objects
 from .interp.patterns import Patterns
@@ -63,6 +65,7 @@ class Interpreter(
     Unpacking,
     Arguments,
     Builtins,
+    Library,
     Classes,
     Objects,
     Views,

@@ -56,15 +56,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("dataclasses/namedtuple_collections", POSITIVE): (
         "`collections.namedtuple(...)` fields are not bound by its constructor"
     ),
-    ("with_stmt/nullcontext_value", POSITIVE): (
-        "`with contextlib.nullcontext(v) as s` does not bind `s` to `v`"
-    ),
-    ("generators/yield_from", POSITIVE): (
-        "`yield from` does not yield the delegate generator's values"
-    ),
-    ("generators/itertools_chain", POSITIVE): (
-        "`itertools.chain(a, b)` does not yield the elements of its arguments"
-    ),
     ("exceptions/exception_attribute", POSITIVE): (
         "an exception instance bound by `except E as e` is not the raised instance (its "
         "attributes are lost)"

@@ -56,6 +56,7 @@ from ..values import (
 from .builtins import BUILTINS
 from .classes import Super
 from .core import Scope, is_symbolic, may_contain
+from .library import LIBRARY_CALLS
 from .objects import OBJECT_CALLS
 
 
@@ -492,6 +493,8 @@ class Calls:
         """A call of a torch API (or any resolved name): :mod:`.effects` says what it does."""
         if qualname in OBJECT_CALLS:  # copy.copy, dataclasses.replace, threading.local...
             return self.object_call(qualname, site)
+        if qualname in LIBRARY_CALLS:  # contextlib.nullcontext(v), itertools (library.py)
+            return self.call_library(qualname, site)
         if DEFAULT_CAPTURE_STREAM in state.env or scope.kind == "module":
             capture_default = state.env.get(DEFAULT_CAPTURE_STREAM)  # in program order
         else:  # a function may run after any module-level assignment

@@ -217,9 +217,8 @@ class Expressions:
 
     def _eval_yield(self, node: cst.Yield, state: State, scope: Scope) -> Value:
         value = node.value
-        if isinstance(value, cst.From):
-            self.eval(value.item, state, scope)
-            yielded: Value = None
+        if isinstance(value, cst.From):  # ``yield from g``: each element of g, in turn
+            yielded: Value = self.element_of(self.eval(value.item, state, scope))
         else:
             yielded = self.eval(value, state, scope) if value is not None else Const(None)
         info = scope.function
