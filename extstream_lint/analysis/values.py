@@ -487,11 +487,15 @@ Value = Union[
 def join(a: Value, b: Value) -> Value:
     """Merge two values where control flow joins.
 
-    ``None`` (the literal) does not dilute an external stream: a variable that is either
-    ``None`` or an external stream can only be used as a stream when it is the latter.
+    ``None`` (the literal) dilutes neither an external stream nor an object: a variable that
+    is either ``None`` or a stream (a function, an object, a container: the optional-import
+    idiom) can only be used as one when it is the latter.
     """
     if a == b:
         return a
+    other = b if _is_none(a) else a if _is_none(b) else None
+    if other is not None and not isinstance(other, (Const, ExtStream, StreamCtx)):
+        return other
     if isinstance(a, ExtStream):
         if isinstance(b, ExtStream):
             if (a.param is None) != (b.param is None):

@@ -14,7 +14,7 @@ import libcst as cst
 
 from ..sites import Arg, CallSite
 from ..state import State
-from ..values import ExtStream, Seq, Value
+from ..values import Const, ExtStream, Seq, Value
 from .core import may_contain
 
 
@@ -53,6 +53,10 @@ class Builtins:
             return self.element_of(values[0])
         if name == "dict":
             return self._make_dict(site)
+        if name == "__import__":  # the top-level package, as ``import a.b`` binds ``a``,
+            listed = site.arg(3, "fromlist")  # or the module itself given a ``fromlist``
+            empty = listed is None or listed.value in (Const(None), Seq(()))
+            return self.import_by_call(site, whole=not empty)
         if name in ("list", "tuple", "set", "frozenset", "sorted", "reversed", "iter") and values:
             value = values[0]
             if isinstance(value, Seq) and not value.keys and not value.is_dict:
@@ -115,6 +119,7 @@ BUILTINS = frozenset(
         "min",
         "max",
         "filter",
+        "__import__",
     }
 )
 

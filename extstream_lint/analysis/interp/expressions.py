@@ -370,10 +370,12 @@ def _is_none_value(value: Value) -> bool:
 
 
 def _maybe_none(value: Value) -> bool:
-    """Whether a tracked value may still be ``None`` on some path."""
+    """Whether a tracked value may still be ``None`` on some path: only an external stream
+    made on every path says it is not (an object joined with ``None`` is kept as the
+    object, :func:`..values.join`)."""
     if isinstance(value, ExtStream):
         return value.nullable or value.param is not None or not value.must
-    return not isinstance(value, (Seq, Instance, Const))
+    return True
 
 
 def literal_key(node: cst.CSTNode, value: Value) -> object:

@@ -1,4 +1,5 @@
-"""Standard-library calls that pass values through: ``contextlib`` and ``itertools``.
+"""Standard-library calls that pass values through: ``contextlib``, ``itertools``, and
+imports by call (``importlib.import_module("pkg.mod")``, ``__import__``).
 
 They hold no stream semantics of their own, but a stream given to them comes back out:
 ``with contextlib.nullcontext(ext) as s`` binds ``s`` to ``ext`` (``closing(x)`` too), and
@@ -22,8 +23,9 @@ per resolved call.
 
 from __future__ import annotations
 
+from ..effects import canonical, enables_transfer_to_npu
 from ..sites import CallSite
-from ..values import Const, Seq, StreamCtx, Value, join
+from ..values import Const, Ref, Seq, StreamCtx, Value, join
 from .core import may_contain
 
 #: Entering gives the first argument (``enter_result`` for ``nullcontext``).
@@ -40,6 +42,7 @@ _ELEMENTS_OF = {
 
 LIBRARY_CALLS = frozenset(
     {
+        "importlib.import_module",
         *_GIVES_ARGUMENT,
         *_ELEMENTS_OF,
         "itertools.accumulate",
@@ -64,6 +67,8 @@ class Library:
 
     def call_library(self, qualname: str, site: CallSite) -> Value:
         """The value of a call of one of :data:`LIBRARY_CALLS`."""
+        if qualname == "importlib.import_module":
+            return self.import_by_call(site, whole=True)
         if qualname in _GIVES_ARGUMENT:
             given = site.arg(0, _GIVES_ARGUMENT[qualname])
             if given is None or given.value is None:
@@ -115,6 +120,22 @@ class Library:
             return may_contain([copy])
         # permutations, combinations: tuples of any element
         return may_contain([_any(values[0], self)])
+
+    def import_by_call(self, site: CallSite, whole: bool) -> Value:
+        """``importlib.import_module("a.b")`` (the module ``a.b``: ``whole``) or
+        ``__import__("a.b")`` (the package ``a``): an import by a literal name runs the
+        module as an ``import`` statement does, with its effects (``transfer_to_npu``)."""
+        given = site.arg(0, "name")
+        name = given.value.value if given is not None and isinstance(given.value, Const) else None
+        if not isinstance(name, str) or not name or name.startswith("."):
+            return None
+        if enables_transfer_to_npu(name):
+            self._remap_cuda()
+        else:
+            self._import_effects(name.split(".", 1)[0], name)
+        wanted = name if whole else name.split(".", 1)[0]
+        found = self._project_module(wanted)
+        return found if found is not None else Ref(canonical(wanted, self.transfer_to_npu))
 
 
 def _any(value: Value, interp: Library) -> Value:
