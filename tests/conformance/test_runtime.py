@@ -54,7 +54,12 @@ NOT_RUN: dict[str, str] = {
 }
 NOT_RUN.update(
     dict.fromkeys(
-        ("imports/importlib_transfer", "imports/transfer_parent_plain_import"),
+        (
+            "imports/importlib_transfer",
+            "imports/transfer_parent_plain_import",
+            "imports/transfer_parent_package",
+            "imports/transfer_own_package",
+        ),
         "the simulation has no torch_npu.contrib.transfer_to_npu",
     )
 )
