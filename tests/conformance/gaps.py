@@ -37,18 +37,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "an attribute a class decorator sets on the class (`cls.stream = ext`) is not seen by "
         "the class's methods"
     ),
-    ("closures/closure_late_binding", NEGATIVE): (
-        "a closure reads the enclosing name's value at definition, not when it is called "
-        "(late binding)"
-    ),
-    ("closures/nonlocal_rebinding", POSITIVE): (
-        "an assignment through `nonlocal` in a called nested function does not change the "
-        "enclosing name"
-    ),
-    ("closures/nonlocal_rebinding", NEGATIVE): (
-        "an assignment through `nonlocal` in a called nested function does not change the "
-        "enclosing name"
-    ),
     ("classes/call_dunder", POSITIVE): (
         "calling an instance does not dispatch to its class's `__call__`"
     ),

@@ -93,6 +93,8 @@ class Calls:
                 cls.attrs[node.name.value] = value
         self._deferred.append((node, scope, cls))
         self._definitions[info] = (node, scope, cls)
+        if scope.kind == "function":  # a closure: it reads the enclosing names late
+            self.note_def(node, state, scope)
         return state
 
     def _run_function(
@@ -418,6 +420,8 @@ class Calls:
         # ``make_syncer(s)()``, ``ops["sync"](s)``: no dotted name, so the function's own.
         named = site is not None and site.callee_text != _UNNAMED_CALLEE
         self._apply(info, node, binding, state, site.callee_text if named else info.name)
+        if self._writes_through:  # ``nonlocal s; s = ...``: the caller's ``s`` changes
+            self.apply_writes_through(info, state, binding)
         if info.summary.capture_seen:  # it assigns torch.npu.graph.default_capture_stream
             self._apply_capture(info.summary, binding, state)
         if "contextmanager" in info.decorators or "asynccontextmanager" in info.decorators:
