@@ -171,8 +171,12 @@ class Calls:
             info.enclosing = self._function
         if self.learning:
             info.defaults = defaults
-        # Runs later, when called: a summarised function like any other.
+        # Runs later, when called: a summarised function like any other. It reads the
+        # enclosing names late, as a nested ``def`` does (higher_order.py): as they are bound
+        # after it, as the previous pass saw, else as they are here.
         inner = State(dict(state.env), sm.caller_current(info))
+        if scope.kind == "function":
+            inner.env.update(self.note_lambda(node, state, scope))
         for index, (name, _) in enumerate(info.params):
             inner.env[name] = sm.symbolic(ParamRef(info, index))
         outer, self._function = self._function, info

@@ -339,9 +339,9 @@ class Core:
         )
 
     #: Late binding (:mod:`.higher_order`): per function defined in a function body, the
-    #: enclosing names at its ``def`` and what each is bound to after it; per enclosing
+    #: enclosing names at its ``def``, what each is bound to after it, the pass; per enclosing
     #: scope (by ``id``), the functions defined in it so far. Made on first use.
-    _late_defs: dict[cst.FunctionDef, tuple[dict[str, Value], dict[str, Value]]] | None = None
+    _late_defs: dict[cst.CSTNode, tuple[dict[str, Value], dict[str, Value], int]] | None = None
     _open_defs: dict[int, set[cst.FunctionDef]] | None = None
     #: Per function (its ``def``), the names of other scopes it binds through ``nonlocal``
     #: or ``global``: the scope and the value (:mod:`.higher_order`).

@@ -79,8 +79,16 @@ class HigherOrder:
         managed), or as it was at the ``def`` when nothing rebinds it."""
         if self._late_defs is None:
             self._late_defs, self._open_defs = {}, {}
-        self._late_defs[node] = (dict(state.env), {})
+        self._late_defs[node] = (dict(state.env), {}, self._passes)
         self._open_defs.setdefault(id(scope), set()).add(node)  # type: ignore[union-attr]
+
+    def note_lambda(self, node: cst.Lambda, state: State, scope: Scope) -> dict[str, Value]:
+        """A ``lambda`` in a function body, whose body is evaluated where it is made: the
+        enclosing names bound after it in the previous pass (none in the first), which it
+        reads instead of their values here; from here on, this pass's are noted."""
+        late = self._late_defs.get(node) if self._late_defs else None  # type: ignore[call-overload]
+        self.note_def(node, state, scope)  # type: ignore[arg-type]
+        return late[1] if late is not None else {}
 
     def note_late_binding(
         self, name: str, value: Value, nodes: set[cst.FunctionDef] | None
@@ -89,8 +97,9 @@ class HigherOrder:
         if not nodes:
             return
         for node in nodes:
-            after = self._late_defs[node][1]  # type: ignore[index]
-            after[name] = join(after[name], value) if name in after else value
+            _, after, made_in = self._late_defs[node]  # type: ignore[index]
+            if made_in == self._passes:  # not a def an earlier pass noted (not run yet now)
+                after[name] = join(after[name], value) if name in after else value
 
     def note_write_through(self, scope: Scope, holder: Scope, name: str, value: Value) -> None:
         """The function of ``scope`` binds ``holder``'s ``name`` (``nonlocal``/``global``)."""
@@ -130,7 +139,7 @@ class HigherOrder:
         late = self._late_defs.get(where[0]) if where is not None else None  # type: ignore[union-attr]
         if late is None:
             return False, None
-        at_def, after = late
+        at_def, after, _ = late
         if name in after:
             return True, after[name]
         if name in at_def:
