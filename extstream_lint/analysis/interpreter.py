@@ -16,12 +16,14 @@ per concern, the way mypy splits its checker:
 
 * :mod:`.interp.core`: the passes, scopes, names (bind, lookup, assignment targets), reporting;
 * :mod:`.interp.statements`: statements and control flow;
+* :mod:`.interp.patterns`: the ``match`` statement, its patterns and guards;
 * :mod:`.interp.imports`: import statements;
 * :mod:`.interp.expressions`: expressions;
 * :mod:`.interp.calls`: function definitions and calls;
 * :mod:`.interp.arguments`: a call's arguments, spreads included (binding: :mod:`.binding`);
 * :mod:`.interp.builtins`: the builtins that move values;
 * :mod:`.interp.containers`: containers changed in place (``append``, ``d[k] = v``, ``get``);
+* :mod:`.interp.library`: ``contextlib`` and ``itertools`` calls that pass values through;
 * :mod:`.interp.higher_order`: closures, decorators, calls of function-valued parameters;
 * :mod:`.interp.unpacking`: one unpacking routine for every binding site;
 * :mod:`.interp.constants`: literal tests decide branches; summaries copied per literal;
@@ -43,8 +45,10 @@ from .interp.core import Core
 from .interp.expressions import Expressions
 from .interp.higher_order import HigherOrder
 from .interp.imports import Imports
+from .interp.library import Library
 from .interp.narrowing import Narrowing
 from .interp.objects import Objects
+from .interp.patterns import Patterns
 from .interp.statements import Statements
 from .interp.unpacking import Unpacking
 from .interp.views import Views
@@ -54,6 +58,7 @@ __all__ = ["Interpreter"]
 
 class Interpreter(
     Statements,
+    Patterns,
     Imports,
     Expressions,
     Calls,
@@ -63,6 +68,7 @@ class Interpreter(
     Arguments,
     Builtins,
     Containers,
+    Library,
     Classes,
     Objects,
     Views,

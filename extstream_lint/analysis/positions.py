@@ -3,9 +3,9 @@
 libcst nodes carry no positions, and computing them (``PositionProvider``) costs about twice
 as much as parsing. The ``ast`` tree does carry them, and flake8 hands it to us for free, so
 we match nodes instead: the k-th call of the file in source order in libcst is the k-th
-call in ``ast`` (same for ``with`` statements, function definitions and annotated
-assignments). The match is verified (counts per kind, callee names); if anything disagrees,
-or ``ast`` cannot parse the file, we fall back to ``PositionProvider``.
+call in ``ast`` (same for ``with`` statements, function definitions, annotated
+assignments and class patterns). The match is verified (counts per kind, callee names); if
+anything disagrees, or ``ast`` cannot parse the file, we fall back to ``PositionProvider``.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ _KINDS: dict[type, tuple[type, ...]] = {
     cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
     cst.AnnAssign: (ast.AnnAssign,),
 }
+if hasattr(ast, "MatchClass"):  # Python 3.10+: ``case ExternalStream():`` narrows (patterns)
+    _KINDS[cst.MatchClass] = (ast.MatchClass,)
 _AST_TO_KIND: dict[type, type] = {a: c for c, group in _KINDS.items() for a in group}
 #: Attribute reads are located only when asked for (where a method was bound, for messages).
 _WITH_ATTRIBUTES: dict[type, tuple[type, ...]] = {**_KINDS, cst.Attribute: (ast.Attribute,)}
@@ -42,8 +44,8 @@ def locate(
     source: str,
     tree: ast.Module | None,
 ) -> dict[cst.CSTNode, Position]:
-    """Positions of the ``wanted`` nodes (calls, withs, defs, annotated assignments, and
-    attribute reads)."""
+    """Positions of the ``wanted`` nodes (calls, withs, defs, annotated assignments, class
+    patterns, and attribute reads)."""
     wanted = set(wanted)
     if not wanted:
         return {}

@@ -489,11 +489,15 @@ Value = Union[
 def join(a: Value, b: Value) -> Value:
     """Merge two values where control flow joins.
 
-    ``None`` (the literal) does not dilute an external stream: a variable that is either
-    ``None`` or an external stream can only be used as a stream when it is the latter.
+    ``None`` (the literal) dilutes neither an external stream nor an object: a variable that
+    is either ``None`` or a stream (a function, an object, a container: the optional-import
+    idiom) can only be used as one when it is the latter.
     """
     if a == b:
         return a
+    other = b if _is_none(a) else a if _is_none(b) else None
+    if other is not None and not isinstance(other, (Const, ExtStream, StreamCtx)):
+        return other
     if isinstance(a, ExtStream):
         if isinstance(b, ExtStream):
             if (a.param is None) != (b.param is None):
@@ -509,8 +513,7 @@ def join(a: Value, b: Value) -> Value:
                 also=refs[1:],
                 device=a.device | b.device if a.device and b.device else None,
             )
-        none = isinstance(b, Const) and b.value is None
-        return replace(a, nullable=True) if none else a.weakened()
+        return replace(a, nullable=True) if _is_none(b) else a.weakened()
     if isinstance(b, ExtStream):
         return join(b, a)
     if isinstance(a, StreamCtx) or isinstance(b, StreamCtx):
@@ -562,6 +565,10 @@ def _join_tensors(a: Tensor, b: Tensor) -> Tensor:
     place = a.place if a.place == b.place else UNKNOWN
     index = a.index if a.index == b.index else None
     return Tensor(place, index, join_made(a.made, b.made))
+
+
+def _is_none(value: Value) -> bool:
+    return isinstance(value, Const) and value.value is None
 
 
 def _is_number(value: Value) -> bool:

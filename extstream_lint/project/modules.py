@@ -415,7 +415,15 @@ def imported_names(text: str) -> list[Import]:
             words = part.split()
             if words:
                 found.append((0, words[0], True, "", top))
+    if "import_module" in text or "__import__" in text:
+        # ``importlib.import_module("a.b")`` / ``__import__("a.b")``: ``import a.b`` by call
+        for match in _IMPORT_CALL.finditer(text):
+            found.append((0, match.group(2), True, "", False))
     return found
+
+
+#: A call that imports a module named by a string literal (absolute names only).
+_IMPORT_CALL = re.compile(r"\b(?:import_module|__import__)\(\s*(['\"])([\w.]+)\1")
 
 
 def _bound_names(names: str) -> list[str]:

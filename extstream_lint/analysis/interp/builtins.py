@@ -14,7 +14,7 @@ import libcst as cst
 
 from ..sites import Arg, CallSite
 from ..state import State
-from ..values import ExtStream, Instance, Seq, Value, join
+from ..values import Const, ExtStream, Instance, Seq, Value, join
 from .core import may_contain
 
 
@@ -60,6 +60,10 @@ class Builtins:
             return self._make_dict(site) if values or site.keywords else Seq((), is_dict=True)
         if name == "list" and not values and not site.keywords and site.star_at is None:
             return Seq(())  # an empty list (containers.py adds to it)
+        if name == "__import__":  # the top-level package, as ``import a.b`` binds ``a``,
+            listed = site.arg(3, "fromlist")  # or the module itself given a ``fromlist``
+            empty = listed is None or listed.value in (Const(None), Seq(()))
+            return self.import_by_call(site, whole=not empty)
         if name in ("list", "tuple", "set", "frozenset", "sorted", "reversed", "iter") and values:
             value = values[0]
             if isinstance(value, Seq) and not value.keys and not value.is_dict:
@@ -124,6 +128,7 @@ BUILTINS = frozenset(
         "min",
         "max",
         "filter",
+        "__import__",
     }
 )
 

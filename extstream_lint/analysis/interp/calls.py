@@ -59,6 +59,7 @@ from .builtins import BUILTINS
 from .classes import Super
 from .containers import CONTAINER_METHODS
 from .core import Scope, is_symbolic, may_contain
+from .library import LIBRARY_CALLS
 from .objects import OBJECT_CALLS
 
 
@@ -95,6 +96,8 @@ class Calls:
                 cls.attrs[node.name.value] = value
         self._deferred.append((node, scope, cls))
         self._definitions[info] = (node, scope, cls)
+        if scope.kind == "function":  # a closure: it reads the enclosing names late
+            self.note_def(node, state, scope)
         return state
 
     def _run_function(
@@ -171,8 +174,12 @@ class Calls:
             info.enclosing = self._function
         if self.learning:
             info.defaults = defaults
-        # Runs later, when called: a summarised function like any other.
+        # Runs later, when called: a summarised function like any other. It reads the
+        # enclosing names late, as a nested ``def`` does (higher_order.py): as they are bound
+        # after it, as the previous pass saw, else as they are here.
         inner = State(dict(state.env), sm.caller_current(info))
+        if scope.kind == "function":
+            inner.env.update(self.note_lambda(node, state, scope))
         for index, (name, _) in enumerate(info.params):
             inner.env[name] = sm.symbolic(ParamRef(info, index))
         outer, self._function = self._function, info
@@ -438,6 +445,8 @@ class Calls:
         # ``make_syncer(s)()``, ``ops["sync"](s)``: no dotted name, so the function's own.
         named = site is not None and site.callee_text != _UNNAMED_CALLEE
         self._apply(info, node, binding, state, site.callee_text if named else info.name)
+        if self._writes_through:  # ``nonlocal s; s = ...``: the caller's ``s`` changes
+            self.apply_writes_through(info, state, binding)
         if info.summary.capture_seen:  # it assigns torch.npu.graph.default_capture_stream
             self._apply_capture(info.summary, binding, state)
         if "contextmanager" in info.decorators or "asynccontextmanager" in info.decorators:
@@ -523,6 +532,8 @@ class Calls:
         """A call of a torch API (or any resolved name): :mod:`.effects` says what it does."""
         if qualname in OBJECT_CALLS:  # copy.copy, dataclasses.replace, threading.local...
             return self.object_call(qualname, site)
+        if qualname in LIBRARY_CALLS:  # contextlib.nullcontext(v), itertools (library.py)
+            return self.call_library(qualname, site)
         if DEFAULT_CAPTURE_STREAM in state.env or scope.kind == "module":
             capture_default = state.env.get(DEFAULT_CAPTURE_STREAM)  # in program order
         else:  # a function may run after any module-level assignment

@@ -344,9 +344,21 @@ class Core:
             device=s.device,
         )
 
+    #: Late binding (:mod:`.higher_order`): per function defined in a function body, the
+    #: enclosing names at its ``def``, what each is bound to after it, the pass; per enclosing
+    #: scope (by ``id``), the functions defined in it so far. Made on first use.
+    _late_defs: dict[cst.CSTNode, tuple[dict[str, Value], dict[str, Value], int]] | None = None
+    _open_defs: dict[int, set[cst.FunctionDef]] | None = None
+    #: Per function (its ``def``), the names of other scopes it binds through ``nonlocal``
+    #: or ``global``: the scope and the value (:mod:`.higher_order`).
+    _writes_through: dict[cst.FunctionDef, dict[str, tuple[Scope, Value]]] | None = None
+
     def bind(self, name: str, value: Value, state: State, scope: Scope) -> None:
         state.env[name] = value
         state.forget_paths_under(name)
+        opened = self._open_defs
+        if opened:
+            self.note_late_binding(name, value, opened.get(id(scope.holder(name))))
         if self.learning and not (self._static and not isinstance(value, Ref)):
             holder = scope.holder(name)
             holder.local_names.add(name)
@@ -356,6 +368,7 @@ class Core:
             if holder is not scope:
                 writes = holder.outer_writes
                 writes[name] = join(writes[name], value) if name in writes else value
+                self.note_write_through(scope, holder, name, value)
 
     def lookup(self, name: str, state: State, scope: Scope) -> Value:
         if name in state.env:
@@ -364,14 +377,18 @@ class Core:
             return scope.outer_names[name].summary.get(name)
         if name in scope.local_names and scope.kind != "class":
             return None
-        parent = scope.parent
+        child, parent = scope, scope.parent
         while parent is not None:
             if parent.kind != "class":
+                if parent.kind == "function" and self._late_defs:
+                    found, value = self.late_value(child, name)
+                    if found:
+                        return value
                 if name in parent.summary:
                     return parent.summary[name]
                 if name in parent.local_names:
                     return None
-            parent = parent.parent
+            child, parent = parent, parent.parent
         if name in IMPLICIT_MODULES:
             return Ref(name)
         return None

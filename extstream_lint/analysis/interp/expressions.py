@@ -16,8 +16,8 @@ from .. import summaries as sm
 from ..effects import canonical
 from ..hazards import computed
 from ..state import State
-from ..syntax import children, dotted_name
-from ..values import Const, Instance, Ref, Seq, Tensor, Value, join, join_all
+from ..syntax import children, dotted_name, string_value
+from ..values import Const, ExtStream, Instance, Ref, Seq, Tensor, Value, join, join_all
 from .calls import Calls
 from .constants import const_truth
 from .containers import NO_KEY, literal_key
@@ -26,6 +26,10 @@ from .core import Scope, may_contain
 
 class Expressions:
     """The abstract value of each kind of expression, dispatched on the node's type."""
+
+    #: Per comprehension being evaluated, innermost last: the names its assignment
+    #: expressions bind (they belong to the enclosing scope). Made on first use.
+    _walrus: list[set[str]] | None = None
 
     def element_of(self, value: Value) -> Value:
         if isinstance(value, Instance) and not value.cls.fields:  # __iter__ (objects.py)
@@ -59,14 +63,26 @@ class Expressions:
         return Const(0.5)  # any non-integer number: only its type matters
 
     def _eval_string(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
+        """A short plain string keeps its text (``MODE = "overlap"`` decides a comparison or
+        a ``match`` case); any other string is ``""``, which stands for "some string"."""
         # "a" "b" "c" ... nests to the right; only f-string replacement fields hold code.
+        parts: list[str] | None = []
         while type(node) is cst.ConcatenatedString:
-            self._eval_string(node.left, state, scope)  # type: ignore[attr-defined]
+            text = self._eval_string(node.left, state, scope)  # type: ignore[attr-defined]
+            if parts is not None and isinstance(text, Const) and text.value:
+                parts.append(text.value)  # type: ignore[arg-type]
+            else:
+                parts = None
             node = node.right  # type: ignore[attr-defined]
         if type(node) is cst.FormattedString:
             for child in children(node):
                 self.eval(child, state, scope)
-        return Const("")
+            return Const("")
+        text = string_value(node) if type(node) is cst.SimpleString else None  # type: ignore[arg-type]
+        if parts is None or text is None:
+            return Const("")
+        whole = "".join(parts) + text
+        return Const(whole) if len(whole) <= _MAX_TEXT else Const("")
 
     def _eval_unary(self, node: cst.UnaryOperation, state: State, scope: Scope) -> Value:
         value = self.eval(node.expression, state, scope)
@@ -81,18 +97,12 @@ class Expressions:
             return Const(-value.value)
         return computed(self._current(state), [value])  # ``-loss``: computed now
 
-    def _eval_comparison(self, node: cst.Comparison, state: State, scope: Scope) -> Value:
-        operands = [self.eval(node.left, state, scope)]
-        operands.extend(self.eval(target.comparator, state, scope) for target in node.comparisons)
-        if any(
-            isinstance(t.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for t in node.comparisons
-        ):
-            return None  # a bool, never a tensor
-        return computed(self._current(state), operands)  # ``logits > 0``: computed now
-
     def _eval_named(self, node: cst.NamedExpr, state: State, scope: Scope) -> Value:
         value = self.eval(node.value, state, scope)
         self.bind_target(node.target, value, state, scope)
+        walrus = self._walrus
+        if walrus and isinstance(node.target, cst.Name):  # in a comprehension: see below
+            walrus[-1].add(node.target.value)
         return value
 
     def _eval_sequence(self, node: cst.Tuple | cst.List, state: State, scope: Scope) -> Value:
@@ -157,6 +167,27 @@ class Expressions:
             return sm.contents(base)
         return sm.item(base, wanted)  # type: ignore[arg-type]
 
+    def _eval_comparison(self, node: cst.Comparison, state: State, scope: Scope) -> Value:
+        """``a == b``, ``a is None``, ``a in (...)``...: a literal ``bool`` when every operand
+        is a literal the interpreter knows, so the branch it guards is decided; otherwise what
+        tensors compute (provenance, :mod:`..provenance`)."""
+        left = self.eval(node.left, state, scope)
+        operands = [left]
+        result: Value = Const(True)
+        for target in node.comparisons:
+            right = self.eval(target.comparator, state, scope)
+            operands.append(right)
+            if result is not None:
+                step = compare(left, _OPERATORS.get(type(target.operator), ""), right)
+                if step is None or step == Const(False):
+                    result = step
+            left = right
+        if result is not None:
+            return result
+        if any(type(t.operator) in _NOT_TENSORS for t in node.comparisons):
+            return None  # identity and membership give a bool, never a tensor
+        return computed(self._current(state), operands)  # ``logits > 0``: computed now
+
     def _eval_ifexp(self, node: cst.IfExp, state: State, scope: Scope) -> Value:
         truth = const_truth(self.eval(node.test, state, scope))
         if truth is not None:  # x if flag else y, with a literal flag: one of them runs
@@ -165,8 +196,27 @@ class Expressions:
         return join(body, self.eval(node.orelse, state, scope))
 
     def _eval_boolean(self, node: cst.BooleanOperation, state: State, scope: Scope) -> Value:
-        operands = _left_spine(node, cst.BooleanOperation)
-        return join_all([self.eval(operand, state, scope) for operand in operands])
+        """``a and b`` / ``a or b``: the right operand runs only when the left one's truth
+        asks for it; with a literal left operand (``False and f()``, ``DEBUG or f()``) the
+        other side is decided, otherwise the value is either operand's.
+
+        A chain nests to the left (``a and b or c`` is ``(a and b) or c``): walked
+        iteratively, each step with its own operator.
+        """
+        steps: list[cst.BooleanOperation] = []
+        left: cst.CSTNode = node
+        while type(left) is cst.BooleanOperation:
+            steps.append(left)  # type: ignore[arg-type]
+            left = left.left  # type: ignore[attr-defined]
+        value = self.eval(left, state, scope)
+        for step in reversed(steps):
+            truth = const_truth(value)
+            runs_on = isinstance(step.operator, cst.And)  # ``and`` goes on when true
+            if truth is None:
+                value = join(value, self.eval(step.right, state, scope))
+            elif truth is runs_on:
+                value = self.eval(step.right, state, scope)
+        return value
 
     def _eval_binary(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
         # a + b + c + ... nests to the left: walk the spine instead of recursing, so long
@@ -182,9 +232,8 @@ class Expressions:
 
     def _eval_yield(self, node: cst.Yield, state: State, scope: Scope) -> Value:
         value = node.value
-        if isinstance(value, cst.From):
-            self.eval(value.item, state, scope)
-            yielded: Value = None
+        if isinstance(value, cst.From):  # ``yield from g``: each element of g, in turn
+            yielded: Value = self.element_of(self.eval(value.item, state, scope))
         else:
             yielded = self.eval(value, state, scope) if value is not None else Const(None)
         info = scope.function
@@ -196,20 +245,47 @@ class Expressions:
         return self.eval(node.expression, state, scope)
 
     def _eval_comprehension(self, node: cst.CSTNode, state: State, scope: Scope) -> Value:
-        inner = state.copy()
+        """A comprehension runs in its own scope, on a copy of the state.
+
+        Its ``if`` clauses narrow like ``if`` statements (the predicate of contract section
+        6, ``isinstance``, a literal ``False`` that keeps nothing), and an assignment
+        expression in it binds in the enclosing scope (PEP 572): the name may keep its
+        value from before when no element is made, so the two are joined.
+        """
+        walrus = self._walrus
+        if walrus is None:
+            walrus = self._walrus = []
+        walrus.append(set())
+        try:
+            made = self._comprehension_value(node, state.copy(), scope)
+        finally:
+            bound = walrus.pop()
+        for name in bound:
+            before = self.lookup(name, state, scope)
+            self.bind(name, join(before, made[1].env.get(name)), state, scope)
+        if walrus and bound:  # a comprehension inside a comprehension: the outer binds too
+            walrus[-1].update(bound)
+        return made[0]
+
+    def _comprehension_value(
+        self, node: cst.CSTNode, inner: State, scope: Scope
+    ) -> tuple[Value, State]:
+        """The comprehension's value, and the state its last element is made in."""
         for_in = node.for_in
         while for_in is not None:
             element = self.element_of(self.eval(for_in.iter, inner, scope))
             self._bind_local(for_in.target, element, inner)
             for cond in for_in.ifs:
-                self.eval(cond.test, inner, scope)
+                if const_truth(self.eval(cond.test, inner, scope)) is False:
+                    return Seq(()), inner  # ``if False``: no element is ever made
+                inner = self.narrow(cond.test, inner, scope)[0]
             for_in = for_in.inner_for_in
         if type(node) is cst.DictComp:
             key = self.eval(node.key, inner, scope)
             made = self.eval(node.value, inner, scope)
             # Iterating the dict gives its keys; its values are read by subscript or values().
-            return Seq((made,), is_dict=True, key=key) if made is not None else None
-        return may_contain([self.eval(node.elt, inner, scope)])
+            return (Seq((made,), is_dict=True, key=key) if made is not None else None), inner
+        return may_contain([self.eval(node.elt, inner, scope)]), inner
 
     def _bind_local(self, target: cst.CSTNode, value: Value, state: State) -> None:
         """Bind comprehension targets: they do not leak into the enclosing scope."""
@@ -234,7 +310,89 @@ class Expressions:
         return self._stream_method(base, name, text, node) or self._attribute_of(base, name, text)
 
 
-#: Not a literal dict key (an expression whose value the analysis does not know).
+#: The longest string literal kept with its text (longer ones are docstrings and messages).
+_MAX_TEXT = 80
+
+#: Comparisons that give a ``bool`` whatever the operands (a tensor's ``==`` gives a tensor).
+_NOT_TENSORS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+
+#: The comparison operators :func:`compare` decides.
+_OPERATORS: dict[type, str] = {
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+    cst.Is: "is",
+    cst.IsNot: "is not",
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.In: "in",
+    cst.NotIn: "not in",
+}
+
+
+def _known(value: Value) -> bool:
+    """A literal whose value is known exactly (``""`` stands for any string, a float for
+    any number)."""
+    if not isinstance(value, Const):
+        return False
+    raw = value.value
+    return raw is None or type(raw) in (bool, int) or (type(raw) is str and raw != "")
+
+
+def compare(left: Value, operator: str, right: Value) -> Value:
+    """``left <operator> right`` as a literal ``bool``, or ``None`` when it is not known."""
+    if operator in ("in", "not in"):
+        if not _known(left) or not isinstance(right, Seq) or right.is_dict:
+            return None
+        members = [Const(key) for key, _ in right.keys] if right.keys else list(right.items)
+        if (len(members) == 1 and not right.keys) or not all(_known(m) for m in members):
+            return None  # one item may stand for a container of any length
+        found = any(compare(left, "==", member) == Const(True) for member in members)
+        return Const(found if operator == "in" else not found)
+    if operator in ("is", "is not") and (_is_none_value(left) or _is_none_value(right)):
+        # ``x is None``: an object the analysis tracks (a stream, an instance) is not None
+        other = right if _is_none_value(left) else left
+        if _known(other) or (other is not None and not _maybe_none(other)):
+            same = _is_none_value(other)
+            return Const(same if operator == "is" else not same)
+        return None
+    if not (_known(left) and _known(right)):
+        return None
+    a, b = left.value, right.value  # type: ignore[union-attr]
+    if operator in ("is", "is not"):
+        if type(a) is not type(b) or (type(a) not in (bool,) and a is not None):
+            return None  # identity of ints and strings is an implementation detail
+        return Const((a is b) if operator == "is" else (a is not b))
+    if operator in ("==", "!="):
+        same = a == b and (type(a) is str) == (type(b) is str)
+        return Const(same if operator == "==" else not same)
+    if (type(a) is str) != (type(b) is str) or a is None or b is None:
+        return None  # a TypeError at run time: not ours to decide
+    if operator == "<":
+        return Const(a < b)  # type: ignore[operator]
+    if operator == "<=":
+        return Const(a <= b)  # type: ignore[operator]
+    if operator == ">":
+        return Const(a > b)  # type: ignore[operator]
+    if operator == ">=":
+        return Const(a >= b)  # type: ignore[operator]
+    return None
+
+
+def _is_none_value(value: Value) -> bool:
+    return isinstance(value, Const) and value.value is None
+
+
+def _maybe_none(value: Value) -> bool:
+    """Whether a tracked value may still be ``None`` on some path: only an external stream
+    made on every path says it is not (an object joined with ``None`` is kept as the
+    object, :func:`..values.join`)."""
+    if isinstance(value, ExtStream):
+        return value.nullable or value.param is not None or not value.must
+    return True
+
+
 def _left_spine(node: cst.CSTNode, kind: type) -> list[cst.CSTNode]:
     """The operands of a left-nested chain of ``kind`` nodes, in source order."""
     rights: list[cst.CSTNode] = [node.right]  # type: ignore[attr-defined]

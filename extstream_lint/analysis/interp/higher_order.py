@@ -43,7 +43,7 @@ from ..values import (
     Value,
     join,
 )
-from .core import may_contain
+from .core import Scope, may_contain
 
 #: Values a call can run: the project's functions, closures, classes, partials, bound methods.
 CALLABLE = (FunctionInfo, Closure, ClassInfo, Partial, Bound, StreamMethod, Ref)
@@ -68,6 +68,83 @@ class HigherOrder:
     """Function values: closures, decorators, and calls of function-valued parameters."""
 
     _higher_order_depth = 0
+
+    # --- late binding: a closure reads an enclosing name when it runs ---------------------
+
+    def note_def(self, node: cst.FunctionDef, state: State, scope: Scope) -> None:
+        """A function defined in a function body: it will read the enclosing names as they
+        are when it is called. Its body runs at the end of the enclosing body, so a name
+        is read as the join of every value bound to it after the ``def`` (``s = ext``,
+        ``def flush(): s.synchronize()``, ``s = torch.npu.Stream()``, ``flush()`` is
+        managed), or as it was at the ``def`` when nothing rebinds it."""
+        if self._late_defs is None:
+            self._late_defs, self._open_defs = {}, {}
+        self._late_defs[node] = (dict(state.env), {}, self._passes)
+        self._open_defs.setdefault(id(scope), set()).add(node)  # type: ignore[union-attr]
+
+    def note_lambda(self, node: cst.Lambda, state: State, scope: Scope) -> dict[str, Value]:
+        """A ``lambda`` in a function body, whose body is evaluated where it is made: the
+        enclosing names bound after it in the previous pass (none in the first), which it
+        reads instead of their values here; from here on, this pass's are noted."""
+        late = self._late_defs.get(node) if self._late_defs else None  # type: ignore[call-overload]
+        self.note_def(node, state, scope)  # type: ignore[arg-type]
+        return late[1] if late is not None else {}
+
+    def note_late_binding(
+        self, name: str, value: Value, nodes: set[cst.FunctionDef] | None
+    ) -> None:
+        """``name`` of a scope is bound to ``value``: after the ``def`` of each of ``nodes``."""
+        if not nodes:
+            return
+        for node in nodes:
+            _, after, made_in = self._late_defs[node]  # type: ignore[index]
+            if made_in == self._passes:  # not a def an earlier pass noted (not run yet now)
+                after[name] = join(after[name], value) if name in after else value
+
+    def note_write_through(self, scope: Scope, holder: Scope, name: str, value: Value) -> None:
+        """The function of ``scope`` binds ``holder``'s ``name`` (``nonlocal``/``global``)."""
+        where = self._definitions.get(scope.function) if scope.function is not None else None
+        if where is None:
+            return
+        if self._writes_through is None:
+            self._writes_through = {}
+        writes = self._writes_through.setdefault(where[0], {})
+        if name in writes and writes[name][0] is holder:
+            value = join(writes[name][1], value)
+        writes[name] = (holder, value)
+
+    def apply_writes_through(self, info: FunctionInfo, state: State, binding: sm.Binding) -> None:
+        """A call of ``info`` from the scope whose names it binds through ``nonlocal`` (or
+        of a function binding ``global`` names, from code that has no local of that name):
+        after it, those names hold what it bound."""
+        where = self._definitions.get(info)
+        writes = self._writes_through.get(where[0]) if where is not None else None  # type: ignore[union-attr]
+        if not writes:
+            return
+        caller = self._definitions.get(self._function) if self._function is not None else None
+        own = self._scopes.get(caller[0]) if caller is not None else None
+        for name, (holder, value) in writes.items():
+            if holder.kind == "module":  # a global: seen by any caller without a local
+                applies = own is None or name not in own.local_names
+                applies = applies or own.outer_names.get(name) is holder  # type: ignore[union-attr]
+            else:  # a nonlocal: by the function whose variable it is
+                applies = holder.function is self._function
+            if applies:  # the value in the caller's terms (``nonlocal s; s = x``: its x)
+                state.env[name] = sm.substitute(value, binding)
+                state.forget_paths_under(name)
+
+    def late_value(self, child: Scope, name: str) -> tuple[bool, Value]:
+        """What the function of scope ``child`` reads as the enclosing ``name``."""
+        where = self._definitions.get(child.function) if child.function is not None else None
+        late = self._late_defs.get(where[0]) if where is not None else None  # type: ignore[union-attr]
+        if late is None:
+            return False, None
+        at_def, after, _ = late
+        if name in after:
+            return True, after[name]
+        if name in at_def:
+            return True, at_def[name]
+        return False, None
 
     def record_param_call(
         self, callee: ExtStream, site: CallSite, state: State, method: bool = False

@@ -4,7 +4,7 @@
 Branches run on the states narrowing gives them and are joined; loops run their body twice
 when reporting, so values carried round the loop are seen; ``try`` handlers see the state
 after each statement of the body; ``with`` makes a stream current for its block and restores
-it however the block is left; ``match`` binds captures. Dispatch is ``exec_`` plus the node's
+it however the block is left (``match`` is :mod:`.patterns`). Dispatch is ``exec_`` plus the node's
 class name; a statement without an executor is still walked for the calls inside it.
 Definitions and imports are executed by :mod:`.calls`, :mod:`.classes` and :mod:`.imports`.
 """
@@ -342,65 +342,6 @@ class Statements:
         # A stream that may be None leaves the previous current stream on that path.
         state.current = join_current(made, state.current) if stream.nullable else made
         return True
-
-    def exec_Match(self, node: cst.Match, state: State, scope: Scope) -> State | None:
-        subject = self.eval(node.subject, state, scope)
-        ends: list[State | None] = [state]
-        for case in node.cases:
-            entry = state.copy()
-            self._match_pattern(case.pattern, subject, entry, scope)
-            if case.guard is not None:
-                self.eval(case.guard, entry, scope)
-            ends.append(self._suite(case.body, entry, scope))
-        return join_states(ends)
-
-    def _match_pattern(
-        self, pattern: cst.CSTNode, subject: Value, state: State, scope: Scope
-    ) -> None:
-        """Bind a pattern's captures to what they take from ``subject``."""
-        if isinstance(pattern, cst.MatchAs) and pattern.name is not None:
-            if pattern.pattern is not None:
-                self._match_pattern(pattern.pattern, subject, state, scope)
-            self.bind(pattern.name.value, subject, state, scope)
-        elif isinstance(pattern, cst.MatchClass):
-            cls = self.eval(pattern.cls, state, scope)
-            instance = subject if isinstance(subject, Instance) else None
-            names = cls.fields if isinstance(cls, ClassInfo) else []
-            for index, item in enumerate(pattern.patterns):
-                name = names[index] if index < len(names) else None
-                taken = self._attribute_of(instance, name, None) if instance and name else None
-                self._match_pattern(item.value, taken, state, scope)
-            for keyword in pattern.kwds:
-                taken = self._attribute_of(subject, keyword.key.value, None)
-                self._match_pattern(keyword.pattern, taken, state, scope)
-        elif isinstance(pattern, cst.MatchSequence):
-            elements = pattern.patterns
-            stars = [i for i, e in enumerate(elements) if isinstance(e, cst.MatchStar)]
-            values = self.unpack(subject, len(elements), stars[0] if len(stars) == 1 else None)
-            for element, taken in zip(elements, values):
-                if isinstance(element, cst.MatchStar):  # case [a, *rest]: a list
-                    if element.name is not None:
-                        self.bind(element.name.value, taken, state, scope)
-                else:
-                    self._match_pattern(element.value, taken, state, scope)
-        else:
-            self._bind_pattern(pattern, state, scope)
-
-    def _bind_pattern(self, pattern: cst.CSTNode, state: State, scope: Scope) -> None:
-        stack = [pattern]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, (cst.MatchAs, cst.MatchStar)) and node.name is not None:
-                self.bind(node.name.value, None, state, scope)
-            elif isinstance(node, cst.MatchMapping) and node.rest is not None:
-                self.bind(node.rest.value, None, state, scope)
-            if isinstance(node, cst.MatchAs):
-                if node.pattern is not None:
-                    stack.append(node.pattern)
-            elif isinstance(node, cst.MatchValue):
-                self.eval(node.value, state, scope)
-            else:
-                stack.extend(child for child in children(node) if not isinstance(child, cst.Name))
 
 
 def _caught(raised: list[Instance], caught: Value) -> Value:
