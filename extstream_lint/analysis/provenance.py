@@ -154,7 +154,30 @@ def derive(current: ExtStream | None, operands: Iterable[Value]) -> Made | None:
     return _combine(current, [m for m in map(made_of, operands) if m is not None])
 
 
+def _only(current: ExtStream, found: list[Made]) -> tuple[ParamRef, ...] | None:
+    """The common case without a union: every operand computed under ``current`` alone (or
+    nothing), no plain part; the parameters they carry. None: a union is needed."""
+    key = _key(current)
+    params: tuple[ParamRef, ...] = ()
+    for made in found:
+        if made.plain:
+            return None
+        for stream in made.streams:
+            if _key(stream) != key or (stream.must and not current.must):
+                return None
+        params += made.params
+    return params
+
+
 def _combine(current: ExtStream | None, found: list[Made]) -> Made:
+    if current is not None and not found:
+        return Made((current,))
+    if current is not None:
+        params = _only(current, found)
+        if params is not None and not _callers(current):
+            return Made((current,))  # the parameters were data to this forward
+        if params is not None:
+            return Made((current,), params=tuple(dict.fromkeys(params))[:MAX_STREAMS])
     if current is None:
         carried = [Made(m.streams, params=m.params) for m in found if m.streams or m.params]
         return union([PLAIN, *carried]) or PLAIN
