@@ -24,6 +24,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from ... import contract as c
 from .. import summaries as sm
 from ..syntax import children
 from ..values import Const, ExtStream, FunctionInfo, Summary, Value
@@ -102,6 +103,17 @@ class Constants:
             self._passed_on.setdefault(owner, set()).add(ref.index)
 
 
+def _flag_keyword(arg: cst.Arg, names: set[str]) -> bool:
+    """``non_blocking=p`` with ``p`` a parameter."""
+    keyword, value = arg.keyword, arg.value
+    return (
+        keyword is not None
+        and keyword.value == c.NON_BLOCKING
+        and isinstance(value, cst.Name)
+        and value.value in names
+    )
+
+
 def _flag(value: Value) -> bool:
     """A literal that a copy of a summary is learnt for: ``True``, ``False``, an integer."""
     return isinstance(value, Const) and type(value.value) in (bool, int)
@@ -109,7 +121,8 @@ def _flag(value: Value) -> bool:
 
 def _tested(node: cst.FunctionDef) -> frozenset[str]:
     """The parameters ``node``'s body tests for truth (``if p:``, ``not p``, ``x if p else
-    y``, ``while p:``), found once per function."""
+    y``, ``while p:``) or passes as a copy's ``non_blocking=p`` (the hazard rules decide on
+    that flag's truth: XST201), found once per function."""
     params = node.params
     names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     found: set[str] = set()
@@ -121,5 +134,7 @@ def _tested(node: cst.FunctionDef) -> frozenset[str]:
             test = test.expression
         if isinstance(test, cst.Name) and test.value in names:
             found.add(test.value)
+        elif isinstance(item, cst.Arg) and _flag_keyword(item, names):
+            found.add(item.value.value)  # type: ignore[attr-defined]
         stack.extend(children(item))
     return frozenset(found)
