@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from .. import contract as c
 from ..project.modules import run_memo
 from .syntax import called_names, push_children
 
@@ -105,7 +106,8 @@ def bodies_for(module: cst.Module) -> Bodies:
 
 def tested_params(node: cst.FunctionDef) -> frozenset[str]:
     """The parameters ``node``'s body tests for truth (``if p:``, ``not p``, ``x if p else
-    y``, ``while p:``), nested functions included."""
+    y``, ``while p:``) or passes as a copy's ``non_blocking=p`` (the hazard rules decide on
+    that flag's truth: XST201), nested functions included."""
     params = node.params
     names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     found: set[str] = set()
@@ -120,8 +122,21 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
             test = test.expression
         if type(test) is cst.Name and test.value in names:
             found.add(test.value)
+        elif type(item) is cst.Arg and _flag_keyword(item, names):  # type: ignore[arg-type]
+            found.add(item.value.value)  # type: ignore[attr-defined]
         push_children(item, stack)
     return frozenset(found)
+
+
+def _flag_keyword(arg: cst.Arg, names: set[str]) -> bool:
+    """``non_blocking=p`` with ``p`` a parameter."""
+    keyword, value = arg.keyword, arg.value
+    return (
+        keyword is not None
+        and keyword.value == c.NON_BLOCKING
+        and type(value) is cst.Name
+        and value.value in names
+    )
 
 
 def self_uses(function: cst.FunctionDef) -> SelfUses:

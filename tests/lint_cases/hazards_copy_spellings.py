@@ -94,3 +94,17 @@ with torch.npu.stream(ext):
 upload(pinned)
 with torch.npu.stream(managed):
     upload(pinned)
+
+
+# The flag as a parameter of the helper (a default, or a literal at the call): the helper is
+# learnt with that literal, as for a flag its body tests.
+def upload_flag(t, non_blocking=True):
+    return t.to("npu", non_blocking=non_blocking)
+
+
+with torch.npu.stream(ext):
+    upload_flag(pinned)  # XST201: 5
+    upload_flag(pinned, non_blocking=False)
+    upload_flag(pinned, False)
+    upload_flag(pageable)
+    upload_flag(pageable, True)
