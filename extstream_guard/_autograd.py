@@ -397,9 +397,9 @@ def _judge(
     except TypeError:  # a node type that cannot be hashed: not judged
         return None
     stack = [node]
-    for _ in range(MAX_NODES):
-        if not stack:
-            break
+    budget = MAX_NODES
+    while stack and budget:
+        budget -= 1
         current = stack.pop()
         bound = current._sequence_nr()
         if bound >= _UNNUMBERED:  # an unnumbered interior node: its inputs are not compared
