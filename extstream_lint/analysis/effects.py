@@ -16,22 +16,10 @@ from .. import contract as c
 from ..contract import Api
 from .copies import argument_matches
 from .devices import stream_device
+from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, Work
 from .hazards import function_hazards, method_hazards
 from .sites import Arg, CallSite, Issue, Outcome
-from .values import (
-    CapturingGraph,
-    Const,
-    CVoidP,
-    Event,
-    ExtStream,
-    Foreign,
-    Graph,
-    Instance,
-    StreamCtx,
-    Tensor,
-    Value,
-    Work,
-)
+from .values import Const, ExtStream, Instance, StreamCtx, Tensor, Value
 
 __all__ = [
     "call_effects",

@@ -23,21 +23,9 @@ from . import provenance as pv
 from .copies import UNKNOWN_HOST, by_parameter, cross_device
 from .devices import FOREIGN, device_value, literal, npu_index
 from .devices import device as _read_device
+from .handles import Graph, PinnedLoader
 from .sites import Arg, CallSite, Issue
-from .values import (
-    HOST,
-    NPU,
-    PINNED,
-    UNKNOWN,
-    Const,
-    ExtStream,
-    Graph,
-    PinnedLoader,
-    Ref,
-    Seq,
-    Tensor,
-    Value,
-)
+from .values import HOST, NPU, PINNED, UNKNOWN, Const, ExtStream, Ref, Seq, Tensor, Value
 
 __all__ = ["called_hazards", "computed", "function_hazards", "method_hazards"]
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from . import provenance as pv
 from .callables import Closure, ParamCall
 from .effects import handle_matches
+from .handles import PinnedLoader
 from .sinks import Guard, ParamPath, Sink, SinkKey
 from .sites import Arg, Issue
 from .values import (
@@ -36,7 +37,6 @@ from .values import (
     Instance,
     ParamRef,
     Partial,
-    PinnedLoader,
     Seq,
     StreamCtx,
     StreamMethod,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Union
 
+from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, PinnedLoader, Work
 from .mro import linearise
 from .provenance import Made, join_made
 from .sinks import Sink, SinkKey
@@ -91,35 +92,6 @@ class Const:
 
 
 @dataclass(frozen=True)
-class CVoidP:
-    """A ``ctypes.c_void_p`` object: torch_npu's argument parser refuses it (TypeError)."""
-
-
-@dataclass(frozen=True)
-class Event:
-    """A torch_npu or generic event: ``record()``/``wait()`` default to the current stream."""
-
-    #: A generic ``torch.Event(...)``: the call that made it (its ``wait`` returns early
-    #: until it is recorded, contract row X07). None: a torch_npu event, or not known.
-    generic_origin: object = None
-
-
-@dataclass(frozen=True)
-class Graph:
-    """An ``NPUGraph``: ``capture_begin()``/``capture_end()`` use the current stream."""
-
-
-@dataclass(frozen=True)
-class CapturingGraph:
-    """A ``torch.accelerator.Graph``: entering its ``with`` block captures on the current stream."""
-
-
-@dataclass(frozen=True)
-class Work:
-    """A ``torch.distributed`` work handle: ``wait()`` blocks the current stream."""
-
-
-@dataclass(frozen=True)
 class StreamCtx:
     """``torch.npu.stream(s)``: entering it makes ``s`` current."""
 
@@ -157,16 +129,6 @@ class Tensor:
 
     def with_place(self, place: str, index: object = None) -> Tensor:
         return replace(self, place=place, index=index)
-
-
-@dataclass(frozen=True)
-class PinnedLoader:
-    """``DataLoader(..., pin_memory=True)``: every tensor of every batch is pinned."""
-
-
-@dataclass(frozen=True)
-class Foreign:
-    """An object of a known API that is not torch_npu's (``torch.cuda.CUDAGraph()``)."""
 
 
 @dataclass(frozen=True)

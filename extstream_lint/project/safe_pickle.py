@@ -30,6 +30,7 @@ __all__ = ["UnsafeEntry", "code_fingerprint", "load", "loads"]
 #: Modules whose data classes an entry may hold (summaries, stamps, pre-filter verdicts).
 _DATA_MODULES = (
     "extstream_lint.analysis.values",
+    "extstream_lint.analysis.handles",
     "extstream_lint.analysis.devices",
     "extstream_lint.analysis.summaries",
     "extstream_lint.analysis.callables",

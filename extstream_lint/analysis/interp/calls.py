@@ -29,6 +29,7 @@ from ..effects import (
     method_effects,
     unbound_issues,
 )
+from ..handles import CapturingGraph, Event, Graph, Work
 from ..hazards import called_hazards, computed
 from ..sites import Arg, CallSite, Issue
 from ..state import State
@@ -36,12 +37,9 @@ from ..syntax import decorator_name, dotted_name
 from ..values import (
     NPU,
     Bound,
-    CapturingGraph,
     ClassInfo,
-    Event,
     ExtStream,
     FunctionInfo,
-    Graph,
     Instance,
     Module,
     ParamRef,
@@ -52,7 +50,6 @@ from ..values import (
     StreamMethod,
     Tensor,
     Value,
-    Work,
     join,
 )
 from .builtins import BUILTINS

@@ -1,0 +1,52 @@
+"""Objects of torch's API that the analysis tracks by kind, not by what they hold.
+
+An event, a graph, a ``torch.distributed`` work handle, a pinning data loader: what matters
+is only which refusals and hazards their methods meet (``wait()`` blocks the current stream,
+``capture_begin()`` captures on it...). They carry no other value, so they live apart from
+:mod:`.values`, which joins the values that do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["CVoidP", "CapturingGraph", "Event", "Foreign", "Graph", "PinnedLoader", "Work"]
+
+
+@dataclass(frozen=True)
+class CVoidP:
+    """A ``ctypes.c_void_p`` object: torch_npu's argument parser refuses it (TypeError)."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """A torch_npu or generic event: ``record()``/``wait()`` default to the current stream."""
+
+    #: A generic ``torch.Event(...)``: the call that made it (its ``wait`` returns early
+    #: until it is recorded, contract row X07). None: a torch_npu event, or not known.
+    generic_origin: object = None
+
+
+@dataclass(frozen=True)
+class Graph:
+    """An ``NPUGraph``: ``capture_begin()``/``capture_end()`` use the current stream."""
+
+
+@dataclass(frozen=True)
+class CapturingGraph:
+    """A ``torch.accelerator.Graph``: entering its ``with`` block captures on the current stream."""
+
+
+@dataclass(frozen=True)
+class Work:
+    """A ``torch.distributed`` work handle: ``wait()`` blocks the current stream."""
+
+
+@dataclass(frozen=True)
+class PinnedLoader:
+    """``DataLoader(..., pin_memory=True)``: every tensor of every batch is pinned."""
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """An object of a known API that is not torch_npu's (``torch.cuda.CUDAGraph()``)."""
