@@ -184,7 +184,9 @@ def contents(value: Value) -> Value:
 def _step(value: ExtStream, step: str) -> ExtStream:
     """``value.step`` of a symbolic value: the same step on every parameter it may be."""
     first, *others = (ref.child(step) for ref in value.refs())
-    return replace(symbolic(first, value.must), also=tuple(others))
+    made = symbolic(first, value.must)
+    # ``replace`` runs the frozen dataclass's ``__init__`` again: most paths have one ref.
+    return replace(made, also=tuple(others)) if others else made
 
 
 def attribute(value: Value, name: str) -> Value:
