@@ -300,6 +300,8 @@ def _called_result(ref: ParamRef, binding: Binding) -> Value:
 
 def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
     """A summarised value (return, yield, attribute) in the caller's terms."""
+    if value is None or type(value) is Const:  # most items of most containers
+        return value
     if depth > 6:
         return None
     if isinstance(value, ExtStream):
@@ -319,12 +321,12 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             return actual.weakened()
         return actual
     if isinstance(value, Seq):
-        return replace(
-            value,
-            items=tuple(substitute(item, binding, depth + 1) for item in value.items),
-            keys=tuple((key, substitute(item, binding, depth + 1)) for key, item in value.keys),
-            key=substitute(value.key, binding, depth + 1),
-        )
+        items = tuple(substitute(item, binding, depth + 1) for item in value.items)
+        keys = tuple((key, substitute(item, binding, depth + 1)) for key, item in value.keys)
+        key = substitute(value.key, binding, depth + 1)
+        if key is value.key and _same(items, value.items) and _same(keys, value.keys):
+            return value  # nothing symbolic inside: the same container, no copy
+        return replace(value, items=items, keys=keys, key=key)
     if isinstance(value, StreamCtx):
         return replace(
             value,
@@ -371,6 +373,15 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             fields = tuple((k, substitute(v, binding, depth + 1)) for k, v in value.fields)
             return replace(value, fields=fields)
     return value
+
+
+def _same(new: tuple[object, ...], old: tuple[object, ...]) -> bool:
+    """Whether substituting changed none of a container's entries (``(key, value)`` pairs
+    compared by their values)."""
+    return all(
+        (a[1] is b[1]) if type(a) is tuple else (a is b)  # type: ignore[index]
+        for a, b in zip(new, old)
+    )
 
 
 def closure_of(func: FunctionInfo, binding: Binding) -> Value:
