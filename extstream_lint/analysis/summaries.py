@@ -23,12 +23,11 @@ from dataclasses import dataclass, replace
 from . import provenance as pv
 from .callables import Closure, ParamCall
 from .effects import handle_matches
-from .handles import PinnedLoader
+from .paths import ITERATED, SUBSCRIPTED, attribute, contents, element, item, symbolic
 from .sinks import Guard, ParamPath, Sink, SinkKey
 from .sites import Arg, Issue
 from .values import (
     CALLER_CURRENT,
-    PINNED,
     Bound,
     Const,
     Current,
@@ -43,13 +42,7 @@ from .values import (
     Tensor,
     Value,
     join,
-    join_all,
 )
-
-
-def symbolic(ref: ParamRef, must: bool = True) -> ExtStream:
-    """The stand-in for whatever the caller passes: never reported, only summarised."""
-    return ExtStream(must, "passed", None, param=ref)
 
 
 def caller_current(owner: FunctionInfo) -> Current:
@@ -129,131 +122,6 @@ class Binding:
         if owner is self.info:
             return self
         return next((b for b in self.outer if b.info is owner), None)
-
-
-#: Path steps: an element met by iterating the value, and one read by subscript or get().
-#: They differ for dicts (keys vs values).
-ITERATED = "[]"
-SUBSCRIPTED = "[v]"
-
-
-def element(value: Value) -> Value:
-    """An element of an iterable value (``for s in streams``).
-
-    Iterating a dict gives its keys: for a display with literal keys those are the
-    literals, not the streams stored under them.
-    """
-    if isinstance(value, Seq) and value.keys:
-        return join_all([Const(key) for key, _ in value.keys])
-    if isinstance(value, Seq) and value.is_dict:
-        return value.key
-    if isinstance(value, ExtStream) and value.param is not None:
-        return _step(value, ITERATED)
-    if isinstance(value, PinnedLoader):  # a batch: every tensor in it is pinned
-        return Tensor(PINNED)
-    return contents(value)
-
-
-def item(value: Value, key: str | int) -> Value:
-    """``value[key]`` for a literal ``key``: the value stored under it when known."""
-    if isinstance(value, Seq):
-        for known, stored in value.keys:
-            if type(known) is type(key) and known == key:
-                return stored
-        if value.keys:  # every key is a literal, and this one is not among them
-            return None
-        if not value.keys and type(key) is int and -len(value.items) <= key < len(value.items):
-            return value.items[key]
-    if isinstance(value, ExtStream) and value.param is not None:
-        return _step(value, f"[{key!r}]")
-    return contents(value)
-
-
-def contents(value: Value) -> Value:
-    """What a subscript, ``get()`` or ``pop()`` of a container gives: any of its values."""
-    if isinstance(value, Seq) and value.items:
-        return join_all(list(value.items))
-    if isinstance(value, ExtStream) and value.param is not None:
-        return _step(value, SUBSCRIPTED)
-    if isinstance(value, Tensor) and (value.place or value.made):
-        # An element, or a view: the same memory, computed where the tensor was.
-        return Tensor(value.place, value.index, value.made)
-    return None
-
-
-def _step(value: ExtStream, step: str) -> ExtStream:
-    """``value.step`` of a symbolic value: the same step on every parameter it may be."""
-    first, *others = (ref.child(step) for ref in value.refs())
-    made = symbolic(first, value.must)
-    # ``replace`` runs the frozen dataclass's ``__init__`` again: most paths have one ref.
-    return replace(made, also=tuple(others)) if others else made
-
-
-def attribute(value: Value, name: str) -> Value:
-    """``value.name`` for instances and symbolic values (what a summary path step means)."""
-    if isinstance(value, Instance):
-        found, known = value.field(name)
-        if found:
-            return known
-        cls_value = value.cls.attr(name)
-        if value.param is None:
-            if cls_value is None:  # obj.m of a parameter's path, resolved: the bound method
-                method = value.cls.method(name)
-                if method is not None and not method.is_property:
-                    return Bound(method, value, None)
-            return cls_value
-        if isinstance(cls_value, Instance) and cls_value.param is None:
-            # ``self.kv = KVConnector(dev)``: what the class built is the class's own state
-            # (``self.kv.stream``, its methods); only the fields it took from another call's
-            # parameters are, for this ``self``, whatever the caller's instance holds.
-            return _rebased(cls_value, value.param.child(name))
-        if _holds_parameter(cls_value):
-            # ``self.streams = [s]`` in ``__init__``: the class only saw another call's
-            # parameter; for this ``self`` it is whatever the caller's instance holds.
-            return symbolic(value.param.child(name))
-        if isinstance(cls_value, ExtStream) and cls_value.param is None:
-            return cls_value
-        if cls_value is None or _is_none_const(cls_value):
-            return (
-                join(cls_value, symbolic(value.param.child(name)))
-                if cls_value
-                else symbolic(value.param.child(name))
-            )
-        return cls_value
-    if isinstance(value, ExtStream) and value.param is not None:
-        return _step(value, name)
-    if isinstance(value, Tensor) and value.made is not None:
-        # ``model(**batch).loss``: read from a value computed under a stream, so was it.
-        return Tensor(made=value.made)
-    return None
-
-
-def _rebased(instance: Instance, ref: ParamRef) -> Instance:
-    """``instance`` with each field that holds a parameter read from ``ref`` instead."""
-    if not any(_holds_parameter(item) for _, item in instance.fields):
-        return instance
-    fields = tuple(
-        (key, symbolic(ref.child(key)) if _holds_parameter(item) else item)
-        for key, item in instance.fields
-    )
-    return replace(instance, fields=fields)
-
-
-def _holds_parameter(value: Value, depth: int = 0) -> bool:
-    """A symbolic value inside a container or holder (``[s]``, ``Holder(s)``)."""
-    if depth > 6:
-        return False
-    if isinstance(value, ExtStream):
-        return value.param is not None
-    if isinstance(value, Seq):
-        return any(_holds_parameter(item, depth + 1) for item in value.items)
-    if isinstance(value, Instance):
-        return any(_holds_parameter(item, depth + 1) for _, item in value.fields)
-    return False
-
-
-def _is_none_const(value: Value) -> bool:
-    return isinstance(value, Const) and value.value is None
 
 
 def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
