@@ -22,6 +22,7 @@ from .values import (
     Seq,
     Tensor,
     Value,
+    is_none,
     join,
     join_all,
 )
@@ -124,7 +125,7 @@ def attribute(value: Value, name: str) -> Value:
             return symbolic(value.param.child(name))
         if isinstance(cls_value, ExtStream) and cls_value.param is None:
             return cls_value
-        if cls_value is None or _is_none_const(cls_value):
+        if cls_value is None or is_none(cls_value):
             return (
                 join(cls_value, symbolic(value.param.child(name)))
                 if cls_value
@@ -161,7 +162,3 @@ def _holds_parameter(value: Value, depth: int = 0) -> bool:
     if isinstance(value, Instance):
         return any(_holds_parameter(item, depth + 1) for _, item in value.fields)
     return False
-
-
-def _is_none_const(value: Value) -> bool:
-    return isinstance(value, Const) and value.value is None

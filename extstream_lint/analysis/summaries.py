@@ -192,7 +192,10 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         items = tuple(substitute(item, binding, depth + 1) for item in value.items)
         keys = tuple((key, substitute(item, binding, depth + 1)) for key, item in value.keys)
         key = substitute(value.key, binding, depth + 1)
-        if key is value.key and _same(items, value.items) and _same(keys, value.keys):
+        unchanged = all(a is b for a, b in zip(items, value.items)) and all(
+            a[1] is b[1] for a, b in zip(keys, value.keys)
+        )
+        if unchanged and key is value.key:
             return value  # nothing symbolic inside: the same container, no copy
         return replace(value, items=items, keys=keys, key=key)
     if isinstance(value, StreamCtx):
@@ -241,15 +244,6 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             fields = tuple((k, substitute(v, binding, depth + 1)) for k, v in value.fields)
             return replace(value, fields=fields)
     return value
-
-
-def _same(new: tuple[object, ...], old: tuple[object, ...]) -> bool:
-    """Whether substituting changed none of a container's entries (``(key, value)`` pairs
-    compared by their values)."""
-    return all(
-        (a[1] is b[1]) if type(a) is tuple else (a is b)  # type: ignore[index]
-        for a, b in zip(new, old)
-    )
 
 
 def closure_of(func: FunctionInfo, binding: Binding) -> Value:

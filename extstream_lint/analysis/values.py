@@ -457,7 +457,7 @@ def join(a: Value, b: Value) -> Value:
     """
     if a == b:
         return a
-    other = b if _is_none(a) else a if _is_none(b) else None
+    other = b if is_none(a) else a if is_none(b) else None
     if other is not None and not isinstance(other, (Const, ExtStream, StreamCtx)):
         return other
     if isinstance(a, ExtStream):
@@ -475,7 +475,7 @@ def join(a: Value, b: Value) -> Value:
                 also=refs[1:],
                 device=a.device | b.device if a.device and b.device else None,
             )
-        return replace(a, nullable=True) if _is_none(b) else a.weakened()
+        return replace(a, nullable=True) if is_none(b) else a.weakened()
     if isinstance(b, ExtStream):
         return join(b, a)
     if isinstance(a, StreamCtx) or isinstance(b, StreamCtx):
@@ -529,7 +529,8 @@ def _join_tensors(a: Tensor, b: Tensor) -> Tensor:
     return Tensor(place, index, join_made(a.made, b.made))
 
 
-def _is_none(value: Value) -> bool:
+def is_none(value: Value) -> bool:
+    """The literal ``None``."""
     return isinstance(value, Const) and value.value is None
 
 

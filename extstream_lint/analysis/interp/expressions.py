@@ -17,7 +17,18 @@ from ..effects import canonical
 from ..hazards import computed
 from ..state import State
 from ..syntax import children, dotted_name, string_value
-from ..values import Const, ExtStream, Instance, Ref, Seq, Tensor, Value, join, join_all
+from ..values import (
+    Const,
+    ExtStream,
+    Instance,
+    Ref,
+    Seq,
+    Tensor,
+    Value,
+    is_none,
+    join,
+    join_all,
+)
 from .calls import Calls
 from .constants import const_truth
 from .containers import NO_KEY, literal_key
@@ -350,11 +361,11 @@ def compare(left: Value, operator: str, right: Value) -> Value:
             return None  # one item may stand for a container of any length
         found = any(compare(left, "==", member) == Const(True) for member in members)
         return Const(found if operator == "in" else not found)
-    if operator in ("is", "is not") and (_is_none_value(left) or _is_none_value(right)):
+    if operator in ("is", "is not") and (is_none(left) or is_none(right)):
         # ``x is None``: an object the analysis tracks (a stream, an instance) is not None
-        other = right if _is_none_value(left) else left
+        other = right if is_none(left) else left
         if _known(other) or (other is not None and not _maybe_none(other)):
-            same = _is_none_value(other)
+            same = is_none(other)
             return Const(same if operator == "is" else not same)
         return None
     if not (_known(left) and _known(right)):
@@ -378,10 +389,6 @@ def compare(left: Value, operator: str, right: Value) -> Value:
     if operator == ">=":
         return Const(a >= b)  # type: ignore[operator]
     return None
-
-
-def _is_none_value(value: Value) -> bool:
-    return isinstance(value, Const) and value.value is None
 
 
 def _maybe_none(value: Value) -> bool:

@@ -34,7 +34,7 @@ from .. import summaries as sm
 from ..effects import is_external_class
 from ..state import State, join_states
 from ..syntax import dotted_name
-from ..values import ClassInfo, Const, ExtStream, Instance, Ref, Seq, Value, join_all
+from ..values import ClassInfo, Const, ExtStream, Instance, Ref, Seq, Value, is_none, join_all
 from .constants import const_truth
 from .core import Scope, may_contain
 from .expressions import NO_KEY, compare, literal_key
@@ -128,7 +128,7 @@ class Patterns:
         outcome: bool | None = None
         narrowed = subject
         if isinstance(cls, Ref) and is_external_class(cls.qualname):
-            if isinstance(subject, (Const, Seq, Instance)) and not _is_none(subject):
+            if isinstance(subject, (Const, Seq, Instance)) and not is_none(subject):
                 return False, subject  # a literal, a container or an object of ours
             if isinstance(subject, ExtStream) and subject.param is None:
                 narrowed = replace(subject, must=True, nullable=False)
@@ -237,10 +237,6 @@ def _rest_of(subject: Value, used: set[object]) -> Value:
             return Seq(contents.items, pairs)
         return Seq((), pairs) if pairs else None
     return subject
-
-
-def _is_none(value: Value) -> bool:
-    return isinstance(value, Const) and value.value is None
 
 
 def _tested_class(pattern: cst.CSTNode) -> cst.CSTNode | None:
