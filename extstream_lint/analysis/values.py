@@ -198,11 +198,28 @@ class Summary:
         self.sets_attrs[key] = value
         self.version += 1
 
-    def note_exit(self, current: Current | None) -> None:
+    def note_exit(self, current: Current | None, owner: object = None) -> None:
+        """A return with ``current`` current; ``owner``: the function whose caller's stream
+        the body started with. The version moves only when a caller would see another
+        effect (:func:`.summaries.current_change`): a first return that leaves the caller's
+        stream current changes nothing a caller reads, so callers that ran before it in
+        the pass need not run again."""
         merged = join_current(self.exit_current, current) if self.exit_seen else current
         if not self.exit_seen or merged != self.exit_current:
+            before = self._exit_effect(owner)
             self.exit_current, self.exit_seen = merged, True
-            self.version += 1
+            if self._exit_effect(owner) != before:
+                self.version += 1
+
+    def _exit_effect(self, owner: object) -> Current | None | bool:
+        """What returning does to a caller's current stream: ``False`` for nothing."""
+        if not self.exit_seen:
+            return False
+        current = self.exit_current
+        if current is not None and current.stream.must:
+            if current.stream.param == ParamRef(owner, CALLER_CURRENT):
+                return False
+        return current
 
     def note_capture(self, assigned: bool, value: Value) -> None:
         """At a return: whether the body assigned the default capture stream, and to what."""

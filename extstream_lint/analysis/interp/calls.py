@@ -137,7 +137,8 @@ class Calls:
         )
         if self.learning and info.predicate is None:
             self._learn_predicate(info, body, state.copy(), scope)
-        returned_before = (info.returns, info.returns_seen, dict(info.summary.sets_attrs))
+        # What callers read (whether a return was seen is the pass's own bookkeeping).
+        returned_before = (info.returns, dict(info.summary.sets_attrs))
         outer, self._function = self._function, info
         outer_restores, self._restores = self._restores, []
         try:
@@ -145,9 +146,9 @@ class Calls:
             self._deferred = []
             end = self.exec_block(body, state, scope)
             if end is not None and self.learning:
-                info.summary.note_exit(end.current)
+                info.summary.note_exit(end.current, info)
                 self.note_capture_exit(info, end)
-            learnt = (info.returns, info.returns_seen, info.summary.sets_attrs)
+            learnt = (info.returns, info.summary.sets_attrs)
             if self.learning and learnt != returned_before:
                 info.summary.version += 1  # callers that used it must look again
             pending, self._deferred = self._deferred, outer_deferred
@@ -185,9 +186,9 @@ class Calls:
         finally:
             self._function = outer
         if self.learning:
-            returned_before = (info.returns, info.returns_seen)
+            returned_before = info.returns
             self._learn_return(info, value)
-            if (info.returns, info.returns_seen) != returned_before:
+            if info.returns != returned_before:
                 info.summary.version += 1
         return info
 
