@@ -211,14 +211,14 @@ class Summary:
             if self._exit_effect(owner) != before:
                 self.version += 1
 
-    def _exit_effect(self, owner: object) -> Current | None | bool:
+    def _exit_effect(self, owner: object) -> Current | bool | None:
         """What returning does to a caller's current stream: ``False`` for nothing."""
         if not self.exit_seen:
             return False
         current = self.exit_current
-        if current is not None and current.stream.must:
-            if current.stream.param == ParamRef(owner, CALLER_CURRENT):
-                return False
+        unchanged = ParamRef(owner, CALLER_CURRENT)
+        if current is not None and current.stream.must and current.stream.param == unchanged:
+            return False
         return current
 
     def note_capture(self, assigned: bool, value: Value) -> None:

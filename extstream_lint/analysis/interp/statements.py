@@ -105,9 +105,7 @@ class Statements:
             if info is not None and self.learning:
                 self.note_capture_exit(info, state)
                 # inside ``with torch.npu.stream(s):`` the caller gets back its own stream
-                info.summary.note_exit(
-                    self._restores[0] if self._restores else state.current, info
-                )
+                info.summary.note_exit(self._restores[0] if self._restores else state.current, info)
             if info is not None and self.learning and not info.returns_known:
                 self._learn_return(info, value)
             return None
