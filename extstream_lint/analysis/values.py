@@ -8,15 +8,17 @@ the environment, the bottom of the lattice).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Union
 
 from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, PinnedLoader, Work
 from .mro import linearise
 from .provenance import Made, join_made
+from .records import fast_frozen, replace
 from .sinks import Sink, SinkKey
 
 
+@fast_frozen
 @dataclass(frozen=True)
 class ExtStream:
     """A value that wraps an external stream, on every path (``must``) or on some (may)."""
@@ -52,6 +54,7 @@ class ExtStream:
         return () if self.param is None else (self.param, *self.also)
 
 
+@fast_frozen
 @dataclass(frozen=True)
 class ParamRef:
     """Where a summarised function's symbolic value comes from: ``owner``'s parameter
@@ -77,6 +80,7 @@ class Remote:
     line: int
 
 
+@fast_frozen
 @dataclass(frozen=True)
 class Ref:
     """A reference to a module, class or function, by canonical qualified name."""
@@ -84,6 +88,7 @@ class Ref:
     qualname: str
 
 
+@fast_frozen
 @dataclass(frozen=True)
 class Const:
     """A literal small enough to matter for a pointer argument (int, bool, None, float, str)."""
@@ -91,6 +96,7 @@ class Const:
     value: object
 
 
+@fast_frozen
 @dataclass(frozen=True)
 class StreamCtx:
     """``torch.npu.stream(s)``: entering it makes ``s`` current."""
@@ -110,6 +116,7 @@ NPU = "npu"  #: an NPU (``Tensor.index`` when the device index is visible)
 UNKNOWN = ""
 
 
+@fast_frozen
 @dataclass(frozen=True)
 class Tensor:
     """What the hazard rules know about a value that may be a tensor (spec section 2.6).
@@ -131,6 +138,7 @@ class Tensor:
         return replace(self, place=place, index=index)
 
 
+@fast_frozen
 @dataclass(frozen=True)
 class Seq:
     """A tuple or list display, kept element-wise for unpacking and iteration."""
@@ -199,11 +207,9 @@ class Summary:
         self.version += 1
 
     def note_exit(self, current: Current | None, owner: object = None) -> None:
-        """A return with ``current`` current; ``owner``: the function whose caller's stream
-        the body started with. The version moves only when a caller would see another
-        effect (:func:`.summaries.current_change`): a first return that leaves the caller's
-        stream current changes nothing a caller reads, so callers that ran before it in
-        the pass need not run again."""
+        """A return with ``current`` current (``owner``: the function returning). The version
+        moves only when a caller would see another effect (``summaries.current_change``):
+        a first return leaving the caller's stream current changes nothing it reads."""
         merged = join_current(self.exit_current, current) if self.exit_seen else current
         if not self.exit_seen or merged != self.exit_current:
             before = self._exit_effect(owner)
@@ -360,6 +366,7 @@ class ClassInfo:
         return running
 
 
+@fast_frozen
 @dataclass(frozen=True)
 class Instance:
     """``self`` inside a method, or an instance of a class defined in the file."""
@@ -381,6 +388,7 @@ class Instance:
         return replace(self, fields=(*kept, (name, value)))
 
 
+@fast_frozen
 @dataclass(frozen=True)
 class Bound:
     """A method read from an object and kept for later (``m = obj.flush``)."""
@@ -390,6 +398,7 @@ class Bound:
     text: str | None
 
 
+@fast_frozen
 @dataclass(frozen=True)
 class Partial:
     """``functools.partial(f, *args, **kwargs)``: calling it calls ``f`` with them first."""
@@ -403,6 +412,7 @@ class Partial:
     text: str | None = field(default=None, compare=False)
 
 
+@fast_frozen
 @dataclass(frozen=True)
 class StreamMethod:
     """A refused method read from a stream or handle and kept for later (``poll = ext.query``,
@@ -563,6 +573,7 @@ def join_all(values: list[Value]) -> Value:
     return result
 
 
+@fast_frozen
 @dataclass(frozen=True)
 class Current:
     """The thread's current stream while it is (maybe) external, and where it was set."""
