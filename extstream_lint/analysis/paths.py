@@ -92,9 +92,26 @@ def contents(value: Value) -> Value:
     return None
 
 
-def _step(value: ExtStream, step: str) -> ExtStream:
+#: The longest parameter path followed (k-limited access paths, as points-to analyses
+#: bound them), and how often one step may repeat in it: beyond either it is "unknown". A
+#: recursive structure (``self._stream`` delegating to another wrapper, ``node.next``)
+#: otherwise grows a path by one step in every learning pass, and summaries never settle;
+#: ``self.model.model.layers`` keeps its repeat.
+MAX_PATH = 6
+MAX_REPEAT = 2
+
+
+def _extends(path: tuple[str, ...], step: str) -> bool:
+    """Whether ``path`` may take one more ``step`` (:data:`MAX_PATH`, :data:`MAX_REPEAT`)."""
+    return len(path) < MAX_PATH and path.count(step) < MAX_REPEAT
+
+
+def _step(value: ExtStream, step: str) -> ExtStream | None:
     """``value.step`` of a symbolic value: the same step on every parameter it may be."""
-    first, *others = (ref.child(step) for ref in value.refs())
+    refs = [ref for ref in value.refs() if _extends(ref.path, step)]
+    if not refs or refs[0] is not value.param:
+        return None
+    first, *others = (ref.child(step) for ref in refs)
     made = symbolic(first, value.must)
     # ``replace`` runs the frozen dataclass's ``__init__`` again: most paths have one ref.
     return replace(made, also=tuple(others)) if others else made
@@ -113,6 +130,8 @@ def attribute(value: Value, name: str) -> Value:
                 if method is not None and not method.is_property:
                     return Bound(method, value, None)
             return cls_value
+        if not _extends(value.param.path, name):
+            return cls_value if isinstance(cls_value, ExtStream) and not cls_value.param else None
         if isinstance(cls_value, Instance) and cls_value.param is None:
             # ``self.kv = KVConnector(dev)``: what the class built is the class's own state
             # (``self.kv.stream``, its methods); only the fields it took from another call's

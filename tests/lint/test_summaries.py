@@ -183,3 +183,30 @@ def test_handle_sink_names_the_handle_method_and_current_stream() -> None:
         f"XST111 finish_through() calls Work.wait() through finish() (helper_handles.py:{op_line})"
     )
     assert "while the current stream is ExternalStream 'ext'" in message
+
+
+def test_parameter_paths_are_k_limited() -> None:
+    """A recursive structure (a wrapper whose ``_stream`` may be another wrapper, a linked
+    list's ``next``) grew a parameter path by one step per learning pass, and the standard
+    library's import cycles never settled: a path takes at most ``MAX_PATH`` steps, the
+    same step at most ``MAX_REPEAT`` times, and is "unknown" (None) beyond."""
+    from extstream_lint.analysis import paths
+    from extstream_lint.analysis.values import ClassInfo, FunctionInfo, Instance, ParamRef
+
+    owner = FunctionInfo("f")
+
+    def path_of(value: object) -> tuple[str, ...]:
+        return value.param.path  # type: ignore[attr-defined]
+
+    model = paths.symbolic(ParamRef(owner, 0, ("model", "model")))
+    assert path_of(paths.attribute(model, "layers")) == ("model", "model", "layers")
+    assert paths.attribute(model, "model") is None  # a third repeat
+    deep = paths.symbolic(ParamRef(owner, 0, ("a", "b", "c", "d", "e", "f")))
+    assert len(deep.param.path) == paths.MAX_PATH  # type: ignore[union-attr]
+    for step in (paths.attribute(deep, "g"), paths.element(deep), paths.contents(deep)):
+        assert step is None
+    assert path_of(paths.element(model)) == ("model", "model", paths.ITERATED)
+    # the same limits on an object read through ``self`` (a parameter's instance)
+    wrapper = Instance(ClassInfo("Wrap"), (), ParamRef(owner, 0, ("_stream", "_stream")))
+    assert paths.attribute(wrapper, "_stream") is None
+    assert path_of(paths.attribute(wrapper, "_proc")) == ("_stream", "_stream", "_proc")
