@@ -182,3 +182,37 @@ def test_graphs_that_never_met_an_external_stream_pass(npu: Any) -> None:
         cpu_loss = (host * 2).sum()
     cpu_loss.backward()  # a CPU graph: no NPU stream sync
     assert float(weight.grad[0]) == 4.0 and float(host.grad[0]) == 2.0
+
+
+#: The number torch gives nodes it does not order (``AccumulateGrad``: ``UINT64_MAX``).
+UNNUMBERED = (1 << 64) - 1
+
+
+def _unnumbered(tensor: Any) -> Any:
+    """``tensor`` with its ``grad_fn`` renumbered ``UINT64_MAX``, an interior node whose
+    number says nothing about when or in which thread its inputs were made."""
+    tensor.grad_fn._set_sequence_nr(UNNUMBERED)
+    assert tensor.grad_fn._sequence_nr() == UNNUMBERED
+    return tensor
+
+
+def test_the_walk_goes_through_an_unnumbered_interior_node(npu: Any) -> None:
+    ext = npu.ExternalStream(HANDLE)
+    weight = _weight()
+    with npu.stream(ext):
+        hidden = weight * 2
+    loss = _unnumbered(hidden + 1).sum()  # its input, made in the region, is still judged
+    with pytest.raises(ExternalStreamError) as info:
+        loss.backward()
+    assert info.value.code == "XST203" and str(info.value).startswith(WAIT)
+
+
+def test_an_unnumbered_interior_node_over_a_graph_made_outside_passes(npu: Any) -> None:
+    ext = npu.ExternalStream(HANDLE)
+    weight = _weight()
+    with npu.stream(ext):
+        (weight * 5).sum().backward()  # the thread had a region: the walk is not skipped
+    hidden = weight * 2
+    loss = _unnumbered(hidden + 1).sum()
+    loss.backward()
+    assert float(weight.grad[0]) == 7.0
