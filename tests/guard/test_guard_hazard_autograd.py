@@ -216,3 +216,44 @@ def test_an_unnumbered_interior_node_over_a_graph_made_outside_passes(npu: Any) 
     loss = _unnumbered(hidden + 1).sum()
     loss.backward()
     assert float(weight.grad[0]) == 7.0
+
+
+def test_a_region_after_a_judged_backward_is_seen(npu: Any) -> None:
+    """What a backward check read of the thread's switch points is kept until they change:
+    the next region changes them, and its nodes are judged from them, not from before."""
+    ext = npu.ExternalStream(HANDLE)
+    weight = _weight()
+    with npu.stream(ext):
+        (weight * 2).sum().backward()
+    (weight * 3).sum().backward()  # judged outside, after a region: passes
+    with npu.stream(ext):
+        hidden = weight * 2
+    with pytest.raises(ExternalStreamError) as info:
+        hidden.sum().backward()
+    assert info.value.code == "XST203" and str(info.value).startswith(WAIT)
+    assert float(weight.grad[0]) == 5.0
+
+
+def test_a_thread_s_first_region_after_its_first_backward_is_seen(npu: Any) -> None:
+    """A thread's first backward, before it ever switched streams, finds nothing to judge;
+    its first region then starts its switch points, and what it made there is judged."""
+    import threading
+
+    ext = npu.ExternalStream(HANDLE)
+    weight = _weight()
+    box: dict[str, Any] = {}
+
+    def worker() -> None:
+        (weight * 3).sum().backward()  # nothing external ever current in this thread
+        with npu.stream(ext):
+            hidden = weight * 2
+        try:
+            hidden.sum().backward()
+        except ExternalStreamError as error:
+            box["error"] = error
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert box["error"].code == "XST203" and str(box["error"]).startswith(WAIT)
+    assert float(weight.grad[0]) == 3.0
