@@ -39,8 +39,8 @@ guard never saw switch.
 
 from __future__ import annotations
 
-import bisect
 import threading
+from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any
 
@@ -72,16 +72,24 @@ class _Record:
     the guard read in the thread (its counter passed every number below it: the thread made a
     node with each of them)."""
 
-    __slots__ = ("ext_seen", "high", "lows", "seqs", "states")
+    __slots__ = ("ext_seen", "high", "seqs", "states", "views")
 
     def __init__(self) -> None:
         self.seqs: dict[int, list[int]] = {}
         self.states: dict[int, list[int]] = {}
         self.ext_seen: set[int] = set()
         self.high = 0
-        #: Per device, the first number a node can be judged from (:func:`_low`), cached
-        #: until the device's points change.
-        self.lows: dict[int, int] = {}
+        #: Per device, what a backward check reads of the points (:func:`_view`), kept until
+        #: they change: every change goes through :func:`_append` or :func:`_first_sight`,
+        #: which drop it.
+        self.views: dict[int, _View] = {}
+
+
+#: ``(state, low, seqs, states, last seq)`` of one device of one thread: ``state`` is the last
+#: one (``states[-1]``, the view holds while the current stream's state is that), ``low`` the
+#: first number judged (:func:`_low`, -1: nothing to judge), ``last seq`` ``seqs[-1]`` (nodes
+#: from it on were made under ``state``). ``seqs`` and ``states`` are None with ``low`` -1.
+_View = tuple[int, int, Any, Any, int]
 
 
 class _Local(threading.local):
@@ -112,15 +120,15 @@ def _thread() -> _Record:
 
 
 #: ``torch._C._autograd._get_sequence_nr``, bound when the checks arm (a switch reads it).
-_get_sequence_nr: list[Callable[[], int]] = [lambda: 0]
+_get_sequence_nr: Callable[[], int] = lambda: 0  # noqa: E731
 
 
 #: ``torch._C._functions.AccumulateGrad``: a leaf, no inputs to walk (bound when armed).
-_accumulate_grad: list[Any] = [None]
+_accumulate_grad: Any = None
 
 
 def _sequence_nr() -> int:
-    return int(_get_sequence_nr[0]())
+    return int(_get_sequence_nr())
 
 
 def _state_of(stream_id: int) -> int:
@@ -145,23 +153,41 @@ def _append(track: _Record, device: int, seq: int, state: int) -> None:
         track.ext_seen.add(device)
     if len(seqs) > _MAX_POINTS:
         del seqs[0], states[0]  # nodes below the new first point are unknown
-    track.lows.pop(device, None)
+    track.views.pop(device, None)
 
 
 def _low(track: _Record, device: int) -> int:
     """The first number from which this thread can have made a node of ``device`` under a
     state other than its last one (-1: none): below it, the last state or unknown."""
-    low = track.lows.get(device, -2)
-    if low == -2:
-        states = track.states[device]
-        now = states[-1]
-        low = -1
-        for at, state in enumerate(states):
-            if state != now and state != UNKNOWN:
-                low = track.seqs[device][at]
-                break
-        track.lows[device] = low
-    return low
+    states = track.states[device]
+    now = states[-1]
+    for at, state in enumerate(states):
+        if state != now and state != UNKNOWN:
+            return track.seqs[device][at]
+    return -1
+
+
+def _view(track: _Record, device: int, now: int, now_id: int) -> _View:
+    """The calling thread's points of ``device`` for a backward run under state ``now``
+    (stream id ``now_id``), brought up to date and kept in ``track.views`` until they change.
+
+    A last state other than ``now`` is a switch the guard did not see: the nodes made since
+    the last switch it saw are unknown, and ``now`` holds from here on."""
+    states = track.states.get(device)
+    if states is None:
+        if not now:  # no external stream ever current here in this thread
+            view: _View = (now, -1, None, None, 0)
+            track.views[device] = view
+            return view
+        _first_sight(track, device, _sequence_nr(), now_id)
+        _append(track, device, _sequence_nr(), now)
+    elif states[-1] != now:
+        states[-1] = UNKNOWN  # (the _append below changes the points: the view goes)
+        _append(track, device, _sequence_nr(), now)
+    seqs, states = track.seqs[device], track.states[device]
+    low = _low(track, device) if now or device in track.ext_seen else -1
+    view = track.views[device] = (now, low, seqs, states, seqs[-1])
+    return view
 
 
 def _first_sight(track: _Record, device: int, seq: int, before: int | None) -> None:
@@ -173,7 +199,7 @@ def _first_sight(track: _Record, device: int, seq: int, before: int | None) -> N
         track.seqs[device], track.states[device] = [0], [0]
     else:
         track.seqs[device], track.states[device] = [seq], [UNKNOWN]
-    track.lows.pop(device, None)
+    track.views.pop(device, None)
 
 
 def _observe(device: int, before: int, after: int) -> None:
@@ -182,7 +208,7 @@ def _observe(device: int, before: int, after: int) -> None:
     switch the guard did not see: the nodes made since that change are unknown. (Every
     region entry and exit runs this: kept to one call below it in the common case.)"""
     track = _local.record or _thread()
-    seq = _get_sequence_nr[0]()
+    seq = _get_sequence_nr()
     track.high = seq
     states = track.states.get(device)
     if states is None:
@@ -207,13 +233,13 @@ def start_thread(devices: list[tuple[int, int]]) -> None:
 
 def reset() -> None:
     """Forget every thread's record (at arm and disarm)."""
-    global _local
+    global _local, _get_sequence_nr, _accumulate_grad
     _local = _Local()
     with _state.LOCK:
         _records.clear()
     if _state.torch is not None:
-        _get_sequence_nr[0] = _state.torch._C._autograd._get_sequence_nr
-        _accumulate_grad[0] = getattr(_state.torch._C._functions, "AccumulateGrad", None)
+        _get_sequence_nr = _state.torch._C._autograd._get_sequence_nr
+        _accumulate_grad = getattr(_state.torch._C._functions, "AccumulateGrad", None)
 
 
 # --- the switch points -------------------------------------------------------------------------
@@ -312,7 +338,7 @@ def _ambiguous(others: list[tuple[int, list[int], list[int]]], seq: int, state: 
     if it is the caller's the engine raises X06 at once (hazards.md: no abort)."""
     for high, seqs, states in others:
         if seq < high:
-            at = bisect.bisect_right(seqs, seq) - 1
+            at = bisect_right(seqs, seq) - 1
             theirs = states[at] if at >= 0 else UNKNOWN
             if theirs != state and theirs != 0:
                 return True
@@ -347,32 +373,19 @@ def _judge(
     now_id = C._npu_getCurrentStream(index)[0]
     now = now_id if now_id & EXTERNAL_MARK else 0
     record = _local.record or _thread()
-    states = record.states.get(index)
-    if states is None:
-        if not now:
-            return None  # no external stream ever current here in this thread
-        _first_sight(record, index, _sequence_nr(), now_id)
-        _append(record, index, _sequence_nr(), now)
-        states = record.states[index]
-    elif states[-1] != now:
-        # A switch the guard did not see: since the last one it saw, nodes are unknown.
-        states[-1] = UNKNOWN
-        _append(record, index, _sequence_nr(), now)
-    elif not now and index not in record.ext_seen:
-        return None
-    low = record.lows.get(index, -2)
-    if low == -2:
-        low = _low(record, index)  # states[-1] is ``now``
+    view = record.views.get(index)
+    if view is None or view[0] != now:
+        view = _view(record, index, now, now_id)
+    _, low, seqs, states, last_seq = view
     if low < 0:
         return None
-    seqs = record.seqs[index]
     try:
         seq = node._sequence_nr()
     except (AttributeError, RuntimeError, TypeError):
         return None
     if seq < low:
         return None  # made (as its inputs) before any other state in this thread
-    horizon = _get_sequence_nr[0]()
+    horizon = _get_sequence_nr()
     record.high = horizon
     if seq >= horizon:
         return None  # another thread's root: its graph is unknown
@@ -383,48 +396,50 @@ def _judge(
         if node in walked:
             return None
     others = _others(record, index, low) if len(_records) > 1 else None
-    bisect_right = bisect.bisect_right
-    last_seq, last = seqs[-1], states[-1]  # most nodes are from the latest interval
-    state = last if seq >= last_seq else states[bisect_right(seqs, seq) - 1]
+    # ``states[-1]`` is ``now``: most nodes are from the latest interval.
+    state = now if seq >= last_seq else states[bisect_right(seqs, seq) - 1]
     if others and _ambiguous(others, seq, state):
         state = UNKNOWN
     if state != now and state != UNKNOWN:
         return index, state, now_id, False
     mixed = state == now
-    leaf = _accumulate_grad[0]
+    leaf = _accumulate_grad
     try:
         walked.add(node)
     except TypeError:  # a node type that cannot be hashed: not judged
         return None
-    stack = [node]
+    # Each node with the bound of its inputs' numbers: its own, the horizon if unnumbered.
+    stack = [(node, seq)]
     budget = MAX_NODES
     while stack and budget:
         budget -= 1
-        current = stack.pop()
-        bound = current._sequence_nr()
-        if bound >= _UNNUMBERED:  # an unnumbered interior node: its inputs are not compared
-            bound = horizon
+        current, bound = stack.pop()
         for child, _ in current.next_functions:
-            if child is None or child in walked:
+            # AccumulateGrad (unnumbered, no inputs) is never walked nor judged.
+            if child is None or type(child) is leaf or child in walked:
                 continue
             try:
                 seq = child._sequence_nr()
             except (AttributeError, RuntimeError, TypeError):
                 continue
-            if seq >= bound:  # another thread's, or unnumbered (AccumulateGrad: a leaf)
-                if seq >= _UNNUMBERED and type(child) is not leaf and child.next_functions:
-                    walked.add(child)
-                    stack.append(child)
+            if seq >= bound:  # another thread's, or unnumbered
+                if seq >= _UNNUMBERED and child.next_functions:
+                    walked.add(child)  # an unnumbered interior node: inputs not compared
+                    stack.append((child, horizon))
                 continue
             if seq < low:
                 continue  # made, as its inputs, before ``low``
             walked.add(child)
-            state = last if seq >= last_seq else states[bisect_right(seqs, seq) - 1]
-            if others and _ambiguous(others, seq, state):
-                state = UNKNOWN
-            if state != now and state != UNKNOWN:
-                return index, state, now_id, mixed
-            stack.append(child)
+            # From ``last_seq`` on, made under ``now``: no crossing, ambiguous or not.
+            if seq < last_seq:
+                state = states[bisect_right(seqs, seq) - 1]
+                if (
+                    state != now
+                    and state != UNKNOWN
+                    and not (others and _ambiguous(others, seq, state))
+                ):
+                    return index, state, now_id, mixed
+            stack.append((child, seq))
     return None
 
 
@@ -442,11 +457,14 @@ def backward_wrapper(
 
     def wrapper(t_outputs: Any, *args: Any, **kwargs: Any) -> Any:
         if session.live:
-            roots = (t_outputs,) if isinstance(t_outputs, Tensor) else t_outputs
-            # Shared by the roots of one call: a node is walked once.
-            seen: dict[int, set[Any]] | None = (
-                None if type(roots) is tuple and len(roots) == 1 else {}
-            )
+            # ``seen`` is shared by the roots of one call: a node is walked once.
+            seen: dict[int, set[Any]] | None
+            if type(t_outputs) is tuple:  # what backward() and grad() pass
+                roots, seen = t_outputs, None if len(t_outputs) == 1 else {}
+            elif isinstance(t_outputs, Tensor):
+                roots, seen = (t_outputs,), None
+            else:
+                roots, seen = t_outputs, {}
             for root in roots:
                 try:
                     index = devices.get(root.device)  # a GradientEdge has no device

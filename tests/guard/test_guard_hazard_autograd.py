@@ -182,3 +182,78 @@ def test_graphs_that_never_met_an_external_stream_pass(npu: Any) -> None:
         cpu_loss = (host * 2).sum()
     cpu_loss.backward()  # a CPU graph: no NPU stream sync
     assert float(weight.grad[0]) == 4.0 and float(host.grad[0]) == 2.0
+
+
+#: The number torch gives nodes it does not order (``AccumulateGrad``: ``UINT64_MAX``).
+UNNUMBERED = (1 << 64) - 1
+
+
+def _unnumbered(tensor: Any) -> Any:
+    """``tensor`` with its ``grad_fn`` renumbered ``UINT64_MAX``, an interior node whose
+    number says nothing about when or in which thread its inputs were made."""
+    tensor.grad_fn._set_sequence_nr(UNNUMBERED)
+    assert tensor.grad_fn._sequence_nr() == UNNUMBERED
+    return tensor
+
+
+def test_the_walk_goes_through_an_unnumbered_interior_node(npu: Any) -> None:
+    ext = npu.ExternalStream(HANDLE)
+    weight = _weight()
+    with npu.stream(ext):
+        hidden = weight * 2
+    loss = _unnumbered(hidden + 1).sum()  # its input, made in the region, is still judged
+    with pytest.raises(ExternalStreamError) as info:
+        loss.backward()
+    assert info.value.code == "XST203" and str(info.value).startswith(WAIT)
+
+
+def test_an_unnumbered_interior_node_over_a_graph_made_outside_passes(npu: Any) -> None:
+    ext = npu.ExternalStream(HANDLE)
+    weight = _weight()
+    with npu.stream(ext):
+        (weight * 5).sum().backward()  # the thread had a region: the walk is not skipped
+    hidden = weight * 2
+    loss = _unnumbered(hidden + 1).sum()
+    loss.backward()
+    assert float(weight.grad[0]) == 7.0
+
+
+def test_a_region_after_a_judged_backward_is_seen(npu: Any) -> None:
+    """What a backward check read of the thread's switch points is kept until they change:
+    the next region changes them, and its nodes are judged from them, not from before."""
+    ext = npu.ExternalStream(HANDLE)
+    weight = _weight()
+    with npu.stream(ext):
+        (weight * 2).sum().backward()
+    (weight * 3).sum().backward()  # judged outside, after a region: passes
+    with npu.stream(ext):
+        hidden = weight * 2
+    with pytest.raises(ExternalStreamError) as info:
+        hidden.sum().backward()
+    assert info.value.code == "XST203" and str(info.value).startswith(WAIT)
+    assert float(weight.grad[0]) == 5.0
+
+
+def test_a_thread_s_first_region_after_its_first_backward_is_seen(npu: Any) -> None:
+    """A thread's first backward, before it ever switched streams, finds nothing to judge;
+    its first region then starts its switch points, and what it made there is judged."""
+    import threading
+
+    ext = npu.ExternalStream(HANDLE)
+    weight = _weight()
+    box: dict[str, Any] = {}
+
+    def worker() -> None:
+        (weight * 3).sum().backward()  # nothing external ever current in this thread
+        with npu.stream(ext):
+            hidden = weight * 2
+        try:
+            hidden.sum().backward()
+        except ExternalStreamError as error:
+            box["error"] = error
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert box["error"].code == "XST203" and str(box["error"]).startswith(WAIT)
+    assert float(weight.grad[0]) == 3.0

@@ -128,6 +128,29 @@ def test_subclass_torch_function_sees_the_original_methods_once(cpu_methods: Any
     assert float(tensor[0]) == 0.0
 
 
+def test_a_subclass_tensor_as_to_s_other_dispatches_as_without_the_guard(
+    cpu_methods: Any,
+) -> None:
+    """``plain.to(other)``: torch's C method dispatches ``__torch_function__`` to ``other``'s
+    class when ``other`` overrides it; the wrapper does the same. Its twin, ``to`` with a
+    dtype, a device, a string or an integer first, dispatches to nobody (those are never
+    tensors: the wrapper does not test them as one)."""
+    import torch
+
+    npu, ext = cpu_methods
+    recording = _recording_class()
+    other = torch.zeros(2, dtype=torch.float64).as_subclass(recording)
+    plain = torch.ones(2)
+    with npu.stream(ext):
+        assert plain.to(other).dtype == torch.float64
+        assert plain.to(torch.float16).dtype == torch.float16
+        assert plain.to("cpu", torch.float64).dtype == torch.float64
+        assert plain.to(torch.device("cpu")).dtype == torch.float32
+        assert plain.to(None, torch.float64).dtype == torch.float64
+    assert recording.seen == [recording.ORIGINALS[0]]  # once, for ``other``, torch's own
+    assert type(plain.to(other)) is recording  # as torch returns it: other's class
+
+
 def test_identity_with_the_class_attribute_read_while_armed(sim: Any) -> None:
     """What identity holds once armed (issue 31), pinned: ``func`` is torch's own method, so
     comparisons with methods captured before arming hold; ``torch.Tensor.to`` read from the
