@@ -101,10 +101,6 @@ class Core:
         self.learning = True
         self.reporting = False
         self.findings: dict[tuple[int, str], Issue] = {}
-        #: The findings of the pass that settled the module (:meth:`report`); None: none yet.
-        self._settled: dict[tuple[int, str], Issue] | None = None
-        #: A class attribute or a summary's ``self.x`` changed in this learning pass.
-        self.moved = False
         self._scopes: dict[cst.CSTNode, Scope] = {}
         self._functions: dict[cst.FunctionDef, FunctionInfo] = {}
         self._classes: dict[cst.ClassDef, ClassInfo] = {}
@@ -165,52 +161,22 @@ class Core:
         return self.report()
 
     def report(self) -> list[Issue]:
-        """The findings of the module, after :meth:`summarise` learnt it: what :meth:`run`
-        gives when the same facts are seen (the index's reuse of a summary's interpreter
-        for the lint of the same file).
-
-        A learning pass that saw every summary it applied final is the pass a reporting
-        pass would repeat, fact for fact: its findings are kept (every pass collects them)
-        and are the report. Only a module whose learning stopped at the cap
-        (:data:`_LEARNING_ROUNDS`) runs a pass of its own to report."""
-        if self._settled is None:
-            self.findings = {}
-            self._pass(learning=False)
-            self._settled = self.findings
-        return list(self._settled.values())
+        """The reporting pass alone, after :meth:`summarise` learnt the module: what
+        :meth:`run` gives when the same facts are seen (the index's reuse of a summary's
+        interpreter for the lint of the same file)."""
+        self._pass(learning=False)
+        return list(self.findings.values())
 
     def _learn(self) -> None:
         """Learning passes until no summary was applied before it finished growing. After a
         pass that was not enough, function bodies run callees first (:meth:`_callees_first`)."""
-        self._settled = None
         for _ in range(_LEARNING_ROUNDS):
             self._applied = []
-            self.findings = {}
-            before, self.moved = self._carried(), False
             self._pass(learning=True)
             viewed = self.decide_views()  # subclasses' views of base methods (objects.py)
             if not viewed and all(summary.version == seen for summary, seen in self._applied):
-                if not self.moved and self._carried() == before:
-                    self._settled = self.findings
                 break
             self._callees_order = True
-
-    def _carried(self) -> tuple[object, ...]:
-        """What a pass reads of the pass before it besides summaries and class attributes
-        (whose every change in a pass sets :attr:`moved`): the names a nested function or
-        lambda reads late, dataclass field defaults, names bound through ``nonlocal``, the
-        default capture stream, events recorded. A pass whose summaries were all final,
-        that moved no attribute and ends with these as it found them saw, read for read,
-        what a reporting pass would see: its findings are the report."""
-        late = self._late_defs or {}
-        writes = self._writes_through or {}
-        return (
-            {id(node): dict(after) for node, (_, after, _) in late.items()},
-            {key: dict(value) for key, value in self._field_defaults.items()},
-            {id(node): dict(names) for node, names in writes.items()},
-            (self._default_capture, self._default_capture_seen),
-            set(self._recorded_events),
-        )
 
     def summarise(self) -> dict[str, Value]:
         """Learning passes only: the module-level names, for modules that import this one."""
@@ -253,7 +219,7 @@ class Core:
     def _pass(self, learning: bool) -> None:
         self._passes += 1
         self.learning = learning
-        self.reporting = True  # a learning pass's findings are the report once it settles
+        self.reporting = not learning
         scope = self._scope(self.module, "module", None)
         self._run_body(self.module.body, State({}), scope)
 

@@ -16,8 +16,6 @@ does not dilute the attribute into a "may" forever.
 
 from __future__ import annotations
 
-from typing import Any
-
 import libcst as cst
 
 from .. import summaries as sm
@@ -60,9 +58,6 @@ OBJECT_CALLS = frozenset(
     }
 )
 _HOLDERS = frozenset({"threading.local", "types.SimpleNamespace", "contextvars.ContextVar"})
-#: No value yet (``None`` is a value: "unknown").
-_UNSET: Any = object()
-
 #: What a ``ContextVar`` holds, as an attribute of its allocation site's class.
 _VAR_VALUE = "<value>"
 
@@ -76,14 +71,11 @@ class Objects:
         of other modules are only ever joined (their own passes are over)."""
         attrs = cls.attrs
         key = (id(cls), name)
-        before = attrs.get(name, _UNSET)
         if self._attr_passes.get(key) != self._passes and id(cls) in self._own_classes:
             self._attr_passes[key] = self._passes
             attrs[name] = value
-        else:
-            attrs[name] = join(before, value) if before is not _UNSET else value
-        if attrs[name] != before:
-            self.moved = True  # a later read in this pass saw another value (core._learn)
+            return
+        attrs[name] = join(attrs[name], value) if name in attrs else value
 
     def learn_set_attr(
         self, summary: Summary, key: tuple[int, tuple[str, ...]], value: Value
@@ -95,14 +87,11 @@ class Objects:
         within one pass is no change if it ends where the last pass did."""
         seen = (id(summary), key)
         attrs = summary.sets_attrs
-        before = attrs.get(key, _UNSET)
         if self._set_attr_passes.get(seen) == self._passes and key in attrs:
             attrs[key] = join(attrs[key], value)
         else:
             self._set_attr_passes[seen] = self._passes
             attrs[key] = value
-        if attrs[key] != before:
-            self.moved = True
 
     def construct(
         self,
