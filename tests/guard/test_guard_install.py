@@ -201,6 +201,12 @@ def test_is_external_uses_the_id_encoding_not_the_class(env: Any) -> None:
     cpu = torch.Stream(stream_id=1 << 30, device_index=-1, device_type=0)
     assert not extstream_guard.is_external(cpu)
 
+    class Odd:  # a stream-like object whose id is not a number: not a stream, no error
+        device_type = generic.device_type
+        stream_id = str(ext.stream_id)
+
+    assert not extstream_guard.is_external(Odd())
+
 
 def test_guarded_class_works_without_install(env: Any) -> None:
     guarded = extstream_guard.ExternalStream
