@@ -15,9 +15,9 @@ default is assumed: what the spread fills is not known.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
-from .records import replace
 from .sites import Arg, CallSite
 from .summaries import Binding, item
 from .values import ExtStream, FunctionInfo, Seq, Value

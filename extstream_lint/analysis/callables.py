@@ -20,13 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .records import fast_frozen
 from .values import Current, FunctionInfo, Value
 
 __all__ = ["Closure", "ParamCall"]
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class Closure:
     """``func``, made by a call of an enclosing function: ``captured`` holds, per enclosing
@@ -36,7 +34,6 @@ class Closure:
     captured: tuple[tuple[FunctionInfo, tuple[tuple[int, Value], ...]], ...]
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class ParamCall:
     """A call of a parameter's value (``callee``, symbolic) in a summarised function body."""

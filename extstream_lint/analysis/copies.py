@@ -16,8 +16,9 @@ every device the stream may be on differs from both of the copy's, nothing is re
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .devices import DIFFERENT, SAME, UNSURE, compare, show
-from .records import replace
 from .sites import Issue
 from .values import PINNED, ExtStream, Tensor, Value
 

@@ -22,12 +22,11 @@ silent, or, rarely, "different" where a rebinding made them equal).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 
 from .. import contract as c
-from .records import replace
 from .sites import Arg, CallSite
 from .values import HOST, NPU, Const, ExtStream, Tensor, Value
 

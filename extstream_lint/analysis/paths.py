@@ -9,8 +9,9 @@ One definition for both keeps a summary meaning what the body saw.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .handles import PinnedLoader
-from .records import replace
 from .values import (
     PINNED,
     Bound,

@@ -28,10 +28,8 @@ Only the judgement of roots (:func:`judge`) and the lattice live here; the inter
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
-
-from .records import fast_frozen, replace
 
 if TYPE_CHECKING:  # values imports this module (Tensor.made): no import at run time
     from .values import Current, ExtStream, ParamRef, Value
@@ -44,7 +42,6 @@ MAX_STREAMS = 4
 ROOT = "backward root"
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class Made:
     """Where a value's autograd graph was computed: small, frozen and joinable.

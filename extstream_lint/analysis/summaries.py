@@ -18,13 +18,12 @@ which ``self`` attributes it sets, and which stream is current when it returns o
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import provenance as pv
 from .callables import Closure, ParamCall
 from .effects import handle_matches
 from .paths import ITERATED, SUBSCRIPTED, attribute, contents, element, item, symbolic
-from .records import replace
 from .sinks import Guard, ParamPath, Sink, SinkKey
 from .sites import Arg, Issue
 from .values import (

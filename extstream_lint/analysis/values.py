@@ -8,17 +8,15 @@ the environment, the bottom of the lattice).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Union
 
 from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, PinnedLoader, Work
 from .mro import linearise
 from .provenance import Made, join_made
-from .records import fast_frozen, replace
 from .sinks import Sink, SinkKey
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class ExtStream:
     """A value that wraps an external stream, on every path (``must``) or on some (may)."""
@@ -54,7 +52,6 @@ class ExtStream:
         return () if self.param is None else (self.param, *self.also)
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class ParamRef:
     """Where a summarised function's symbolic value comes from: ``owner``'s parameter
@@ -80,7 +77,6 @@ class Remote:
     line: int
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class Ref:
     """A reference to a module, class or function, by canonical qualified name."""
@@ -88,7 +84,6 @@ class Ref:
     qualname: str
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class Const:
     """A literal small enough to matter for a pointer argument (int, bool, None, float, str)."""
@@ -96,7 +91,6 @@ class Const:
     value: object
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class StreamCtx:
     """``torch.npu.stream(s)``: entering it makes ``s`` current."""
@@ -116,7 +110,6 @@ NPU = "npu"  #: an NPU (``Tensor.index`` when the device index is visible)
 UNKNOWN = ""
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class Tensor:
     """What the hazard rules know about a value that may be a tensor (spec section 2.6).
@@ -138,7 +131,6 @@ class Tensor:
         return replace(self, place=place, index=index)
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class Seq:
     """A tuple or list display, kept element-wise for unpacking and iteration."""
@@ -207,9 +199,11 @@ class Summary:
         self.version += 1
 
     def note_exit(self, current: Current | None, owner: object = None) -> None:
-        """A return with ``current`` current (``owner``: the function returning). The version
-        moves only when a caller would see another effect (``summaries.current_change``):
-        a first return leaving the caller's stream current changes nothing it reads."""
+        """A return with ``current`` current; ``owner``: the function whose caller's stream
+        the body started with. The version moves only when a caller would see another
+        effect (:func:`.summaries.current_change`): a first return that leaves the caller's
+        stream current changes nothing a caller reads, so callers that ran before it in
+        the pass need not run again."""
         merged = join_current(self.exit_current, current) if self.exit_seen else current
         if not self.exit_seen or merged != self.exit_current:
             before = self._exit_effect(owner)
@@ -366,7 +360,6 @@ class ClassInfo:
         return running
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class Instance:
     """``self`` inside a method, or an instance of a class defined in the file."""
@@ -388,7 +381,6 @@ class Instance:
         return replace(self, fields=(*kept, (name, value)))
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class Bound:
     """A method read from an object and kept for later (``m = obj.flush``)."""
@@ -398,7 +390,6 @@ class Bound:
     text: str | None
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class Partial:
     """``functools.partial(f, *args, **kwargs)``: calling it calls ``f`` with them first."""
@@ -412,7 +403,6 @@ class Partial:
     text: str | None = field(default=None, compare=False)
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class StreamMethod:
     """A refused method read from a stream or handle and kept for later (``poll = ext.query``,
@@ -573,7 +563,6 @@ def join_all(values: list[Value]) -> Value:
     return result
 
 
-@fast_frozen
 @dataclass(frozen=True)
 class Current:
     """The thread's current stream while it is (maybe) external, and where it was set."""

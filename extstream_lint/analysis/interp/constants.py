@@ -20,8 +20,9 @@ function's body is not here (its summary keeps both branches).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import summaries as sm
-from ..records import replace
 from ..values import Const, ExtStream, FunctionInfo, Summary, Value
 from .core import is_symbolic
 

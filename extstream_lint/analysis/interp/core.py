@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Union
 
 import libcst as cst
@@ -20,7 +20,6 @@ import libcst as cst
 from .. import summaries as sm
 from ..bodies import bodies_for
 from ..effects import DEFAULT_CAPTURE_STREAM, IMPLICIT_MODULES, canonical
-from ..records import replace
 from ..sites import Issue
 from ..state import State
 from ..syntax import dotted_name

@@ -11,11 +11,11 @@ statements that run the branches are in :mod:`.statements`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import libcst as cst
 
 from ..effects import IMPLICIT_MODULES, canonical, is_external_class
-from ..records import replace
 from ..state import State, join_states
 from ..syntax import dotted_name
 from ..values import ClassInfo, ExtStream, FunctionInfo, Ref, Value

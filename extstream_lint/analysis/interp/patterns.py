@@ -26,11 +26,12 @@ after it never run, nor does the path that matches none.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from .. import summaries as sm
 from ..effects import is_external_class
-from ..records import replace
 from ..state import State, join_states
 from ..syntax import dotted_name
 from ..values import ClassInfo, Const, ExtStream, Instance, Ref, Seq, Value, is_none, join_all

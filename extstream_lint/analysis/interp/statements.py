@@ -12,12 +12,12 @@ Definitions and imports are executed by :mod:`.calls`, :mod:`.classes` and :mod:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import libcst as cst
 
 from ..effects import enter_effects
 from ..hazards import computed
-from ..records import replace
 from ..sites import Arg
 from ..state import State, join_states
 from ..syntax import children, dotted_name, tail_name
