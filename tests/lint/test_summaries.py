@@ -173,3 +173,17 @@ def test_parameter_paths_are_k_limited() -> None:
     wrapper = Instance(ClassInfo("Wrap"), (), ParamRef(owner, 0, ("_stream", "_stream")))
     assert paths.attribute(wrapper, "_stream") is None
     assert path_of(paths.attribute(wrapper, "_proc")) == ("_stream", "_stream", "_proc")
+
+
+def test_a_helper_that_changes_nothing_a_caller_reads_costs_no_extra_pass(monkeypatch) -> None:
+    """The module's body calls ``log()`` before the helper's body has run. Its first return
+    leaves the caller's stream current and returns nothing known: no caller reads anything
+    new, so the version does not move and one learning pass is enough."""
+    source = (
+        "import torch\nfrom torch_npu.npu import ExternalStream\n\n\n"
+        "def log(message):\n    print(message)\n\n\n"
+        "log('start')\nExternalStream(7).synchronize()\n"
+    )
+    codes, passes = _learning_passes(monkeypatch, source)
+    assert codes == ["XST101"]
+    assert passes == [True, False]
