@@ -41,6 +41,7 @@ from .values import (
     StreamMethod,
     Tensor,
     Value,
+    is_caller_current,
     join,
 )
 
@@ -432,8 +433,7 @@ def current_change(
         return True, None, ""
     stream = summary_current.stream
     ref = stream.param
-    unchanged = ParamRef(binding.info, CALLER_CURRENT)
-    if ref == unchanged:
+    if is_caller_current(summary_current, binding.info):
         if stream.must or binding.current is None:
             return False, None, ""
         # The caller's stream on some paths only (another one was made current on the

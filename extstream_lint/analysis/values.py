@@ -198,7 +198,7 @@ class Summary:
         self.sets_attrs[key] = value
         self.version += 1
 
-    def note_exit(self, current: Current | None, owner: object = None) -> None:
+    def note_exit(self, current: Current | None, owner: object) -> None:
         """A return with ``current`` current; ``owner``: the function whose caller's stream
         the body started with. The version moves only when a caller would see another
         effect (:func:`.summaries.current_change`): a first return that leaves the caller's
@@ -216,8 +216,7 @@ class Summary:
         if not self.exit_seen:
             return False
         current = self.exit_current
-        unchanged = ParamRef(owner, CALLER_CURRENT)
-        if current is not None and current.stream.must and current.stream.param == unchanged:
+        if is_caller_current(current, owner) and current.stream.must:  # type: ignore[union-attr]
             return False
         return current
 
@@ -570,6 +569,12 @@ class Current:
     stream: ExtStream
     label: str
     origin: object = field(compare=False)
+
+
+def is_caller_current(current: Current | None, owner: object) -> bool:
+    """``current`` is the caller's own current stream, as ``owner``'s body started with it
+    (on every path when its stream is a "must")."""
+    return current is not None and current.stream.param == ParamRef(owner, CALLER_CURRENT)
 
 
 def join_current(a: Current | None, b: Current | None) -> Current | None:

@@ -27,10 +27,8 @@ from ..effects import handle_matches
 from ..sinks import SinkKey
 from ..sites import Arg
 from ..values import (
-    CALLER_CURRENT,
     ClassInfo,
     Const,
-    Current,
     ExtStream,
     FunctionInfo,
     Instance,
@@ -39,6 +37,7 @@ from ..values import (
     Seq,
     Tensor,
     Value,
+    is_caller_current,
 )
 
 
@@ -221,7 +220,7 @@ def acts(value: Value, cls: ClassInfo) -> bool:
         and not summary.sets_attrs
         and not summary.yield_seen
         and not summary.capture_seen
-        and (not summary.exit_seen or _unchanged(value, summary.exit_current))
+        and (not summary.exit_seen or is_caller_current(summary.exit_current, value))
     ):
         return False  # the common case, without substituting anything
     binding = sm.Binding(value, {0: Arg(Instance(cls), None)}, None)
@@ -233,17 +232,12 @@ def acts(value: Value, cls: ClassInfo) -> bool:
     if any(_matters(sm.substitute(item, binding)) for item in made):
         return True
     return any(
-        seen and not _unchanged(value, current)
+        seen and not is_caller_current(current, value)
         for seen, current in (
             (summary.exit_seen, summary.exit_current),
             (summary.yield_seen, summary.yield_current),
         )
     )
-
-
-def _unchanged(info: FunctionInfo, current: Current | None) -> bool:
-    """The caller's current stream, as the body started with it."""
-    return current is not None and current.stream.param == ParamRef(info, CALLER_CURRENT)
 
 
 def _first_definition(order: list[ClassInfo], name: str) -> Value:
