@@ -30,6 +30,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
 * :mod:`.interp.objects`: the object model (construction, copies, holders, delegation);
 * :mod:`.interp.views`: subclasses' views of inherited methods (dispatch on ``self``);
+* :mod:`.interp.foreign`: base classes of other modules, read for those views;
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
 """
 
@@ -43,6 +44,7 @@ from .interp.constants import Constants
 from .interp.containers import Containers
 from .interp.core import Core
 from .interp.expressions import Expressions
+from .interp.foreign import ForeignBases
 from .interp.higher_order import HigherOrder
 from .interp.imports import Imports
 from .interp.library import Library
@@ -72,6 +74,7 @@ class Interpreter(
     Classes,
     Objects,
     Views,
+    ForeignBases,
     Narrowing,
     Core,
 ):

@@ -14,10 +14,6 @@ from __future__ import annotations
 from .suite import NEGATIVE, POSITIVE
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("classes/base_in_module_override", POSITIVE): (
-        "a base class of another module has no view for the subclass: its `__init__` calling "
-        "`self._make()` runs the base's maker, not the subclass's override"
-    ),
     ("imports/transfer_parent_package", POSITIVE): (
         "`from pkg.mod import f` does not apply the import effects of `pkg/__init__.py`, "
         "which Python runs first (`import pkg.mod` does)"
