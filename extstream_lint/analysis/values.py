@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Union
 
+from .choices import Callee, OneOf, either
 from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, PinnedLoader, Work
 from .mro import linearise
 from .provenance import Made, join_made
@@ -460,8 +461,12 @@ Value = Union[
     StreamMethod,
     Forward,
     Module,
+    OneOf,
     None,
 ]
+
+#: What a call dispatches on: two different ones join into a :class:`.choices.OneOf`.
+_CALLEES = (FunctionInfo, ClassInfo, Bound, Partial, Ref, Module, Callee)
 
 
 def join(a: Value, b: Value) -> Value:
@@ -519,6 +524,8 @@ def join(a: Value, b: Value) -> Value:
         mine, theirs = dict(a.fields), dict(b.fields)
         fields = tuple((k, join(mine.get(k), theirs.get(k))) for k in {**mine, **theirs})
         return Instance(a.cls, fields, a.param if a.param == b.param else None)
+    if isinstance(a, _CALLEES) and isinstance(b, _CALLEES):  # ``f = a if c else b``
+        return either(a, b)
     return None
 
 

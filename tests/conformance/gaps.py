@@ -26,10 +26,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "a package `__init__` importing `transfer_to_npu` does not remap `torch.cuda` in the "
         "package's own modules (the import graph does not link a module to its packages)"
     ),
-    ("imports/try_import_fallback", POSITIVE): (
-        "a name bound to a different function on each path (`try: from a import f` / "
-        "`except ImportError: from b import f`) is neither: two functions do not join"
-    ),
 }
 
 __all__ = ["KNOWN_GAPS", "NEGATIVE", "POSITIVE"]
