@@ -223,6 +223,7 @@ class Core:
         self.learning = learning
         self.reporting = not learning
         scope = self._scope(self.module, "module", None)
+        self.package_effects()  # its packages' __init__ ran first (imports.py)
         self._run_body(self.module.body, State({}), scope)
 
     def _run_body(self, body: Sequence[cst.CSTNode], state: State, scope: Scope) -> None:
