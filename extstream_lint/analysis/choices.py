@@ -34,8 +34,9 @@ class Callee:
 @dataclass(frozen=True, eq=False)
 class OneOf(Callee):
     """One of ``options`` (functions, classes, modules, bound methods, partials, torch
-    names), never fewer than two, in the order first met; equal to another of the same
-    options in any order (a join's result must not depend on which path came first)."""
+    names), never fewer than two, ordered by kind and name (:func:`_rank`); equal to
+    another of the same options in any order (a join's result must not depend on which
+    path came first)."""
 
     options: tuple[object, ...]
 
@@ -57,4 +58,15 @@ def either(a: object, b: object) -> OneOf | None:
             options.append(option)
     if len(options) > MAX_OPTIONS:
         return None
+    options.sort(key=_rank)  # stable: the same options give the same digest, in any order
     return OneOf(tuple(options)) if len(options) > 1 else None
+
+
+def _rank(option: object) -> tuple[str, str]:
+    """Kind and name: the order of a join's alternatives, whichever path came first, so
+    that a summary holding one has one digest and an import cycle settles (a digest that
+    moved with the order of two paths would summarise its readers again)."""
+    name = getattr(option, "qualname", None) or getattr(option, "name", None)
+    if name is None:
+        name = getattr(getattr(option, "func", None), "name", "")
+    return type(option).__name__, str(name)

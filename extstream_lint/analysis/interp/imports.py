@@ -175,8 +175,8 @@ class Imports:
             name, local = _imported_as(alias)
             value = self._attribute_of(source, name, None)
             self.bind(local, value, state, scope)
-            if isinstance(value, Module):  # ``from . import _setup``: the submodule runs
-                self._import_effects(value.name)
+            if isinstance(value, Module) and value.name == f"{source.name}.{name}":
+                self._import_effects(value.name)  # ``from . import _setup``: it runs
 
 
 def _imported_as(alias: cst.ImportAlias) -> tuple[str, str]:
