@@ -86,8 +86,14 @@ What it follows (the README's "Limitations" and ``docs/conformance.md`` say what
   in a project module (its package ``__init__``, or any module it imports) marks its summary
   (``__transfer_to_npu__``), and an importer reads ``torch.cuda`` as torch_npu's; the import
   graph counts such a module as one that may hand out external streams, so an importer
-  spelling ``ExternalStream`` without ``npu`` is linted. A package ``__init__`` above an imported
-  module (``from pkg.sub import x``) is not consulted unless the statement names the package.
+  spelling ``ExternalStream`` without ``npu`` is linted. Python runs every package ``__init__``
+  above a module first, so the packages above a module (its own, and those above each module
+  it imports: ``from pkg.sub import x``) count too, asked for only where the text graph says
+  they may remap (``project/graph.ImportGraph.may_transfer``). A name bound to a different
+  function, class or module on each path (``f = a if c else b``, a ``def`` per branch,
+  ``try``/``except ImportError`` imports, a dict of handlers) is each of them
+  (``analysis/choices.OneOf``): a call calls each and joins what they do, "may" where they
+  differ (``interp/alternatives.py``).
 * **The current stream.** Inside ``with torch.npu.stream(ext):``, ``with ext:``,
   ``StreamContext(ext)``, and after ``set_stream(ext)`` until it is set back (leaving a
   ``with`` block by ``break``/``continue``/``return`` restores it, as does a ``finally``

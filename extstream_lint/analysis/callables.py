@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .choices import Callee
 from .values import Current, FunctionInfo, Value
 
 __all__ = ["Closure", "ParamCall"]
 
 
 @dataclass(frozen=True)
-class Closure:
+class Closure(Callee):
     """``func``, made by a call of an enclosing function: ``captured`` holds, per enclosing
     function (innermost first), the values that call gave its parameters, by index."""
 

@@ -16,7 +16,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..project import modules as mods
-from ..project.graph import components
+from ..project.graph import components, packages_above
 from ..project.limits import over_limit
 from ..project.modules import kept_stamp, stamp_of
 from ..project.sources import read_project_file, read_text
@@ -74,8 +74,11 @@ class Components(_Base):
 
     def _followed_links(self, path: str, top_only: bool = False) -> list[str]:
         """The project files the summary of ``path`` follows, by the text graph (with
-        ``top_only``, those its top-level imports run)."""
-        facts = self.graph().facts(path)
+        ``top_only``, those its top-level imports run), and the packages above it or
+        above a module it imports that may remap ``torch.cuda`` (their summaries say
+        whether they do: :meth:`.interp.imports.Imports.package_effects`)."""
+        graph = self.graph()
+        facts = graph.facts(path)
         if facts is None:
             return []
         roots = self.roots(path)
@@ -84,6 +87,15 @@ class Components(_Base):
         for link in facts.links[: facts.strong] if top_only else facts.links:
             if (package is not None and head_package(link, roots) == package) or self.follows(link):
                 out.append(link)
+        if graph.may_transfer(path):  # rare: a project that imports transfer_to_npu
+            above = [*packages_above(path)]
+            for link in facts.links:
+                above.extend(packages_above(link))
+            out.extend(
+                p
+                for p in dict.fromkeys(above)
+                if p != path and p not in out and graph.may_transfer(p)
+            )
         return out
 
     def _settle(self, members: tuple[str, ...], state: RunState) -> None:

@@ -26,6 +26,12 @@ class ModuleFacts(Protocol):
         """The facts of project module ``name`` (absolute, dotted), or ``None``."""
         ...
 
+    def remaps(self, module: str) -> bool:
+        """May importing project module ``module`` remap ``torch.cuda`` (it, a package
+        above it, or what they import imports ``transfer_to_npu``)? A cheap question asked
+        before the summary of a package above a module is: ``False`` spares it."""
+        ...
+
     def read(self, module: str, name: str | None) -> None:
         """The interpreter read the export ``name`` of ``module`` (a module this provider
         handed out; ``None``: all its exports, as ``from m import *`` does). What an

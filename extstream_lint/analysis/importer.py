@@ -25,7 +25,13 @@ if TYPE_CHECKING:  # libcst only when a summary is computed, not when one is che
     from .index import ProjectIndex
     from .interpreter import Interpreter
 
-__all__ = ["Importer", "RunState", "head_package", "package_of"]
+__all__ = ["REMAPS", "Importer", "RunState", "head_package", "package_of"]
+
+#: How :meth:`Importer.remaps` records its answer among the links (a prefix no path has),
+#: with the answer as the "digest": "1" may remap, "0" may not. A kept entry holds while
+#: the text graph gives the same answer (:meth:`.reuse.Reuse._readings_hold`), so an edit
+#: anywhere below a package that makes it import ``transfer_to_npu`` reaches its modules.
+REMAPS = "\0remaps:"
 
 
 class Importer:
@@ -105,6 +111,22 @@ class Importer:
         if names is not None:
             names[SOURCE] = text_digest(text)
         return tree, text, module.path or os.path.basename(path), python_tree
+
+    def remaps(self, name: str) -> bool:
+        """May importing project module ``name`` remap ``torch.cuda`` (it, a package above
+        it, or what they run imports ``transfer_to_npu``, by the text graph)? Asked of the
+        packages above a module and above each module it imports, before their summaries
+        are, so that a project that never mentions ``transfer_to_npu`` asks for none."""
+        if name.split(".", 1)[0] in _NEVER_PROJECT:
+            return False
+        path, probes = mods.locate_module(name, self.roots)
+        self.used.update(probes)
+        if path is None:
+            return False
+        path = os.path.abspath(path)
+        answer = self.index.graph().may_transfer(path)
+        self.links[REMAPS + path] = "1" if answer else "0"
+        return answer
 
     def as_linted(self) -> None:
         """From now on, the importer of the file being linted (which follows all its

@@ -20,6 +20,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.imports`: import statements;
 * :mod:`.interp.expressions`: expressions;
 * :mod:`.interp.calls`: function definitions and calls;
+* :mod:`.interp.alternatives`: calls of a name bound to a different callee on each path;
 * :mod:`.interp.arguments`: a call's arguments, spreads included (binding: :mod:`.binding`);
 * :mod:`.interp.builtins`: the builtins that move values;
 * :mod:`.interp.containers`: containers changed in place (``append``, ``d[k] = v``, ``get``);
@@ -36,6 +37,7 @@ per concern, the way mypy splits its checker:
 
 from __future__ import annotations
 
+from .interp.alternatives import Alternatives
 from .interp.arguments import Arguments
 from .interp.builtins import Builtins
 from .interp.calls import Calls
@@ -64,6 +66,7 @@ class Interpreter(
     Imports,
     Expressions,
     Calls,
+    Alternatives,
     HigherOrder,
     Constants,
     Unpacking,

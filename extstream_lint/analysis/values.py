@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Union
 
+from .carriers import Forward, Partial, StreamMethod
+from .choices import Callee, OneOf, either
 from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, PinnedLoader, Work
 from .mro import linearise
 from .provenance import Made, join_made
@@ -390,42 +392,6 @@ class Bound:
     text: str | None
 
 
-@dataclass(frozen=True)
-class Partial:
-    """``functools.partial(f, *args, **kwargs)``: calling it calls ``f`` with them first."""
-
-    func: Value
-    args: tuple[object, ...]
-    keywords: tuple[tuple[str, object], ...]
-    #: The ``partial(...)`` call, for messages: where a torch method got its receiver.
-    at: object = field(default=None, compare=False)
-    #: ``f`` as written (``torch.npu.Stream.synchronize``), for messages.
-    text: str | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
-class StreamMethod:
-    """A refused method read from a stream or handle and kept for later (``poll = ext.query``,
-    ``getattr(ext, "synchronize")``): a value that carries its receiver, so calling it is the
-    method call on ``receiver``, checked then, with the current stream of then."""
-
-    method: str
-    #: The stream, handle or unknown object (``None``: ``side.wait_stream`` on a managed one).
-    receiver: Value
-    #: How the source names the receiver (``ext``), for messages.
-    text: str | None
-    #: Where the method was read (a libcst node or a :class:`Remote`): the message names it.
-    bound_at: object = field(compare=False)
-
-
-@dataclass(frozen=True)
-class Forward:
-    """``getattr(target, name)`` in a ``__getattr__``: every attribute the class lacks is
-    read from ``target`` (delegation; a "may", since the class may still answer some)."""
-
-    target: Value
-
-
 @dataclass(eq=False)
 class Module:
     """A module of the analysed project, by its summary (:mod:`.index`)."""
@@ -461,8 +427,12 @@ Value = Union[
     StreamMethod,
     Forward,
     Module,
+    OneOf,
     None,
 ]
+
+#: What a call dispatches on: two different ones join into a :class:`.choices.OneOf`.
+_CALLEES = (FunctionInfo, ClassInfo, Bound, Partial, Ref, Module, Callee)
 
 
 def join(a: Value, b: Value) -> Value:
@@ -520,6 +490,8 @@ def join(a: Value, b: Value) -> Value:
         mine, theirs = dict(a.fields), dict(b.fields)
         fields = tuple((k, join(mine.get(k), theirs.get(k))) for k in {**mine, **theirs})
         return Instance(a.cls, fields, a.param if a.param == b.param else None)
+    if isinstance(a, _CALLEES) and isinstance(b, _CALLEES):  # ``f = a if c else b``
+        return either(a, b)
     return None
 
 

@@ -21,6 +21,16 @@ whole, ``import m`` or ``*``, lends the importer's namespace all of its names); 
 handed a stream only if it spells one of those names of a module it imports
 (:meth:`ImportGraph.receives`). Everything here is linear in the files and imports
 reached.
+
+One question follows more than imports: ``transfer``, may running a file remap
+``torch.cuda`` for the process (``import torch_npu.contrib.transfer_to_npu``, contract
+section 3)? Python runs every package ``__init__`` above a module before the module
+(language reference 5.2), and an import's effects are process-wide, so a file is affected
+by what its imports run and by the packages above it and above each module it imports.
+Those package edges are kept out of the components above: a package ``__init__`` usually
+imports its own modules, and linking each module to its package would fuse every package
+into one cycle. They have their own components, one Tarjan per run
+(:meth:`ImportGraph.may_transfer`).
 """
 
 from __future__ import annotations
@@ -98,6 +108,8 @@ class ImportGraph:
         #: File -> the names through which it may hand out an external stream.
         self._carried: dict[str, frozenset[str]] = {}
         self._statements: dict[str, tuple[list[Statement], frozenset[str]] | None] = {}
+        #: File -> may running it remap ``torch.cuda`` (:meth:`may_transfer`).
+        self._transfer: dict[str, bool] = {}
 
     # --- questions ------------------------------------------------------------------------
 
@@ -109,6 +121,46 @@ class ImportGraph:
         """May the file, or what it imports, hold a helper reaching a refused operation?"""
         return self.matter[self._component_of(path)]
 
+    def may_transfer(self, path: str) -> bool:
+        """May running the project file ``path`` (absolute) remap ``torch.cuda``: does it,
+        a package above it, or what either runs, import ``transfer_to_npu``, transitively?
+        A text question (a comment naming it counts): the summaries decide; this says
+        where they must look."""
+        found = self._transfer.get(path)
+        if found is None:
+            self._close_transfer(path)
+            found = self._transfer[path]
+        return found
+
+    def remapped(self, path: str, links: tuple[str, ...]) -> bool:
+        """May a package above ``path``, or a module among ``links`` (or a package above
+        one), remap ``torch.cuda`` before ``path``'s code runs?"""
+        return any(self.may_transfer(p) for p in packages_above(path)) or any(
+            self.may_transfer(link) for link in links
+        )
+
+    def _runs(self, path: str) -> tuple[str, ...]:
+        """What running ``path`` runs first: the packages above it, then its imports."""
+        facts = self.facts(path)
+        return (*packages_above(path), *(facts.links if facts is not None else ()))
+
+    def _close_transfer(self, start: str) -> None:
+        transfer = self._transfer
+        for members in components(start, self._runs, transfer.__contains__):
+            inside = set(members)
+            verdict = False
+            for member in members:
+                facts = self.facts(member)
+                if (facts is not None and facts.transfer) or any(
+                    transfer.get(other, False)
+                    for other in self._runs(member)
+                    if other not in inside
+                ):
+                    verdict = True
+                    break
+            for member in members:
+                transfer[member] = verdict
+
     def imports_external(self, text: str, path: str) -> bool:
         """For the text ``text`` read as ``path`` (maybe not what is on disk: an editor's
         buffer): does it spell a name through which a project file it imports may hand
@@ -119,7 +171,7 @@ class ImportGraph:
         def spells(wanted: frozenset[str]) -> frozenset[str]:
             return spelled(text, wanted)
 
-        return self._spells_handed(facts.links, spells)
+        return self._spells_handed(path, facts.links, spells)
 
     def receives(self, path: str) -> bool:
         """May the project file ``path`` (absolute), as on disk, hold an external stream:
@@ -134,7 +186,7 @@ class ImportGraph:
         def spells(wanted: frozenset[str]) -> frozenset[str]:
             return self.sources.spelled(path, wanted)
 
-        return self._spells_handed(facts.links, spells)
+        return self._spells_handed(path, facts.links, spells)
 
     def carried(self, path: str) -> frozenset[str]:
         """The names of the file ``path`` through which it may hand out an external stream;
@@ -157,15 +209,19 @@ class ImportGraph:
         return found
 
     def _spells_handed(
-        self, links: tuple[str, ...], spelled: Callable[[frozenset[str]], frozenset[str]]
+        self,
+        path: str,
+        links: tuple[str, ...],
+        spelled: Callable[[frozenset[str]], frozenset[str]],
     ) -> bool:
         """It spells a name a module it imports may hand out, or ``ExternalStream`` /
         ``stream_ptr`` while importing a module that may hand out external streams or remap
-        ``torch.cuda`` (``import torch_npu.contrib.transfer_to_npu``): then
+        ``torch.cuda`` (``import torch_npu.contrib.transfer_to_npu``), or below a package
+        that may remap it, or importing a module below one: then
         ``torch.cuda.ExternalStream`` may be torch_npu's. One question per file, so the
         answer kept for its words serves every run."""
         wanted = _NONE.union(*(self.carried(link) for link in links))
-        if any(self.may_export(link) for link in links):
+        if any(self.may_export(link) for link in links) or self.remapped(path, links):
             wanted = wanted | _CLASS_WORDS
         return bool(wanted) and bool(spelled(wanted))
 
@@ -284,6 +340,33 @@ class ImportGraph:
         self.members.append(members)
         self.export.append(export)
         self.matter.append(matter or export)
+
+
+def packages_above(path: str) -> tuple[str, ...]:
+    """The ``__init__.py`` of every package above the file ``path`` (absolute), innermost
+    first: what Python runs before it (a namespace package, without one, ends the chain).
+    A ``stat`` per level, kept for the run per directory."""
+    directory = os.path.dirname(path)
+    if os.path.basename(path) == "__init__.py":
+        directory = os.path.dirname(directory)
+    known = run_memo("packages-above", dict)
+    if known is not None and directory in known:
+        return known[directory]  # type: ignore[no-any-return]
+    found: list[str] = []
+    current = directory
+    while True:
+        init = os.path.join(current, "__init__.py")
+        if not os.path.isfile(init):
+            break
+        found.append(init)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    result = tuple(found)
+    if known is not None:
+        known[directory] = result
+    return result
 
 
 #: The words that make an external stream (:func:`.markers.might_use_external_streams`).

@@ -34,6 +34,8 @@ _DATA_MODULES = (
     "extstream_lint.analysis.devices",
     "extstream_lint.analysis.summaries",
     "extstream_lint.analysis.callables",
+    "extstream_lint.analysis.choices",
+    "extstream_lint.analysis.carriers",
     "extstream_lint.analysis.provenance",
     "extstream_lint.analysis.sinks",
     "extstream_lint.analysis.effects",

@@ -18,7 +18,7 @@ import os
 from collections import Counter
 
 from .diskio import entry_directory, load, project_root, store
-from .markers import hands_out_external, may_reach_refused
+from .markers import enables_transfer, hands_out_external, may_reach_refused
 from .modules import (
     Probes,
     Stamp,
@@ -121,9 +121,10 @@ class FileFacts(tuple):
     A plain tuple (fast to pickle): the file's stamp, whether it mentions external streams,
     whether it may reach a refused operation itself, the project files it imports (those
     its top-level imports run first: ``strong`` of them; those it binds whole, a module
-    object or ``*``: ``whole``), and the paths looked at to resolve those imports with
-    their stamps. Valid while the stamp and every probe are unchanged: nothing
-    transitive, each file answers for itself.
+    object or ``*``: ``whole``), the paths looked at to resolve those imports with their
+    stamps, and whether it may import ``transfer_to_npu`` (``transfer``: running it may
+    remap ``torch.cuda`` for the process). Valid while the stamp and every probe are
+    unchanged: nothing transitive, each file answers for itself.
     """
 
     __slots__ = ()
@@ -137,8 +138,9 @@ class FileFacts(tuple):
         probes: Probes,
         strong: int = 0,
         whole: tuple[str, ...] = (),
+        transfer: bool = False,
     ) -> FileFacts:
-        return tuple.__new__(cls, (stamp, external, refers, links, probes, strong, whole))
+        return tuple.__new__(cls, (stamp, external, refers, links, probes, strong, whole, transfer))
 
     stamp = property(lambda self: self[0])
     external = property(lambda self: self[1])
@@ -147,6 +149,7 @@ class FileFacts(tuple):
     probes = property(lambda self: self[4])
     strong = property(lambda self: self[5])
     whole = property(lambda self: self[6])
+    transfer = property(lambda self: self[7])
 
 
 def facts_of_text(text: str, path: str, roots: tuple[str, ...], stamp: Stamp | None) -> FileFacts:
@@ -157,7 +160,8 @@ def facts_of_text(text: str, path: str, roots: tuple[str, ...], stamp: Stamp | N
         links, strong, probes, whole = file_imports(text, path, roots)
     else:
         links, strong, probes, whole = (), 0, (), ()
-    return FileFacts(stamp, external, refers, links, probes, strong, whole)
+    transfer = external and enables_transfer(text)
+    return FileFacts(stamp, external, refers, links, probes, strong, whole, transfer)
 
 
 class SourceFacts:
@@ -309,7 +313,7 @@ class SourceFacts:
             return
         self._loaded.add(root)
         for key, value in self._read_table(root).items():
-            if isinstance(key, str) and type(value) is tuple and len(value) == 7:
+            if isinstance(key, str) and type(value) is tuple and len(value) == 8:
                 self._facts.setdefault(key, FileFacts(*value))
 
     def save(self) -> None:
@@ -410,10 +414,10 @@ def _shared(table: dict[str, tuple]) -> dict[str, tuple]:
     out = {}
     for path, value in table.items():
         try:
-            stamp, external, refers, links, probes, strong, whole = value
+            stamp, external, refers, links, probes, strong, whole, transfer = value
             probes = tuple(one((one(p), s)) for p, s in probes)
             links, whole = tuple(one(p) for p in links), tuple(one(p) for p in whole)
-            out[path] = (stamp, external, refers, links, probes, strong, whole)
+            out[path] = (stamp, external, refers, links, probes, strong, whole, transfer)
         except (TypeError, ValueError):  # a damaged entry: dropped, computed again
             continue
     return out

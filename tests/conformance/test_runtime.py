@@ -59,6 +59,9 @@ NOT_RUN.update(
             "imports/transfer_parent_plain_import",
             "imports/transfer_parent_package",
             "imports/transfer_own_package",
+            "imports/transfer_nested_package",
+            "imports/transfer_package_transitive",
+            "imports/transfer_init_imports_module_first",
         ),
         "the simulation has no torch_npu.contrib.transfer_to_npu",
     )

@@ -20,6 +20,7 @@ import libcst as cst
 from .. import summaries as sm
 from ..binding import bind_arguments
 from ..callables import Closure
+from ..choices import OneOf
 from ..devices import escaped
 from ..effects import (
     DEFAULT_CAPTURE_STREAM,
@@ -223,6 +224,8 @@ class Calls:
             elif isinstance(receiver, Super):
                 callee = receiver.method(method)
                 bound = Arg(receiver.instance, "self")
+            elif isinstance(receiver, OneOf):  # impl.make(h), impl one of two modules
+                callee, method = self.attribute_each(receiver, method, receiver_text), None
             else:
                 callee = None
         else:
@@ -357,6 +360,8 @@ class Calls:
             for issue in issues:
                 self._report(node, issue)
             return made
+        if isinstance(callee, OneOf):  # f = a if c else b: each, joined (alternatives.py)
+            return self.call_each(callee, node, site, state, current)
         if isinstance(callee, Bound):
             receiver = Arg(callee.receiver, callee.text)
             return self._call_function(callee.func, node, site, receiver, state, current)

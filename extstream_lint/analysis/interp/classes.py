@@ -16,6 +16,7 @@ import libcst as cst
 
 from .. import summaries as sm
 from ..binding import bind_arguments
+from ..choices import OneOf
 from ..sites import Arg
 from ..state import State
 from ..syntax import dotted_name, tail_name
@@ -141,6 +142,8 @@ class Classes:
 
     def _attribute_of(self, base: Value, name: str, text: str | None) -> Value:
         """``base.name`` for values that are not torch modules (``getattr(obj, "x")``)."""
+        if isinstance(base, OneOf):  # one of several modules or classes: each one's
+            return self.attribute_each(base, name, text)
         if isinstance(base, Module):
             # Asked again by name: the facts as they are now (a module of an import cycle
             # being summarised may have grown since this value was taken), and the provider

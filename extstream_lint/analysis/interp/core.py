@@ -100,6 +100,9 @@ class Core:
         self.learning = True
         self.reporting = False
         self.findings: dict[tuple[int, str], Issue] = {}
+        #: While one alternative of a :class:`..choices.OneOf` is called: what it reports,
+        #: by (anchor, code), reported once all are called (:mod:`.alternatives`).
+        self._collecting: dict[tuple[int, str], tuple[Anchor, Issue]] | None = None
         self._scopes: dict[cst.CSTNode, Scope] = {}
         self._functions: dict[cst.FunctionDef, FunctionInfo] = {}
         self._classes: dict[cst.ClassDef, ClassInfo] = {}
@@ -220,6 +223,7 @@ class Core:
         self.learning = learning
         self.reporting = not learning
         scope = self._scope(self.module, "module", None)
+        self.package_effects()  # its packages' __init__ ran first (imports.py)
         self._run_body(self.module.body, State({}), scope)
 
     def _run_body(self, body: Sequence[cst.CSTNode], state: State, scope: Scope) -> None:
@@ -299,6 +303,9 @@ class Core:
             self.reporting = saved
 
     def _report(self, anchor: Anchor, issue: Issue) -> None:
+        if self._collecting is not None:
+            self._collecting.setdefault((id(anchor), issue.code), (anchor, issue))
+            return
         stream = issue.stream
         if isinstance(stream, ExtStream) and stream.param is not None:
             for ref in stream.refs():

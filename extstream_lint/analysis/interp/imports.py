@@ -4,6 +4,14 @@ A module of the project, when the :class:`~..facts.ModuleFacts` provider knows i
 summary's exports, submodules, ``*`` by ``__all__``), else a :class:`~..values.Ref` to the
 dotted name, canonicalised (``torch_npu`` imported makes ``torch.cuda`` mean ``torch.npu``).
 Relative imports are resolved against this module's name.
+
+Importing ``a.b.c`` runs ``a/__init__.py``, then ``a/b/__init__.py``, then the module
+(language reference 5.2), and what they import is imported for the whole process: an
+import's effects (``transfer_to_npu`` remapping ``torch.cuda``) are those of every package on
+the way, whatever the statement binds (``from a.b import f`` too), and a module's own
+packages have run before it (:meth:`Imports.package_effects`). Packages are asked for only
+where the text graph says they may remap (:meth:`..facts.ModuleFacts.remaps`): a project
+that never imports ``transfer_to_npu`` pays nothing.
 """
 
 from __future__ import annotations
@@ -34,18 +42,43 @@ class Imports:
             module_scope.summary[TRANSFER_MARK] = Const(True)
 
     def _import_effects(self, *names: str | None) -> None:
-        """Importing a project module runs it: if it (or a module it imports) imports
-        ``transfer_to_npu``, ``torch.cuda`` is remapped here too."""
+        """Importing a project module runs it, after every package above it: if one of
+        them (or a module they import) imports ``transfer_to_npu``, ``torch.cuda`` is
+        remapped here too."""
         if self.transfer_to_npu or self.facts is None:
             return
-        for name in names:  # only modules the statement resolves anyway: no more reads
-            module = self._project_module(name) if name else None
-            if module is None:
+        for name in names:  # the modules the statement resolves anyway: no more reads
+            if not name:
                 continue
-            self.facts.read(module.name, TRANSFER_MARK)
-            if TRANSFER_MARK in module.exports:
-                self._remap_cuda()
+            if self._remapped_by(name) or self._remapped_by_packages(name):
                 return
+
+    def package_effects(self) -> None:
+        """This module's own packages ran before it (``pkg/__init__.py`` before
+        ``pkg/user.py``): their import effects are in force from its first line."""
+        if self.facts is not None and not self.transfer_to_npu and self.module_name:
+            self._remapped_by_packages(self.module_name)  # a package's own: those above
+
+    def _remapped_by_packages(self, name: str) -> bool:
+        """The packages above module ``name`` (``a``, ``a.b`` for ``a.b.c``), outermost
+        first, each asked for only if the text graph says it may remap ``torch.cuda``."""
+        parts = name.split(".")[:-1]
+        for end in range(1, len(parts) + 1):
+            package = ".".join(parts[:end])
+            if self.facts.remaps(package) and self._remapped_by(package):  # type: ignore[union-attr]
+                return True
+        return False
+
+    def _remapped_by(self, name: str) -> bool:
+        """Whether project module ``name``'s summary remaps ``torch.cuda`` (then so here)."""
+        module = self._project_module(name)
+        if module is None:
+            return False
+        self.facts.read(module.name, TRANSFER_MARK)  # type: ignore[union-attr]
+        if TRANSFER_MARK in module.exports:
+            self._remap_cuda()
+            return True
+        return False
 
     def _import(self, alias: cst.ImportAlias, state: State, scope: Scope) -> None:
         full = dotted_name(alias.name)
@@ -55,6 +88,10 @@ class Imports:
             self._remap_cuda()
         else:
             self._import_effects(full.split(".", 1)[0], full if alias.asname else None)
+            # ``import a.b`` runs ``a.b`` too, though it binds only ``a``
+            plain = "." in full and not alias.asname and not self.transfer_to_npu
+            if plain and self.facts is not None and self.facts.remaps(full):
+                self._remapped_by(full)
         if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
             found = self._project_module(full)
             value: Value = (
@@ -136,7 +173,10 @@ class Imports:
             return
         for alias in stmt.names:
             name, local = _imported_as(alias)
-            self.bind(local, self._attribute_of(source, name, None), state, scope)
+            value = self._attribute_of(source, name, None)
+            self.bind(local, value, state, scope)
+            if isinstance(value, Module) and value.name == f"{source.name}.{name}":
+                self._import_effects(value.name)  # ``from . import _setup``: it runs
 
 
 def _imported_as(alias: cst.ImportAlias) -> tuple[str, str]:
