@@ -149,21 +149,3 @@ def test_the_base_is_read_only_for_a_subclass_that_needs_a_view(project: Path) -
     found = analyze_source(source, str(main), project=ProjectIndex(cache=warm), kept=False)
     assert [f.line for f in found] == [12]
     assert PARSES[path] == before + 1  # Child overrides the maker: the base's body is read
-
-
-def test_bases_whose_bodies_are_not_one_class_statement(project: Path) -> None:
-    # A property's getter and setter share a name: neither is run for the other, and the
-    # maker's override is still seen in ``__init__``.
-    with_property = BASE.replace(
-        "    def flush(self):",
-        "    @property\n    def stream(self):\n        return self.s\n\n"
-        "    @stream.setter\n    def stream(self, value):\n        self.s = value\n\n"
-        "    def flush(self):",
-    )
-    (project / "base.py").write_text(with_property, encoding="utf-8")
-    assert [line for line, _, _ in _lint(project / "main.py", ProjectIndex())] == [12]
-    # A class defined on two paths is neither body: no finding, and no crash.
-    twice = "import sys\n\nif sys.platform == 'win32':\n    class Base:\n        pass\nelse:\n"
-    twice += "".join(f"    {line}\n" if line else "\n" for line in BASE.splitlines()[2:])
-    (project / "base.py").write_text("import torch\n" + twice, encoding="utf-8")
-    assert _lint(project / "main.py", ProjectIndex()) == []

@@ -24,7 +24,6 @@ a :class:`.values.Remote`), as an imported summary does.
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -34,7 +33,7 @@ from ..positions import locate
 from ..sinks import Sink
 from ..sites import Issue
 from ..summaries import CallIssue
-from ..syntax import children, push_children
+from ..syntax import children
 from ..values import ClassInfo, FunctionInfo, Module, ParamRef, Remote
 from .core import Scope
 
@@ -46,11 +45,11 @@ class ForeignBases:
     #: cannot be had (not a project module, not found, defined more than once).
     _foreign_classes: dict[int, cst.ClassDef | None] | None = None
     #: Per foreign module read: (libcst tree, text, path as messages show it, CPython's
-    #: tree, the ids of the nodes of its methods run here).
+    #: tree, the ids of the nodes of its classes read here).
     _foreign_trees: dict[str, tuple[cst.Module, str, str, ast.Module | None, set[int]]] | None = (
         None
     )
-    #: The ids of every node of a foreign method run here (nothing reported on them).
+    #: The ids of every node of a foreign class body read here (nothing reported on them).
     _foreign_nodes: set[int] | None = None
     #: Per view run from a foreign body: the rules it broke on streams it made itself, by
     #: (``id`` of the node, code), reported at its calls (:meth:`view_issues`).
@@ -87,36 +86,21 @@ class ForeignBases:
             trees = self._foreign_trees = {}
         if base.module not in trees:
             trees[base.module] = (tree, text, shown, python_tree, set())
+        nodes = trees[base.module][4]
+        _collect_ids(node, nodes)
+        if self._foreign_nodes is None:
+            self._foreign_nodes = set()
+        self._foreign_nodes |= nodes
         known[id(base)] = node
         self._class_nodes[id(base)] = node
         self._scopes[node] = self._foreign_scope(base, module)  # type: ignore[arg-type]
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-        defs = [statement for statement in body if isinstance(statement, cst.FunctionDef)]
-        names = Counter(statement.name.value for statement in defs)
-        for statement in defs:
-            # The function its summary calls by that name (a name defined twice, as a
-            # property's getter and setter are, is not known to be one or the other).
-            method = base.methods.get(statement.name.value)
-            if isinstance(method, FunctionInfo) and names[statement.name.value] == 1:
-                self._functions[statement] = method
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef):
+                method = base.methods.get(statement.name.value)
+                if isinstance(method, FunctionInfo):
+                    self._functions[statement] = method
         return node
-
-    def note_foreign_body(self, base: ClassInfo, node: cst.FunctionDef) -> None:
-        """A method of ``base``, a class of another module, runs here as a view: its nodes
-        are another file's (only those of the methods that run: a class body can be long)."""
-        trees = self._foreign_trees
-        found = trees.get(base.module) if trees is not None else None
-        if found is None:
-            return
-        nodes = found[4]
-        stack: list[cst.CSTNode] = [node]
-        while stack:
-            item = stack.pop()
-            nodes.add(id(item))
-            push_children(item, stack)
-        if self._foreign_nodes is None:
-            self._foreign_nodes = set()
-        self._foreign_nodes |= nodes
 
     def _foreign_scope(self, base: ClassInfo, module: Module) -> Scope:
         """The class scope a foreign method body runs in: its globals are what its module's
@@ -224,6 +208,14 @@ def _class_statement(tree: cst.Module, name: str) -> cst.ClassDef | None:
         elif isinstance(node, _BLOCKS):
             stack.extend(children(node))
     return found[0] if len(found) == 1 else None
+
+
+def _collect_ids(node: cst.CSTNode, into: set[int]) -> None:
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        into.add(id(item))
+        stack.extend(children(item))
 
 
 __all__ = ["ForeignBases"]

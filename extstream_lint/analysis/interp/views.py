@@ -88,9 +88,6 @@ class Views:
         defined: set[str] = set()
         changed: set[str] = set()
         checked: set[str] = set()
-        # Whether each definition acts, asked once for all the bases (a name ``cls``
-        # defines is compared with every base's meaning of it).
-        acting: dict[tuple[int, int], bool] = {}
         for position in range(1, len(mro)):
             before = mro[position - 1]
             # What it defines: its methods, class attributes and the attributes its
@@ -103,7 +100,7 @@ class Views:
             if node is None and not self.may_be_foreign(base):
                 continue  # its body is not in the project
             fresh = defined - checked
-            differing = {name for name in fresh if self._differs(cls, base, name, acting)}
+            differing = {name for name in fresh if self._differs(cls, base, name)}
             if node is None:
                 # Another module's class: its text is read (:mod:`.foreign`) only when
                 # something its methods may read through ``self`` differs for ``cls``.
@@ -153,26 +150,15 @@ class Views:
             return False
         return acts(mine, cls) or acts(theirs, base)
 
-    @staticmethod
-    def _differs(
-        cls: ClassInfo, base: ClassInfo, name: str, acting: dict[tuple[int, int], bool]
-    ) -> bool:
+    def _differs(self, cls: ClassInfo, base: ClassInfo, name: str) -> bool:
         """Whether ``name`` read through ``self`` may mean something else for an instance
         of ``cls`` than for one of ``base`` that matters here: either meaning acts on
-        streams (what is learnt so far; a view made in a later pass is run from then on).
-        ``acting``: what :func:`acts` said of each (definition, class) already."""
+        streams (what is learnt so far; a view made in a later pass is run from then on)."""
         mine = cls.method(name) or cls.attr(name)
         theirs = base.method(name) or base.attr(name)
         if mine is theirs:
             return False
-        for value, owner in ((mine, cls), (theirs, base)):
-            key = (id(value), id(owner))
-            known = acting.get(key)
-            if known is None:
-                known = acting[key] = acts(value, owner)
-            if known:
-                return True
-        return False
+        return acts(mine, cls) or acts(theirs, base)
 
     def _view_of(
         self, cls: ClassInfo, base: ClassInfo, node: cst.FunctionDef, original: FunctionInfo
@@ -182,8 +168,6 @@ class Views:
             return
         view = self._views[(node, id(cls))] = FunctionInfo(original.name)
         self._class_views.setdefault(id(cls), []).append((node, scope))
-        if id(base) not in self._own_classes:
-            self.note_foreign_body(base, node)  # another module's body runs here
         self._refresh_view(cls, original, view)
 
     @staticmethod
