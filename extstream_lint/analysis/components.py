@@ -24,13 +24,11 @@ from .digests import (
     ABSENT,
     PENDING,
     RUNS_KEY,
-    SOURCE,
     digests,
     final_as_read,
     group_key,
     reading_holds,
     stored_entry,
-    text_digest,
 )
 from .entries import Entry, StoredEntry
 from .importer import Importer, RunState, head_package, package_of
@@ -345,8 +343,7 @@ class Components(_Base):
             # Reading ``__all__`` evaluates string literals, which raises on a bad escape
             # such as ``"\N{NOSUCHNAME}"``: part of the same "not followed" rule.
             module = Module(name, {}, literal_all(tree), shown)
-            places = interpreter.foreign_places
-            module.exports = export(exports, tree, text, shown, python_tree, self._homes, places)
+            module.exports = export(exports, tree, text, shown, python_tree, self._homes)
         except RecursionError:
             raise  # the engine turns it into XST000 for the file being linted
         except BudgetExceeded as exceeded:
@@ -358,7 +355,6 @@ class Components(_Base):
         self._own(path, module)
         entry = Entry(module, stamp, importer.used, external, importer.links)
         entry.digest, entry.exports = digests(module, self._by_name, self._foreign(path))
-        entry.exports[SOURCE] = text_digest(text)  # what a view of its classes read (foreign)
         entry.reads = importer.reads
         if not importer.refused:
             learnt[path] = (text, interpreter)

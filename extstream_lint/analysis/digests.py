@@ -23,7 +23,6 @@ __all__ = [
     "FINDINGS_KEY",
     "PENDING",
     "RUNS_KEY",
-    "SOURCE",
     "copy_reads",
     "digests",
     "final_as_read",
@@ -38,11 +37,6 @@ FINDINGS_KEY = "findings:"
 RUNS_KEY = "runs:"
 #: The digest of a name a summary does not export.
 ABSENT = "-"
-#: Not a name: the digest of the text a summary was computed from, among its exports' digests.
-#: A reader that ran the bodies of the module's classes (a subclass's views of them,
-#: :mod:`.interp.foreign`) reads it, so an edit of those bodies is seen even where it changes
-#: no fact the summary says; other readers never read it, so it costs them nothing.
-SOURCE = "<source>"
 #: The digest of a member of a component being computed, not yet summarised: its readers
 #: hold its module and record the names they read of it (:meth:`ProjectIndex._pending`).
 PENDING = "pending"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import os
 import sys
-from dataclasses import replace
 
 import libcst as cst
 
@@ -91,8 +90,6 @@ def _analyse(
                 "statement executions"
             )
         ]
-    if raw:
-        raw = _foreign_placed(interpreter, raw)
     findings = _render(interpreter.module, raw, text, tree, filename) if raw else []
     if index is not None and path is not None and isinstance(interpreter.facts, Importer):
         index.keep_findings(path, text, interpreter.facts, findings)
@@ -129,30 +126,6 @@ def _interpret(
     is_package = os.path.basename(filename) == "__init__.py"
     interpreter = BudgetedInterpreter(module, Importer(index, roots), name, is_package)
     return interpreter, interpreter.run()
-
-
-def _foreign_placed(interpreter: Interpreter, raw: list[Issue]) -> list[Issue]:
-    """The issues, where a stream was made or a helper's sink lies in the body of another
-    module's class run here (a view, :mod:`.interp.foreign`), naming that place in its file."""
-    nodes = []
-    for item in raw:
-        if item.stream is not None:
-            nodes.append(item.stream.origin)
-        if isinstance(item, CallIssue) and item.sink is not None:
-            nodes.append(item.sink.anchor)
-    places = interpreter.foreign_places(nodes)
-    if not places:
-        return raw
-    placed_issues: list[Issue] = []
-    for item in raw:
-        stream = item.stream
-        if stream is not None and id(stream.origin) in places:
-            item = replace(item, stream=replace(stream, origin=places[id(stream.origin)]))
-        sink = item.sink if isinstance(item, CallIssue) else None
-        if sink is not None and id(sink.anchor) in places:
-            item = replace(item, sink=replace(sink, anchor=places[id(sink.anchor)]))
-        placed_issues.append(item)
-    return placed_issues
 
 
 def _render(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Container
 
 import libcst as cst
 
@@ -51,20 +51,16 @@ def export(
     shown: str,
     python_tree: ast.Module | None = None,
     exported: Container[object] = (),
-    places: Callable[[Iterable[object]], dict[int, Remote]] | None = None,
 ) -> dict[str, Value]:
     """A deep copy of ``values`` where every libcst node is a :class:`Remote` place
     (``python_tree``, CPython's tree of ``text`` if known, gives the lines). Functions and
     classes in ``exported`` (another module's summary holds them, already exported) are
-    shared, not copied, as imported modules are. ``places`` gives the places of nodes of
-    other modules' class bodies run here (:meth:`.interp.foreign.ForeignBases.foreign_places`)."""
+    shared, not copied, as imported modules are."""
     nodes: dict[int, cst.CSTNode] = {}
     memo: dict[int, object] = {}
     _walk(values, nodes, exported, memo)
-    remotes = places(nodes.values()) if places is not None and nodes else {}
-    own = [node for key, node in nodes.items() if key not in remotes]
-    positions = locate(tree, own, text, python_tree) if own else {}
-    remotes.update((id(node), Remote(shown, positions[node][0])) for node in own)
+    positions = locate(tree, nodes.values(), text, python_tree) if nodes else {}
+    remotes = {key: Remote(shown, positions[node][0]) for key, node in nodes.items()}
     unknown = Remote(shown, 0)  # a node that is not a call, with or def: the file alone
     return {name: _copy(value, remotes, memo, unknown) for name, value in values.items()}
 

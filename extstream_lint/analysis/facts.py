@@ -37,10 +37,3 @@ class ModuleFacts(Protocol):
         handed out; ``None``: all its exports, as ``from m import *`` does). What an
         importer's result depends on is then those names, not all the module says."""
         ...
-
-    def source(self, name: str) -> tuple[object, str, str, object] | None:
-        """Optional: the text of project module ``name`` (handed out by :meth:`module`),
-        parsed: libcst's tree, the text, its path for messages, CPython's tree (or ``None``).
-        The interpreter asks for it only to run the method bodies of a base class defined
-        there (:mod:`.interp.foreign`); a provider without it gives no such views."""
-        ...

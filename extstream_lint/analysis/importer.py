@@ -12,11 +12,9 @@ import os
 from typing import TYPE_CHECKING
 
 from ..project import modules as mods
-from ..project.limits import over_limit
 from ..project.modules import NEVER_PROJECT as _NEVER_PROJECT
 from ..project.modules import Stamp
-from ..project.sources import read_text
-from .digests import SOURCE, copy_reads, text_digest
+from .digests import copy_reads
 from .values import Module
 
 if TYPE_CHECKING:  # libcst only when a summary is computed, not when one is checked
@@ -89,28 +87,6 @@ class Importer:
             self._paths[name] = path
             self.reads.setdefault(path, {})
         return module
-
-    def source(self, name: str) -> tuple[cst.Module, str, str, ast.Module | None] | None:
-        """The text of project module ``name``, parsed (once per run, :meth:`ProjectIndex.parse`):
-        libcst's tree, the text, its path as messages show it, CPython's tree; ``None`` if it
-        is not a module this importer follows. What the importer's result rests on then
-        includes the text itself (:data:`.digests.SOURCE`): the bodies read from it may say
-        more than its summary does."""
-        module = self.module(name)
-        path = self._paths.get(name)
-        if module is None or path is None:
-            return None
-        text = read_text(path)
-        if text is None or over_limit(text) is not None:
-            return None
-        try:
-            tree, python_tree = self.index.parse(path, text)
-        except Exception:  # unparsable: its summary was not made from it either
-            return None
-        names = self.reads.get(path)
-        if names is not None:
-            names[SOURCE] = text_digest(text)
-        return tree, text, module.path or os.path.basename(path), python_tree
 
     def remaps(self, name: str) -> bool:
         """May importing project module ``name`` remap ``torch.cuda`` (it, a package above

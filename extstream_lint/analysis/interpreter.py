@@ -31,7 +31,6 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
 * :mod:`.interp.objects`: the object model (construction, copies, holders, delegation);
 * :mod:`.interp.views`: subclasses' views of inherited methods (dispatch on ``self``);
-* :mod:`.interp.foreign`: base classes of other modules, read for those views;
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
 """
 
@@ -46,7 +45,6 @@ from .interp.constants import Constants
 from .interp.containers import Containers
 from .interp.core import Core
 from .interp.expressions import Expressions
-from .interp.foreign import ForeignBases
 from .interp.higher_order import HigherOrder
 from .interp.imports import Imports
 from .interp.library import Library
@@ -77,7 +75,6 @@ class Interpreter(
     Classes,
     Objects,
     Views,
-    ForeignBases,
     Narrowing,
     Core,
 ):

@@ -300,7 +300,6 @@ class ClassInfo:
     #: classes derived from it get a generated ``__init__`` taking their fields (PEP 681).
     transform: bool = False
     library: tuple[str, ...] = ()  #: library classes among its bases, by qualified name
-    module: str = ""  #: the project module whose body defines it (views read it: interp/foreign)
 
     def mro(self) -> list[ClassInfo]:
         """This class then its bases in Python's order (C3, :func:`linearise`), kept while

@@ -478,9 +478,6 @@ class Calls:
             self.apply_param_calls(info, node, binding, state)
         for issue in sm.call_issues(info, binding, name):
             self._report(node, issue)  # type: ignore[arg-type]
-        if self._own_issues:  # a view run from another module's body (foreign.py)
-            for issue in self.view_issues(info, name):
-                self._report(node, issue)  # type: ignore[arg-type]
         for (index, path), value in info.summary.sets_attrs.items():
             arg = binding.args.get(index)
             if arg is None:

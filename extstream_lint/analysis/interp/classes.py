@@ -45,7 +45,7 @@ class Classes:
             self.eval(arg.value, state, scope)
         info = self._classes.get(node)
         if info is None:
-            info = self._classes[node] = ClassInfo(node.name.value, module=self.module_name or "")
+            info = self._classes[node] = ClassInfo(node.name.value)
             info.init_chains = self._bodies.init_chains(node)
             self._own_classes.add(id(info))
             self._class_nodes[id(info)] = node

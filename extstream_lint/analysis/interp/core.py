@@ -311,9 +311,6 @@ class Core:
             for ref in stream.refs():
                 self._learn_sink(anchor, issue, ref)
             return
-        if self._foreign_nodes and self.is_foreign(anchor):
-            self.foreign_issue(anchor, issue)  # another module's body, run for a view
-            return
         if not self.reporting:
             return
         key = (id(anchor), issue.code)

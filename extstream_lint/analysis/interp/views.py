@@ -13,8 +13,8 @@ the subclass's MRO answer (object sensitivity bounded by the class hierarchy of 
 in points-to analyses that key a method's context by its receiver's class). What a method
 reads is syntax (:func:`self_uses`); whether a definition acts on streams is what a learning
 pass learnt, so views are decided after each learning pass (:meth:`Views.decide_views`) and
-a new one asks for one more pass. A base defined in another module of the project is read
-from its text when a view of it is needed (:mod:`.foreign`).
+a new one asks for one more pass. A base defined in another module has no view: its body
+is not parsed here.
 """
 
 from __future__ import annotations
@@ -78,13 +78,13 @@ class Views:
         return len(self._views) > before
 
     def _views_for(self, cls: ClassInfo, own_names: set[str]) -> None:
-        """Make, for ``cls``, a view of each method of a base defined in the project whose
+        """Make, for ``cls``, a view of each method of a base defined in this file whose
         body reads through ``self`` what ``cls`` (or a class before that base in its MRO)
         defines differently, where either definition does something to streams
         (:func:`acts`), transitively."""
         mro = cls.mro()
-        if not any(self.may_be_foreign(base) for base in mro[1:]):
-            return  # no base defined in the project: no body to run again
+        if not any(id(base) in self._class_nodes for base in mro[1:]):
+            return  # no base defined in this file: no body to run again
         defined: set[str] = set()
         changed: set[str] = set()
         checked: set[str] = set()
@@ -97,20 +97,11 @@ class Views:
                 defined.update(own_names)
             base = mro[position]
             node = self._class_nodes.get(id(base))
-            if node is None and not self.may_be_foreign(base):
-                continue  # its body is not in the project
+            if node is None:  # another module's class: its bodies are not here
+                continue
             fresh = defined - checked
-            differing = {name for name in fresh if self._differs(cls, base, name)}
-            if node is None:
-                # Another module's class: its text is read (:mod:`.foreign`) only when
-                # something its methods may read through ``self`` differs for ``cls``.
-                if not (changed or differing):
-                    continue
-                node = self.foreign_class(base)
-                if node is None:
-                    continue
             checked |= fresh
-            changed |= differing
+            changed.update(name for name in fresh if self._differs(cls, base, name))
             methods = self._method_nodes(node)
             if not changed and not self._special_uses(node, methods):
                 continue  # nothing it reads differs, no super() nor cls(...): the common case
