@@ -16,7 +16,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..project import modules as mods
-from ..project.graph import components, packages_above
+from ..project.graph import components
 from ..project.limits import over_limit
 from ..project.modules import kept_stamp, stamp_of
 from ..project.sources import read_project_file, read_text
@@ -86,14 +86,7 @@ class Components(_Base):
             if (package is not None and head_package(link, roots) == package) or self.follows(link):
                 out.append(link)
         if graph.may_transfer(path):  # rare: a project that imports transfer_to_npu
-            above = [*packages_above(path)]
-            for link in facts.links:
-                above.extend(packages_above(link))
-            out.extend(
-                p
-                for p in dict.fromkeys(above)
-                if p != path and p not in out and graph.may_transfer(p)
-            )
+            out.extend(p for p in graph.remapping_packages(path) if p not in out)
         return out
 
     def _settle(self, members: tuple[str, ...], state: RunState) -> None:

@@ -20,16 +20,22 @@ from .values import Module
 if TYPE_CHECKING:  # libcst only when a summary is computed, not when one is checked
     import libcst as cst
 
+    from ..project.graph import ImportGraph
     from .index import ProjectIndex
     from .interpreter import Interpreter
 
-__all__ = ["REMAPS", "Importer", "RunState", "head_package", "package_of"]
+__all__ = ["REMAPS", "Importer", "RunState", "head_package", "package_of", "remaps_answer"]
 
 #: How :meth:`Importer.remaps` records its answer among the links (a prefix no path has),
 #: with the answer as the "digest": "1" may remap, "0" may not. A kept entry holds while
 #: the text graph gives the same answer (:meth:`.reuse.Reuse._readings_hold`), so an edit
 #: anywhere below a package that makes it import ``transfer_to_npu`` reaches its modules.
 REMAPS = "\0remaps:"
+
+
+def remaps_answer(graph: ImportGraph, path: str) -> str:
+    """The text graph's answer for ``path`` as :data:`REMAPS` records it."""
+    return "1" if graph.may_transfer(path) else "0"
 
 
 class Importer:
@@ -100,9 +106,9 @@ class Importer:
         if path is None:
             return False
         path = os.path.abspath(path)
-        answer = self.index.graph().may_transfer(path)
-        self.links[REMAPS + path] = "1" if answer else "0"
-        return answer
+        answer = remaps_answer(self.index.graph(), path)
+        self.links[REMAPS + path] = answer
+        return answer == "1"
 
     def as_linted(self) -> None:
         """From now on, the importer of the file being linted (which follows all its

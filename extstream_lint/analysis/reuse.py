@@ -17,7 +17,7 @@ from ..project import safe_pickle
 from ..project.modules import stamp_holds
 from .digests import ABSENT, RUNS_KEY, copy_reads, group_key, reading_holds, same_presence
 from .entries import Entry, StoredEntry
-from .importer import REMAPS, RunState, head_package, package_of
+from .importer import REMAPS, RunState, head_package, package_of, remaps_answer
 from .shells import Shell, fill_held
 from .values import ClassInfo, FunctionInfo, Module
 
@@ -256,8 +256,7 @@ class Reuse(_Base):
         summary of ``importer`` would see it (``None``: a linted file, which follows all)."""
         for link, digest in links.items():
             if link.startswith(REMAPS):  # the text graph's answer, not a summary
-                now = "1" if self.graph().may_transfer(link[len(REMAPS) :]) else "0"
-                if now != digest:
+                if remaps_answer(self.graph(), link[len(REMAPS) :]) != digest:
                     return False
                 continue
             names = reads.get(link)

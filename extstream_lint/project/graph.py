@@ -132,6 +132,15 @@ class ImportGraph:
             found = self._transfer[path]
         return found
 
+    def remapping_packages(self, path: str) -> list[str]:
+        """The packages above the project file ``path`` or above a module it imports that
+        may remap ``torch.cuda`` (their ``__init__.py``, ``path`` itself left out)."""
+        facts = self.facts(path)
+        above = [*packages_above(path)]
+        for link in facts.links if facts is not None else ():
+            above.extend(packages_above(link))
+        return [p for p in dict.fromkeys(above) if p != path and self.may_transfer(p)]
+
     def remapped(self, path: str, links: tuple[str, ...]) -> bool:
         """May a package above ``path``, or a module among ``links`` (or a package above
         one), remap ``torch.cuda`` before ``path``'s code runs?"""
