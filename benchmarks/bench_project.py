@@ -259,7 +259,7 @@ def process_memos() -> list[dict]:
     import importlib
 
     memos = []
-    for name in ("analysis.projects", "modules", "sources"):
+    for name in ("analysis.driver.projects", "analysis.projects", "modules", "sources"):
         try:
             module = importlib.import_module(f"extstream_lint.{name}")
         except ImportError:
@@ -317,7 +317,7 @@ def run_shape(args: argparse.Namespace, shape: str) -> int:
     import libcst
 
     from extstream_lint.analysis import analyze_source
-    from extstream_lint.analysis.index import ProjectIndex
+    from extstream_lint.analysis.driver.index import ProjectIndex
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -337,7 +337,7 @@ def run_shape(args: argparse.Namespace, shape: str) -> int:
             for path in hits:
                 analyze_source(texts[path], str(path), project=index)
 
-        from extstream_lint.analysis import projects
+        from extstream_lint.analysis.driver import projects
         from extstream_lint.frontends.cli import Options, Selection, run
 
         def cli(paths: list[Path], cache: bool) -> list:

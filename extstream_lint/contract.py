@@ -700,8 +700,8 @@ COLLECTIVES: tuple[str, ...] = (
 # A row is either refused (``code`` set: the rule it breaks, how the stream reaches it, torch_npu's
 # own text and the catalogue rows X01...) or followed (``code`` None: what the call yields, e.g.
 # ``current_stream()`` or ``torch.npu.stream(s)``). The linter's effects table
-# (``extstream_lint.analysis.effects``) and the guard's patch table (``extstream_guard.patches``)
-# are both derived from :data:`APIS`; nothing else names these APIs.
+# (``extstream_lint.analysis.semantics.effects``) and the guard's patch table
+# (``extstream_guard.patches``) are both derived from :data:`APIS`; nothing else names these APIs.
 
 #: How the stream reaches a refused call (``Api.supply``).
 SELF = "self"  #: the receiver: ``ext.synchronize()``

@@ -27,7 +27,7 @@ What it follows (the README's "Limitations" and ``docs/conformance.md`` say what
   provenance across files ("created pkg/streams.py:16").
 * **The object model** (``analysis/interp/objects.py``). An attribute or method of an instance
   is looked up through the MRO of the instance's class, computed as CPython does (C3,
-  ``analysis/mro.py``), and ``super()`` continues along that MRO from the class it is written in
+  ``abstract/mro.py``), and ``super()`` continues along that MRO from the class it is written in
   (in a diamond, a sibling, not the base). A method is summarised once, with ``self`` an instance
   of the class that defines it; where a subclass in the same file defines differently
   something a base method reads through ``self`` (a method, a property, a class attribute, an
@@ -61,7 +61,7 @@ What it follows (the README's "Limitations" and ``docs/conformance.md`` say what
 * **Higher-order code, binding, unpacking, literals, import effects**. A call in a
   function body of a value that is one of its parameters (``fn(*args, **kwargs)``, ``key(s)``, a
   callback) is recorded in its summary with its arguments and the current stream then
-  (``analysis/callables.py``, ``interp/higher_order.py``); each call that passes a function there
+  (``abstract/callables.py``, ``interp/higher_order.py``); each call that passes a function there
   makes it with the caller's values and reports at that call, up to 4 calls deep. A nested
   function returned by a call is a closure holding what that call gave the enclosing
   parameters, so a decorator factory's wrapper (``@runs_on(ext)``) knows its stream; a
@@ -70,7 +70,7 @@ What it follows (the README's "Limitations" and ``docs/conformance.md`` say what
   ``asyncio.to_thread``, ``threading.Thread(target=)``, ``Executor.submit``,
   ``loop.run_in_executor`` call it with no external stream current (a new thread's);
   ``functools.partial(ExternalStream, ...)`` is the constructor. Spreads bind as Python binds
-  them (``analysis/binding.py``, ``interp/arguments.py``): ``*`` of a known tuple, ``**`` of a dict
+  them (``interp/binding.py``, ``interp/arguments.py``): ``*`` of a known tuple, ``**`` of a dict
   with literal keys, and a wrapper's own ``*args``/``**kwargs`` passed on (to a function or a
   bound method) give the callee's parameters the wrapper's ``args[0]``, ``kwargs['s']``. One
   routine unpacks for assignment, ``for``, ``with ... as``, comprehensions and ``match``
@@ -119,13 +119,13 @@ from typing import TYPE_CHECKING, Any
 __all__ = ["analyze_source"]
 
 if TYPE_CHECKING:
-    from .engine import analyze_source
+    from .driver.engine import analyze_source
 
 
 def __getattr__(name: str) -> Any:
     """``analyze_source`` imports libcst: only when asked for (PEP 562)."""
     if name == "analyze_source":
-        from .engine import analyze_source
+        from .driver.engine import analyze_source
 
         return analyze_source
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

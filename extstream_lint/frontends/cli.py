@@ -83,7 +83,7 @@ def lint_text(
 def _analyse(text: str, filename: str, src: tuple[str, ...], cache: bool) -> list[Finding]:
     """The analysis of a file that passed the pre-filter (never raises)."""
     try:
-        from ..analysis.projects import index_for, kept_findings, release_at_exit
+        from ..analysis.driver.projects import index_for, kept_findings, release_at_exit
 
         release_at_exit()
         project = index_for(src, cache)
@@ -318,7 +318,7 @@ def _prepare(jobs: list[Job]) -> None:
     """Make the summaries the files need, here, before the workers fork (never raises:
     a failure here only means the workers compute what they need themselves)."""
     try:
-        from ..analysis.projects import index_for
+        from ..analysis.driver.projects import index_for
 
         for shown, _text, src, cache, size in jobs:
             set_max_file_bytes(size)

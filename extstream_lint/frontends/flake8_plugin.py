@@ -74,7 +74,7 @@ class ExtStreamChecker:
             return
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
-            from ..analysis.projects import index_for, kept_findings
+            from ..analysis.driver.projects import index_for, kept_findings
             from ..project.limits import set_max_file_bytes
 
             set_max_file_bytes(size)
@@ -101,8 +101,8 @@ class ExtStreamChecker:
 def _heavy_run() -> None:
     """This flake8 process analyses files: fewer garbage collections from now on, and what
     the run keeps let go of before the interpreter's teardown (:mod:`.collector`,
-    :func:`.analysis.projects.release_at_exit`)."""
-    from ..analysis.projects import release_at_exit
+    :func:`.analysis.driver.projects.release_at_exit`)."""
+    from ..analysis.driver.projects import release_at_exit
     from ..project.collector import raise_for_the_process
 
     raise_for_the_process()

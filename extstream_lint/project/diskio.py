@@ -1,7 +1,7 @@
 """Where ``.extstream_cache/`` lives and how whole entries are written to and read from it.
 
 Plain Python (no libcst): the pre-filter's verdicts (:mod:`.modules`) and the analysis's
-module summaries (:mod:`.analysis.cache`) share the directory and its rules. The cache is
+module summaries (:mod:`.analysis.driver.cache`) share the directory and its rules. The cache is
 an optimisation, never needed for correctness: callers ignore every error from here.
 
 An entry is read only if it is a regular file no larger than :data:`MAX_ENTRY_BYTES`

@@ -2,7 +2,7 @@
 
 The import graph asks CPython's tree of a module for its top-level statements
 (:mod:`.names`), and the analysis asks it again before every libcst parse (its guard and
-the positions of findings, :mod:`.analysis.parsing`): both get the one tree kept here for
+the positions of findings, :mod:`.analysis.source.parsing`): both get the one tree kept here for
 the length of a run. No libcst here.
 """
 

@@ -158,7 +158,7 @@ _EXIT_DRIVER = r"""
 import atexit, sys
 
 def after_ours():  # registered first, so it runs after the plugin's own exit callbacks
-    from extstream_lint.analysis import projects
+    from extstream_lint.analysis.driver import projects
     from extstream_lint.frontends.flake8_plugin import ExtStreamChecker
 
     held = len(projects._INDEXES) + (ExtStreamChecker._flake8_run is not None)

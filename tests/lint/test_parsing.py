@@ -1,6 +1,6 @@
 """libcst parsed without its per-node validation: the same trees, and the hook put back.
 
-:func:`extstream_lint.analysis.parsing.parse` switches off ``CSTNode.__post_init__`` (all
+:func:`extstream_lint.analysis.source.parsing.parse` switches off ``CSTNode.__post_init__`` (all
 it does is validate) while libcst's parser builds a tree. These tests hold it to that: the
 trees are equal to libcst's own on real and generated code, validation works again after
 every parse (also one that fails), and the switch is made only while libcst's node classes
@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libcst._nodes.base import CSTNode
 
-from extstream_lint.analysis import parsing
+from extstream_lint.analysis.source import parsing
 
 _CASES = sorted((Path(__file__).parent.parent / "lint_cases").glob("*.py"))
 _STDLIB = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("[a-c]*.py"))[:25]

@@ -11,8 +11,8 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from extstream_lint.analysis.positions import _match_with_ast
-from extstream_lint.analysis.syntax import children
+from extstream_lint.analysis.source.positions import _match_with_ast
+from extstream_lint.analysis.source.syntax import children
 from tests._skips import NO_TORCH
 
 HERE = Path(__file__).resolve().parent

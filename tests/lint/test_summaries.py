@@ -66,7 +66,7 @@ def test_a_stream_a_helper_makes_current_is_not_named_by_the_helpers_local() -> 
 
 def _learning_passes(monkeypatch, source: str) -> tuple[list[str], list[bool]]:
     """The codes found in ``source`` and the passes run for it (True: learning)."""
-    from extstream_lint.analysis import interpreter
+    from extstream_lint.analysis.interp import interpreter
 
     passes: list[bool] = []
     original = interpreter.Interpreter._pass
@@ -153,8 +153,8 @@ def test_parameter_paths_are_k_limited() -> None:
     list's ``next``) grew a parameter path by one step per learning pass, and the standard
     library's import cycles never settled: a path takes at most ``MAX_PATH`` steps, the
     same step at most ``MAX_REPEAT`` times, and is "unknown" (None) beyond."""
-    from extstream_lint.analysis import paths
-    from extstream_lint.analysis.values import ClassInfo, FunctionInfo, Instance, ParamRef
+    from extstream_lint.analysis.abstract import paths
+    from extstream_lint.analysis.abstract.values import ClassInfo, FunctionInfo, Instance, ParamRef
 
     owner = FunctionInfo("f")
 

@@ -8,7 +8,7 @@ import libcst as cst
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from extstream_lint.analysis.syntax import called_names, string_value
+from extstream_lint.analysis.source.syntax import called_names, string_value
 
 _QUOTES = ("'", '"', "'''", '"""')
 _PREFIXES = ("", "r", "u", "b", "R", "rb")

@@ -170,9 +170,9 @@ def test_the_layering_test_sees_upward_imports_and_circles() -> None:
     absolute imports, and the layer map ranks the front ends above the project model."""
     assert "extstream_lint.project.sources" in imports_of("extstream_lint.frontends.cli")
     lazy = imports_of("extstream_lint.frontends.flake8_plugin")
-    assert "extstream_lint.analysis.projects" in lazy  # imported inside a function
+    assert "extstream_lint.analysis.driver.projects" in lazy  # imported inside a function
     assert LAYERS[layer_of("extstream_lint.frontends.cli")] > LAYERS[layer_of(
-        "extstream_lint.analysis.engine"
+        "extstream_lint.analysis.driver.engine"
     )] > LAYERS[layer_of("extstream_lint.project.graph")] > LAYERS[layer_of(
         "extstream_lint.contract"
     )]  # fmt: skip

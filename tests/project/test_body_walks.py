@@ -2,7 +2,7 @@
 
 A module is interpreted several times in one run (its summary, each round of the import
 cycle it is on, the lint of the file), and every interpreter asks the same syntax questions
-of its bodies (:mod:`extstream_lint.analysis.bodies`: which parameters a body tests, what it
+of its bodies (:mod:`extstream_lint.analysis.source.bodies`: which parameters a body tests, what it
 does through ``self``, what it calls by name, whether an ``__init__`` chains). The answers
 are learnt once per node per run and shared; these tests count the walks on a generated
 worst case (every module on one import cycle, with subclasses, literal flags and helpers
@@ -19,8 +19,9 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from extstream_lint.analysis import bodies, projects, syntax
+from extstream_lint.analysis.driver import projects
 from extstream_lint.analysis.interp import core
+from extstream_lint.analysis.source import bodies, syntax
 from extstream_lint.frontends import cli
 from extstream_lint.project import sources
 

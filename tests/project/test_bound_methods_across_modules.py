@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from extstream_lint.analysis import analyze_source
-from extstream_lint.analysis.index import ProjectIndex
+from extstream_lint.analysis.driver.index import ProjectIndex
 
 _STREAMS = """\
 import functools

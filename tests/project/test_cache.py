@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from extstream_lint.analysis import analyze_source
-from extstream_lint.analysis.cache import CACHE_DIR, DiskCache
-from extstream_lint.analysis.index import ProjectIndex
+from extstream_lint.analysis.driver.cache import CACHE_DIR, DiskCache
+from extstream_lint.analysis.driver.index import ProjectIndex
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "proj"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from extstream_lint.analysis import analyze_source
-from extstream_lint.analysis.index import ProjectIndex
+from extstream_lint.analysis.driver.index import ProjectIndex
 from tests.lint.test_cases import expectations
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "class_state"

@@ -19,11 +19,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from extstream_lint.analysis import analyze_source, index
-from extstream_lint.analysis.cache import CACHE_DIR, DiskCache
-from extstream_lint.analysis.digests import group_key
-from extstream_lint.analysis.entries import StoredEntry
-from extstream_lint.analysis.index import ProjectIndex
+from extstream_lint.analysis import analyze_source
+from extstream_lint.analysis.driver import index
+from extstream_lint.analysis.driver.cache import CACHE_DIR, DiskCache
+from extstream_lint.analysis.driver.digests import group_key
+from extstream_lint.analysis.driver.entries import StoredEntry
+from extstream_lint.analysis.driver.index import ProjectIndex
 from extstream_lint.project import diskio
 
 
@@ -401,7 +402,7 @@ def test_a_changed_file_checks_its_kept_findings_once(
 ) -> None:
     """The adapters ask for kept findings before importing the analysis; a file that must
     be analysed again is not checked a second time by the analysis."""
-    from extstream_lint.analysis import projects
+    from extstream_lint.analysis.driver import projects
     from extstream_lint.frontends import cli
 
     _chain(tmp_path, 4)
@@ -427,8 +428,8 @@ def test_a_digest_is_of_the_facts_not_of_how_they_were_learnt() -> None:
     """Two summaries that say the same, one learnt in more passes (its counters differ)
     and with its sets built in another order, have one digest: their readers are not
     summarised again when a module is computed afresh after an edit."""
-    from extstream_lint.analysis.digests import digests
-    from extstream_lint.analysis.values import ClassInfo, Const, FunctionInfo, Module
+    from extstream_lint.analysis.abstract.values import ClassInfo, Const, FunctionInfo, Module
+    from extstream_lint.analysis.driver.digests import digests
 
     def made(passes: int, names: list[str]) -> Module:
         info = FunctionInfo("f", returns=Const(1), returns_pass=passes)

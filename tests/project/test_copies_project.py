@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from extstream_lint.analysis import analyze_source
-from extstream_lint.analysis.index import ProjectIndex
+from extstream_lint.analysis.driver.index import ProjectIndex
 from tests.project.test_project import _expected, _parse, _run
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "pipeline"

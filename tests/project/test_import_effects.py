@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from extstream_lint.analysis import analyze_source
-from extstream_lint.analysis.index import ProjectIndex
+from extstream_lint.analysis.driver.index import ProjectIndex
 from extstream_lint.project.prefilter import should_analyse
 from tests.lint.test_cases import expectations
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from extstream_lint.analysis import index, projects
+from extstream_lint.analysis.driver import index, projects
 from extstream_lint.frontends import cli
 from extstream_lint.project import graph, modules, names, sources
 from extstream_lint.project.markers import might_use_external_streams

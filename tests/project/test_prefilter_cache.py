@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from extstream_lint.analysis import engine, projects
+from extstream_lint.analysis.driver import engine, projects
 from extstream_lint.frontends import cli
 from extstream_lint.project import diskio, sealing, sources
 from extstream_lint.project.diskio import CACHE_DIR

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from extstream_lint.analysis import analyze_source
-from extstream_lint.analysis.index import ProjectIndex
+from extstream_lint.analysis.driver.index import ProjectIndex
 from tests.lint.test_cases import expectations
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "proj"
@@ -219,7 +219,7 @@ def test_an_import_cycle_gives_the_same_findings_in_any_order(
     """Summaries computed inside an import cycle depend on where the cycle was entered, so
     they are not reused: b's finding may not depend on whether a was linted first (in the
     same process, or by an earlier process through the disk cache)."""
-    from extstream_lint.analysis.cache import DiskCache
+    from extstream_lint.analysis.driver.cache import DiskCache
 
     (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
     for name, text in _CYCLE.items():

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from extstream_lint.analysis import engine, index, projects
-from extstream_lint.analysis.budget import BudgetedInterpreter
+from extstream_lint.analysis.driver import engine, index, projects
+from extstream_lint.analysis.driver.budget import BudgetedInterpreter
 from extstream_lint.frontends import cli
 from extstream_lint.project import sources
 
@@ -181,7 +181,7 @@ _FLAKE8_DRIVER = """
 import json, sys
 from flake8.main.application import Application
 from extstream_lint.project import sources
-from extstream_lint.analysis import index
+from extstream_lint.analysis.driver import index
 app = Application()
 app.run(["-j1", "--isolated", "--select=XST", sys.argv[1]])
 print(json.dumps([max(sources.OPENS.values()), max(index.PARSES.values() or [0])]))

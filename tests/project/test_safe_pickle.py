@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from extstream_lint.analysis import analyze_source
-from extstream_lint.analysis.index import ProjectIndex
+from extstream_lint.analysis.driver.index import ProjectIndex
 from extstream_lint.project import safe_pickle
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "proj"
@@ -55,7 +55,7 @@ def test_a_planted_entry_runs_nothing(tmp_path: Path, payload: object) -> None:
 
 
 def test_only_data_classes_of_the_analysis_are_resolved() -> None:
-    from extstream_lint.analysis.index import ProjectIndex as NotData
+    from extstream_lint.analysis.driver.index import ProjectIndex as NotData
 
     with pytest.raises(safe_pickle.UnsafeEntry):
         safe_pickle.loads(pickle.dumps(NotData, protocol=pickle.HIGHEST_PROTOCOL))

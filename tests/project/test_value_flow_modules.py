@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from extstream_lint.analysis import analyze_source
-from extstream_lint.analysis.index import ProjectIndex
+from extstream_lint.analysis.driver.index import ProjectIndex
 from tests.lint.test_cases import expectations
 
 _HELPERS = """\

@@ -117,8 +117,8 @@ def test_fuzzed_entries_change_nothing(project: Path) -> None:
 def test_a_planted_findings_entry_is_refused(project: Path, tmp_path: Path) -> None:
     """An entry edited by hand to say "no findings" (well formed, restricted classes only)
     and put in place of the real one is a miss: without this user's key it has no tag."""
-    from extstream_lint.analysis.cache import DiskCache
-    from extstream_lint.analysis.digests import FINDINGS_KEY
+    from extstream_lint.analysis.driver.cache import DiskCache
+    from extstream_lint.analysis.driver.digests import FINDINGS_KEY
 
     expected = lint(project, "--no-cache")
     lint(project)

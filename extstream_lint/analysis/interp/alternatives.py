@@ -17,11 +17,11 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..choices import OneOf
-from ..effects import canonical
-from ..sites import CallSite, Issue
-from ..state import State, join_states
-from ..values import ExtStream, Ref, Value, join_all
+from ..abstract.choices import OneOf
+from ..abstract.state import State, join_states
+from ..abstract.values import ExtStream, Ref, Value, join_all
+from ..semantics.effects import canonical
+from ..semantics.sites import CallSite, Issue
 from .core import Anchor
 
 

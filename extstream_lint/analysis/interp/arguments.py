@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..sites import Arg, CallSite
-from ..state import State
-from ..syntax import dotted_name
-from ..values import Seq, Value
+from ..abstract.state import State
+from ..abstract.values import Seq, Value
+from ..semantics.sites import Arg, CallSite
+from ..source.syntax import dotted_name
 from .core import Scope
 
 

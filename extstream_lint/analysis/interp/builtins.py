@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..sites import Arg, CallSite
-from ..state import State
-from ..values import Const, ExtStream, Instance, Seq, Value, join
+from ..abstract.state import State
+from ..abstract.values import Const, ExtStream, Instance, Seq, Value, join
+from ..semantics.sites import Arg, CallSite
 from .core import may_contain
 
 

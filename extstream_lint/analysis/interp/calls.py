@@ -17,25 +17,11 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from .. import summaries as sm
-from ..binding import bind_arguments
-from ..callables import Closure
-from ..choices import OneOf
-from ..devices import escaped
-from ..effects import (
-    DEFAULT_CAPTURE_STREAM,
-    REFUSED_METHODS,
-    call_effects,
-    canonical,
-    method_effects,
-    unbound_issues,
-)
-from ..handles import CapturingGraph, Event, Graph, Work
-from ..hazards import called_hazards, computed
-from ..sites import Arg, CallSite, Issue
-from ..state import State
-from ..syntax import decorator_name, dotted_name
-from ..values import (
+from ..abstract.callables import Closure
+from ..abstract.choices import OneOf
+from ..abstract.handles import CapturingGraph, Event, Graph, Work
+from ..abstract.state import State
+from ..abstract.values import (
     NPU,
     Bound,
     ClassInfo,
@@ -53,6 +39,20 @@ from ..values import (
     Value,
     join,
 )
+from ..semantics.devices import escaped
+from ..semantics.effects import (
+    DEFAULT_CAPTURE_STREAM,
+    REFUSED_METHODS,
+    call_effects,
+    canonical,
+    method_effects,
+    unbound_issues,
+)
+from ..semantics.hazards import called_hazards, computed
+from ..semantics.sites import Arg, CallSite, Issue
+from ..source.syntax import decorator_name, dotted_name
+from . import summaries as sm
+from .binding import bind_arguments
 from .builtins import BUILTINS
 from .classes import Super
 from .containers import CONTAINER_METHODS

@@ -14,13 +14,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .. import summaries as sm
-from ..binding import bind_arguments
-from ..choices import OneOf
-from ..sites import Arg
-from ..state import State
-from ..syntax import dotted_name, tail_name
-from ..values import (
+from ..abstract.choices import OneOf
+from ..abstract.state import State
+from ..abstract.values import (
     Bound,
     ClassInfo,
     ExtStream,
@@ -32,6 +28,10 @@ from ..values import (
     Seq,
     Value,
 )
+from ..semantics.sites import Arg
+from ..source.syntax import dotted_name, tail_name
+from . import summaries as sm
+from .binding import bind_arguments
 from .core import Scope
 from .objects import RECORD_INIT
 

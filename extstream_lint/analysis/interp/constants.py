@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .. import summaries as sm
-from ..values import Const, ExtStream, FunctionInfo, Summary, Value
+from ..abstract.values import Const, ExtStream, FunctionInfo, Summary, Value
+from . import summaries as sm
 from .core import is_symbolic
 
 #: Copies learnt per pass at most (each is one more run of a body).

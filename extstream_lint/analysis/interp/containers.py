@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .. import summaries as sm
-from ..sites import CallSite
-from ..state import State
-from ..syntax import children, string_value
-from ..values import Const, Seq, Value, join, join_all
+from ..abstract.state import State
+from ..abstract.values import Const, Seq, Value, join, join_all
+from ..semantics.sites import CallSite
+from ..source.syntax import children, string_value
+from . import summaries as sm
 from .core import Scope, may_contain
 
 #: No literal key: a subscript or ``get`` whose key is not a plain string or int.

@@ -17,13 +17,8 @@ from typing import TYPE_CHECKING, Union
 
 import libcst as cst
 
-from .. import summaries as sm
-from ..bodies import bodies_for
-from ..effects import DEFAULT_CAPTURE_STREAM, IMPLICIT_MODULES, canonical
-from ..sites import Issue
-from ..state import State
-from ..syntax import dotted_name
-from ..values import (
+from ..abstract.state import State
+from ..abstract.values import (
     ClassInfo,
     Current,
     ExtStream,
@@ -37,9 +32,14 @@ from ..values import (
     join,
     join_all,
 )
+from ..semantics.effects import DEFAULT_CAPTURE_STREAM, IMPLICIT_MODULES, canonical
+from ..semantics.sites import Issue
+from ..source.bodies import bodies_for
+from ..source.syntax import dotted_name
+from . import summaries as sm
 
 if TYPE_CHECKING:
-    from ..facts import ModuleFacts
+    from ..abstract.facts import ModuleFacts
 
 
 Anchor = Union[cst.Call, cst.With]

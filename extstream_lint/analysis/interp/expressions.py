@@ -12,12 +12,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .. import summaries as sm
-from ..effects import canonical
-from ..hazards import computed
-from ..state import State
-from ..syntax import children, dotted_name, string_value
-from ..values import (
+from ..abstract.state import State
+from ..abstract.values import (
     Const,
     ExtStream,
     Instance,
@@ -29,6 +25,10 @@ from ..values import (
     join,
     join_all,
 )
+from ..semantics.effects import canonical
+from ..semantics.hazards import computed
+from ..source.syntax import children, dotted_name, string_value
+from . import summaries as sm
 from .calls import Calls
 from .constants import const_truth
 from .containers import NO_KEY, literal_key

@@ -26,11 +26,9 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from .. import summaries as sm
-from ..callables import MAX_METHOD_CALLS, MAX_PARAM_CALLS, Closure, ParamCall, result_index
-from ..sites import Arg, CallSite
-from ..state import State
-from ..values import (
+from ..abstract.callables import MAX_METHOD_CALLS, MAX_PARAM_CALLS, Closure, ParamCall, result_index
+from ..abstract.state import State
+from ..abstract.values import (
     Bound,
     ClassInfo,
     ExtStream,
@@ -43,6 +41,8 @@ from ..values import (
     Value,
     join,
 )
+from ..semantics.sites import Arg, CallSite
+from . import summaries as sm
 from .core import Scope, may_contain
 
 #: Values a call can run: the project's functions, closures, classes, partials, bound methods.

@@ -19,10 +19,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ...project.modules import absolute_name
-from ..effects import STAR_EXPORTS, canonical, enables_transfer_to_npu
-from ..state import State
-from ..syntax import dotted_name
-from ..values import Const, Module, Ref, Value
+from ..abstract.state import State
+from ..abstract.values import Const, Module, Ref, Value
+from ..semantics.effects import STAR_EXPORTS, canonical, enables_transfer_to_npu
+from ..source.syntax import dotted_name
 from .core import Scope
 
 #: The module-level name a module's summary holds when importing it remaps ``torch.cuda``

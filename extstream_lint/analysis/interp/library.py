@@ -23,9 +23,9 @@ per resolved call.
 
 from __future__ import annotations
 
-from ..effects import canonical, enables_transfer_to_npu
-from ..sites import CallSite
-from ..values import Const, Ref, Seq, StreamCtx, Value, join
+from ..abstract.values import Const, Ref, Seq, StreamCtx, Value, join
+from ..semantics.effects import canonical, enables_transfer_to_npu
+from ..semantics.sites import CallSite
 from .core import may_contain
 
 #: Entering gives the first argument (``enter_result`` for ``nullcontext``).

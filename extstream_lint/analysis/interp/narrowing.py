@@ -15,10 +15,10 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..effects import IMPLICIT_MODULES, canonical, is_external_class
-from ..state import State, join_states
-from ..syntax import dotted_name
-from ..values import ClassInfo, ExtStream, FunctionInfo, Ref, Value
+from ..abstract.state import State, join_states
+from ..abstract.values import ClassInfo, ExtStream, FunctionInfo, Ref, Value
+from ..semantics.effects import IMPLICIT_MODULES, canonical, is_external_class
+from ..source.syntax import dotted_name
 from .core import Scope
 
 

@@ -18,12 +18,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .. import summaries as sm
-from ..binding import bind_arguments
-from ..effects import call_effects, is_external_class, method_effects
-from ..sites import Arg, CallSite
-from ..state import State
-from ..values import (
+from ..abstract.state import State
+from ..abstract.values import (
     ClassInfo,
     Const,
     ExtStream,
@@ -35,6 +31,10 @@ from ..values import (
     Value,
     join,
 )
+from ..semantics.effects import call_effects, is_external_class, method_effects
+from ..semantics.sites import Arg, CallSite
+from . import summaries as sm
+from .binding import bind_arguments
 from .core import Scope
 
 #: The decorator name a generated ``__init__`` (dataclass, attrs, ``NamedTuple``,

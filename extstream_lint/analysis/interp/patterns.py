@@ -30,11 +30,21 @@ from dataclasses import replace
 
 import libcst as cst
 
-from .. import summaries as sm
-from ..effects import is_external_class
-from ..state import State, join_states
-from ..syntax import dotted_name
-from ..values import ClassInfo, Const, ExtStream, Instance, Ref, Seq, Value, is_none, join_all
+from ..abstract.state import State, join_states
+from ..abstract.values import (
+    ClassInfo,
+    Const,
+    ExtStream,
+    Instance,
+    Ref,
+    Seq,
+    Value,
+    is_none,
+    join_all,
+)
+from ..semantics.effects import is_external_class
+from ..source.syntax import dotted_name
+from . import summaries as sm
 from .constants import const_truth
 from .core import Scope, may_contain
 from .expressions import NO_KEY, compare, literal_key

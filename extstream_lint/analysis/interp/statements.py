@@ -16,12 +16,8 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..effects import enter_effects
-from ..hazards import computed
-from ..sites import Arg
-from ..state import State, join_states
-from ..syntax import children, dotted_name, tail_name
-from ..values import (
+from ..abstract.state import State, join_states
+from ..abstract.values import (
     ClassInfo,
     Const,
     Current,
@@ -32,6 +28,10 @@ from ..values import (
     join_all,
     join_current,
 )
+from ..semantics.effects import enter_effects
+from ..semantics.hazards import computed
+from ..semantics.sites import Arg
+from ..source.syntax import children, dotted_name, tail_name
 from .constants import const_truth
 from .core import Loop, Scope
 

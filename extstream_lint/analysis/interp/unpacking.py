@@ -12,8 +12,8 @@ function is called), the starred one any element.
 
 from __future__ import annotations
 
-from .. import summaries as sm
-from ..values import Seq, Value
+from ..abstract.values import Seq, Value
+from . import summaries as sm
 from .core import is_symbolic, may_contain
 
 

@@ -21,12 +21,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .. import summaries as sm
-from ..bodies import SelfUses, self_uses
-from ..effects import handle_matches
-from ..sinks import SinkKey
-from ..sites import Arg
-from ..values import (
+from ..abstract.sinks import SinkKey
+from ..abstract.values import (
     ClassInfo,
     Const,
     ExtStream,
@@ -39,6 +35,10 @@ from ..values import (
     Value,
     is_caller_current,
 )
+from ..semantics.effects import handle_matches
+from ..semantics.sites import Arg
+from ..source.bodies import SelfUses, self_uses
+from . import summaries as sm
 
 
 class Views:

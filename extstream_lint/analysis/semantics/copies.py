@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..abstract.values import PINNED, ExtStream, Tensor, Value
 from .devices import DIFFERENT, SAME, UNSURE, compare, show
 from .sites import Issue
-from .values import PINNED, ExtStream, Tensor, Value
 
 __all__ = [
     "HOST_ARG",

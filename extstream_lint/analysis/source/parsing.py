@@ -23,7 +23,7 @@ from collections.abc import Callable
 import libcst as cst
 from libcst._nodes.base import CSTNode
 
-from ..project.pytrees import python_parse
+from ...project.pytrees import python_parse
 
 __all__ = ["Unparsable", "one_line", "parse", "python_parse"]
 

@@ -20,13 +20,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
-from . import provenance as pv
-from .callables import Closure, ParamCall
-from .effects import handle_matches
-from .paths import ITERATED, SUBSCRIPTED, attribute, contents, element, item, symbolic
-from .sinks import Guard, ParamPath, Sink, SinkKey
-from .sites import Arg, Issue
-from .values import (
+from ..abstract.callables import Closure, ParamCall
+from ..abstract.paths import ITERATED, SUBSCRIPTED, attribute, contents, element, item, symbolic
+from ..abstract.sinks import Guard, ParamPath, Sink, SinkKey
+from ..abstract.values import (
     CALLER_CURRENT,
     Bound,
     Const,
@@ -44,6 +41,9 @@ from .values import (
     is_caller_current,
     join,
 )
+from ..semantics import provenance as pv
+from ..semantics.effects import handle_matches
+from ..semantics.sites import Arg, Issue
 
 
 def caller_current(owner: FunctionInfo) -> Current:

@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
-from .sites import Arg, CallSite
+from ..abstract.values import ExtStream, FunctionInfo, Seq, Value
+from ..semantics.sites import Arg, CallSite
 from .summaries import Binding, item
-from .values import ExtStream, FunctionInfo, Seq, Value
 
 __all__ = ["bind_arguments"]
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import contract as c
-from ..contract import Api
+from ... import contract as c
+from ...contract import Api
+from ..abstract.handles import CapturingGraph, CVoidP, Event, Foreign, Graph, Work
+from ..abstract.values import Const, ExtStream, Instance, StreamCtx, Tensor, Value
 from .copies import argument_matches
 from .devices import stream_device
-from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, Work
 from .hazards import function_hazards, method_hazards
 from .sites import Arg, CallSite, Issue, Outcome
-from .values import Const, ExtStream, Instance, StreamCtx, Tensor, Value
 
 __all__ = [
     "call_effects",

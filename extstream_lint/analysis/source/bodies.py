@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .. import contract as c
-from ..project.modules import run_memo
+from ... import contract as c
+from ...project.modules import run_memo
 from .syntax import called_names, push_children
 
 #: Walks of a body, by question ("called", "tested", "self", "init"): tests bound them.

@@ -14,7 +14,7 @@ from collections.abc import Container
 
 import libcst as cst
 
-from .positions import locate
+from ..source.positions import locate
 from .values import ClassInfo, FunctionInfo, Module, Remote, Value
 
 __all__ = ["export", "literal_all"]

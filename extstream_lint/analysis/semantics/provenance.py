@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # values imports this module (Tensor.made): no import at run time
-    from .values import Current, ExtStream, ParamRef, Value
+    from ..abstract.values import Current, ExtStream, ParamRef, Value
 
 __all__ = ["MAX_STREAMS", "PLAIN", "ROOT", "Made", "derive", "join_made", "judge", "made_of"]
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import atexit
 import os
 
-from ..findings import Finding
-from ..project.limits import over_limit
-from ..project.modules import one_run
+from ...findings import Finding
+from ...project.limits import over_limit
+from ...project.modules import one_run
 from .index import ProjectIndex
 
 __all__ = ["decode", "default_index", "index_for", "kept_findings", "placed", "release_at_exit"]
@@ -65,7 +65,7 @@ def placed(filename: str, project: ProjectIndex | None) -> tuple[ProjectIndex | 
 def decode(source: str | bytes) -> str:
     """Decode a file's bytes as both front ends do (:func:`.sources.decode_python`)."""
     if isinstance(source, bytes):
-        from ..project.sources import decode_python
+        from ...project.sources import decode_python
 
         return decode_python(source)
     return source[1:] if source.startswith("\ufeff") else source

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 
-from ..project.diskio import CACHE_DIR, entry_directory, load, project_root, store
+from ...project.diskio import CACHE_DIR, entry_directory, load, project_root, store
 from .entries import Entry, FindingsEntry, StoredEntry
 
 __all__ = ["CACHE_DIR", "DiskCache", "project_root"]

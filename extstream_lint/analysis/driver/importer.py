@@ -11,18 +11,18 @@ import ast
 import os
 from typing import TYPE_CHECKING
 
-from ..project import modules as mods
-from ..project.modules import NEVER_PROJECT as _NEVER_PROJECT
-from ..project.modules import Stamp
+from ...project import modules as mods
+from ...project.modules import NEVER_PROJECT as _NEVER_PROJECT
+from ...project.modules import Stamp
+from ..abstract.values import Module
 from .digests import copy_reads
-from .values import Module
 
 if TYPE_CHECKING:  # libcst only when a summary is computed, not when one is checked
     import libcst as cst
 
-    from ..project.graph import ImportGraph
+    from ...project.graph import ImportGraph
+    from ..interp.interpreter import Interpreter
     from .index import ProjectIndex
-    from .interpreter import Interpreter
 
 __all__ = ["REMAPS", "Importer", "RunState", "head_package", "package_of", "remaps_answer"]
 

@@ -13,13 +13,13 @@ import pickle
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from ..project import safe_pickle
-from ..project.modules import stamp_holds
+from ...project import safe_pickle
+from ...project.modules import stamp_holds
+from ..abstract.values import ClassInfo, FunctionInfo, Module
 from .digests import ABSENT, RUNS_KEY, copy_reads, group_key, reading_holds, same_presence
 from .entries import Entry, StoredEntry
 from .importer import REMAPS, RunState, head_package, package_of, remaps_answer
 from .shells import Shell, fill_held
-from .values import ClassInfo, FunctionInfo, Module
 
 if TYPE_CHECKING:
     from .index import ProjectIndex

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..project.modules import Stamp
-from .values import Module
+from ...project.modules import Stamp
+from ..abstract.values import Module
 
 
 @dataclass

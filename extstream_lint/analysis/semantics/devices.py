@@ -26,9 +26,9 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from .. import contract as c
+from ... import contract as c
+from ..abstract.values import HOST, NPU, Const, ExtStream, Tensor, Value
 from .sites import Arg, CallSite
-from .values import HOST, NPU, Const, ExtStream, Tensor, Value
 
 __all__ = [
     "DIFFERENT",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .values import ExtStream, Value
+from ..abstract.values import ExtStream, Value
 
 __all__ = ["Arg", "CallSite", "Issue", "Outcome"]
 

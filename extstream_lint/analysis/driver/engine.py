@@ -8,21 +8,21 @@ import sys
 
 import libcst as cst
 
-from ..bugreport import HOW_TO_REPORT
-from ..contract import RULES
-from ..findings import Finding, cannot_analyse
-from ..project.collector import fewer_collections
-from ..project.limits import over_limit
-from ..project.modules import module_name, one_run
+from ...bugreport import HOW_TO_REPORT
+from ...contract import RULES
+from ...findings import Finding, cannot_analyse
+from ...project.collector import fewer_collections
+from ...project.limits import over_limit
+from ...project.modules import module_name, one_run
+from ..abstract.values import ExtStream, Remote
+from ..interp.interpreter import Interpreter
+from ..interp.summaries import CallIssue, describe_call
+from ..semantics.sites import Issue
+from ..source.parsing import Unparsable, one_line, parse
+from ..source.positions import Position, locate
 from .budget import BudgetedInterpreter, BudgetExceeded
 from .index import Importer, ProjectIndex
-from .interpreter import Interpreter
-from .parsing import Unparsable, one_line, parse
-from .positions import Position, locate
 from .projects import decode, placed
-from .sites import Issue
-from .summaries import CallIssue, describe_call
-from .values import ExtStream, Remote
 
 
 def analyze_source(

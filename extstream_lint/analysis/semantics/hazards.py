@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import contract as c
+from ... import contract as c
+from ..abstract.handles import Graph, PinnedLoader
+from ..abstract.values import HOST, NPU, PINNED, UNKNOWN, Const, ExtStream, Ref, Seq, Tensor, Value
 from . import provenance as pv
 from .copies import UNKNOWN_HOST, by_parameter, cross_device
 from .devices import FOREIGN, device_value, literal, npu_index
 from .devices import device as _read_device
-from .handles import Graph, PinnedLoader
 from .sites import Arg, CallSite, Issue
-from .values import HOST, NPU, PINNED, UNKNOWN, Const, ExtStream, Ref, Seq, Tensor, Value
 
 __all__ = ["called_hazards", "computed", "function_hazards", "method_hazards"]
 

@@ -36,24 +36,24 @@ per concern, the way mypy splits its checker:
 
 from __future__ import annotations
 
-from .interp.alternatives import Alternatives
-from .interp.arguments import Arguments
-from .interp.builtins import Builtins
-from .interp.calls import Calls
-from .interp.classes import Classes
-from .interp.constants import Constants
-from .interp.containers import Containers
-from .interp.core import Core
-from .interp.expressions import Expressions
-from .interp.higher_order import HigherOrder
-from .interp.imports import Imports
-from .interp.library import Library
-from .interp.narrowing import Narrowing
-from .interp.objects import Objects
-from .interp.patterns import Patterns
-from .interp.statements import Statements
-from .interp.unpacking import Unpacking
-from .interp.views import Views
+from .alternatives import Alternatives
+from .arguments import Arguments
+from .builtins import Builtins
+from .calls import Calls
+from .classes import Classes
+from .constants import Constants
+from .containers import Containers
+from .core import Core
+from .expressions import Expressions
+from .higher_order import HigherOrder
+from .imports import Imports
+from .library import Library
+from .narrowing import Narrowing
+from .objects import Objects
+from .patterns import Patterns
+from .statements import Statements
+from .unpacking import Unpacking
+from .views import Views
 
 __all__ = ["Interpreter"]
 

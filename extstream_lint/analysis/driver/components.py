@@ -15,11 +15,12 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from ..project import modules as mods
-from ..project.graph import components
-from ..project.limits import over_limit
-from ..project.modules import kept_stamp, stamp_of
-from ..project.sources import read_project_file, read_text
+from ...project import modules as mods
+from ...project.graph import components
+from ...project.limits import over_limit
+from ...project.modules import kept_stamp, stamp_of
+from ...project.sources import read_project_file, read_text
+from ..abstract.values import ExtStream, Module, Value
 from .digests import (
     ABSENT,
     PENDING,
@@ -33,7 +34,6 @@ from .digests import (
 from .entries import Entry, StoredEntry
 from .importer import Importer, RunState, head_package, package_of
 from .shells import fill_held
-from .values import ExtStream, Module, Value
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -312,8 +312,8 @@ class Components(_Base):
         text: str,
         python_tree: ast.Module | None = None,
     ) -> Entry | None:
+        from ..abstract.exported import export, literal_all
         from .budget import BudgetedInterpreter, BudgetExceeded
-        from .exported import export, literal_all
 
         learnt = self._run().learnt
         learnt.pop(path, None)

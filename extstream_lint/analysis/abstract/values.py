@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Union
 
+from ..semantics.provenance import Made, join_made
 from .carriers import Forward, Partial, StreamMethod
 from .choices import Callee, OneOf, either
 from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, PinnedLoader, Work
 from .mro import linearise
-from .provenance import Made, join_made
 from .sinks import Sink, SinkKey
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .values import Module
+from ..abstract.values import Module
 
 __all__ = ["Shell", "fill_held"]
 

@@ -13,10 +13,10 @@ import io
 import pickle
 from collections.abc import Callable
 
-from ..project.modules import Stamp, stamp_of
+from ...project.modules import Stamp, stamp_of
+from ..abstract.values import ClassInfo, FunctionInfo, Module, Summary
 from .entries import Entry, StoredEntry
 from .shells import Shell
-from .values import ClassInfo, FunctionInfo, Module, Summary
 
 __all__ = [
     "ABSENT",

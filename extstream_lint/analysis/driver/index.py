@@ -28,22 +28,22 @@ import weakref
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from ..findings import Finding
-from ..project import modules as mods
-from ..project.graph import graph_for
-from ..project.modules import Stamp, run_memo
-from ..project.pytrees import known_tree
+from ...findings import Finding
+from ...project import modules as mods
+from ...project.graph import graph_for
+from ...project.modules import Stamp, run_memo
+from ...project.pytrees import known_tree
+from ..abstract.values import Module
 from .components import CYCLE_ROUNDS, Components
 from .digests import ABSENT, FINDINGS_KEY, copy_reads, same_presence, text_digest
 from .entries import Entry, FindingsEntry, StoredEntry
 from .importer import Importer, RunState
 from .reuse import Reuse
-from .values import Module
 
 if TYPE_CHECKING:  # libcst only when a summary is computed, not when one is checked
     import libcst as cst
 
-    from .interpreter import Interpreter
+    from ..interp.interpreter import Interpreter
 
 __all__ = ["CYCLE_ROUNDS", "PARSES", "Entry", "Importer", "ProjectIndex"]
 
@@ -122,7 +122,7 @@ class ProjectIndex(Components, Reuse):
             known = state.trees.get(path)
             if known is not None and known[0] == text:
                 return known[1], known[2] or tree
-        from .parsing import parse
+        from ..source.parsing import parse
 
         if tree is None and path is not None:
             tree = known_tree(path, text)  # the import graph's, when it read the file

@@ -14,7 +14,7 @@ from typing import Any
 
 import libcst as cst
 
-from .interpreter import Interpreter
+from ..interp.interpreter import Interpreter
 
 #: Statement executions one module's analysis may take (all passes, every function body
 #: run). The largest file of the standard library takes well under a tenth of it.
