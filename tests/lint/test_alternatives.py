@@ -11,8 +11,9 @@ from __future__ import annotations
 import pickle
 
 from extstream_lint.analysis import analyze_source
+from extstream_lint.analysis.abstract.atoms import Const, Ref
 from extstream_lint.analysis.abstract.choices import MAX_OPTIONS, OneOf
-from extstream_lint.analysis.abstract.values import Const, FunctionInfo, Ref, join, join_all
+from extstream_lint.analysis.abstract.values import FunctionInfo, join, join_all
 from extstream_lint.project.safe_pickle import loads
 
 

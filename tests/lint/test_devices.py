@@ -10,7 +10,8 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from extstream_lint.analysis.abstract.values import Current, ExtStream, join, join_current
+from extstream_lint.analysis.abstract.atoms import ExtStream
+from extstream_lint.analysis.abstract.values import Current, join, join_current
 from extstream_lint.analysis.semantics.devices import DIFFERENT, SAME, UNSURE, Sym, compare, symbol
 
 
@@ -77,7 +78,8 @@ def test_symbolic_indices_are_cache_data() -> None:
     kept in ``.extstream_cache/``: the safe unpickler must accept them."""
     import pickle
 
-    from extstream_lint.analysis.abstract.values import Const, Tensor
+    from extstream_lint.analysis.abstract.atoms import Const
+    from extstream_lint.analysis.abstract.values import Tensor
     from extstream_lint.project.safe_pickle import loads
 
     kept = (Tensor("npu", Sym("rank", 1)), Const(("npu", Sym("rank"))), _ext(frozenset({Sym("d")})))

@@ -9,7 +9,8 @@ case per spelling with its negative twin.
 from __future__ import annotations
 
 from extstream_lint.analysis import analyze_source
-from extstream_lint.analysis.abstract.values import Const, ExtStream, Seq, join
+from extstream_lint.analysis.abstract.atoms import Const, ExtStream
+from extstream_lint.analysis.abstract.values import Seq, join
 
 ODD = """\
 import collections

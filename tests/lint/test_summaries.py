@@ -154,7 +154,8 @@ def test_parameter_paths_are_k_limited() -> None:
     library's import cycles never settled: a path takes at most ``MAX_PATH`` steps, the
     same step at most ``MAX_REPEAT`` times, and is "unknown" (None) beyond."""
     from extstream_lint.analysis.abstract import paths
-    from extstream_lint.analysis.abstract.values import ClassInfo, FunctionInfo, Instance, ParamRef
+    from extstream_lint.analysis.abstract.atoms import ParamRef
+    from extstream_lint.analysis.abstract.values import ClassInfo, FunctionInfo, Instance
 
     owner = FunctionInfo("f")
 

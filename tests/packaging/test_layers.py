@@ -7,7 +7,11 @@ contract table, the finding type, the bug-report text, the version). ``extstream
 stands beside the linter and may use only its base: the error codes are the contract's.
 
 Imports inside functions count: a lazy import is still a dependency, and a circle through
-one is still a circle. Only ``if TYPE_CHECKING:`` blocks are left out (never run).
+one is still a circle. ``if TYPE_CHECKING:`` blocks (never run) are left out of the layers,
+but not of the circle test: an import type checkers follow in a circle is a circle to a reader.
+
+Inside ``analysis/`` the same rule holds between its five parts (issue 42), lowest first: the
+module's text, the abstract values, torch_npu's semantics, the interpreter, the project driver.
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ BASE_MODULES = {"extstream_lint", "extstream_lint.contract", "extstream_lint.fin
 BASE_MODULES |= {"extstream_lint.bugreport"}
 #: The pure-data table both packages share is the one module allowed to be long.
 LONG_ALLOWED = {"extstream_lint.contract"}
+#: The parts of ``analysis/``, lowest first; a module may import its own part and those below.
+#: ``analysis/__init__.py`` is the facade above them all (it imports the engine lazily).
+ANALYSIS_PARTS = {"source": 0, "abstract": 1, "semantics": 2, "interp": 3, "driver": 4}
 MAX_LINES = 600
 
 
@@ -54,12 +61,12 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _import_nodes(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+def _import_nodes(tree: ast.AST, typing_too: bool) -> list[ast.Import | ast.ImportFrom]:
     found: list[ast.Import | ast.ImportFrom] = []
     pending = [tree]
     while pending:
         node = pending.pop()
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if not typing_too and isinstance(node, ast.If) and _is_type_checking(node):
             pending.extend(node.orelse)
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -68,12 +75,13 @@ def _import_nodes(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
     return found
 
 
-def imports_of(name: str) -> set[str]:
-    """The modules of both packages that module ``name`` imports (at any depth)."""
+def imports_of(name: str, typing_too: bool = False) -> set[str]:
+    """The modules of both packages that module ``name`` imports (at any depth); with
+    ``typing_too``, also those imported only for type checkers."""
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in _import_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _import_nodes(ast.parse(path.read_text(encoding="utf-8")), typing_too):
         if isinstance(node, ast.Import):
             targets = [(alias.name, None) for alias in node.names]
         else:
@@ -135,8 +143,39 @@ def test_the_guard_uses_only_the_linters_base(name: str) -> None:
     assert not beyond, f"{name} imports the linter's {beyond}: only its base is shared"
 
 
+def analysis_part(name: str) -> str | None:
+    """The part of ``analysis/`` that module ``name`` belongs to (None: not in one)."""
+    parts = name.split(".")
+    if parts[:2] != ["extstream_lint", "analysis"] or len(parts) < 3:
+        return None
+    return parts[2]
+
+
+def test_every_module_of_the_analysis_is_in_a_part() -> None:
+    loose = [
+        n
+        for n in MODULES
+        if analysis_part(n) is not None and analysis_part(n) not in ANALYSIS_PARTS
+    ]
+    assert not loose, f"modules directly in analysis/, in no part: {loose}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if analysis_part(n) in ANALYSIS_PARTS))
+def test_the_analysis_parts_import_only_downwards(name: str) -> None:
+    mine = ANALYSIS_PARTS[analysis_part(name)]  # type: ignore[index]
+    upward = sorted(
+        other
+        for other in imports_of(name, typing_too=True)
+        if analysis_part(other) in ANALYSIS_PARTS and ANALYSIS_PARTS[analysis_part(other)] > mine  # type: ignore[index]
+    )
+    assert not upward, f"{name} ({analysis_part(name)}) imports upwards: {upward}"
+
+
 def test_no_import_circle_in_either_package() -> None:
-    graph = {name: sorted(imports_of(name)) for name in MODULES}
+    assert_no_circle({name: sorted(imports_of(name, typing_too=True)) for name in MODULES})
+
+
+def assert_no_circle(graph: dict[str, list[str]]) -> None:
     state: dict[str, int] = {}
     for root in sorted(graph):
         if root in state:
@@ -176,3 +215,13 @@ def test_the_layering_test_sees_upward_imports_and_circles() -> None:
     )] > LAYERS[layer_of("extstream_lint.project.graph")] > LAYERS[layer_of(
         "extstream_lint.contract"
     )]  # fmt: skip
+    typed = imports_of("extstream_lint.analysis.driver.reuse", typing_too=True)
+    assert "extstream_lint.analysis.driver.protocol" in typed  # only under TYPE_CHECKING
+    assert "extstream_lint.analysis.driver.protocol" not in imports_of(
+        "extstream_lint.analysis.driver.reuse"
+    )
+    with pytest.raises(AssertionError, match="import circle"):
+        assert_no_circle({"a": ["b"], "b": ["c"], "c": ["a"]})
+    assert ANALYSIS_PARTS[analysis_part("extstream_lint.analysis.driver.engine")] > ANALYSIS_PARTS[
+        analysis_part("extstream_lint.analysis.abstract.values")
+    ]  # fmt: skip

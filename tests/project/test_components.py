@@ -428,7 +428,8 @@ def test_a_digest_is_of_the_facts_not_of_how_they_were_learnt() -> None:
     """Two summaries that say the same, one learnt in more passes (its counters differ)
     and with its sets built in another order, have one digest: their readers are not
     summarised again when a module is computed afresh after an edit."""
-    from extstream_lint.analysis.abstract.values import ClassInfo, Const, FunctionInfo, Module
+    from extstream_lint.analysis.abstract.atoms import Const
+    from extstream_lint.analysis.abstract.values import ClassInfo, FunctionInfo, Module
     from extstream_lint.analysis.driver.digests import digests
 
     def made(passes: int, names: list[str]) -> Module:

@@ -15,7 +15,8 @@ from collections.abc import Container
 import libcst as cst
 
 from ..source.positions import locate
-from .values import ClassInfo, FunctionInfo, Module, Remote, Value
+from .atoms import Remote
+from .values import ClassInfo, FunctionInfo, Module, Value
 
 __all__ = ["export", "literal_all"]
 

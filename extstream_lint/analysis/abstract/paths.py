@@ -11,21 +11,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .atoms import Const, ExtStream, ParamRef
 from .handles import PinnedLoader
-from .values import (
-    PINNED,
-    Bound,
-    Const,
-    ExtStream,
-    Instance,
-    ParamRef,
-    Seq,
-    Tensor,
-    Value,
-    is_none,
-    join,
-    join_all,
-)
+from .values import PINNED, Bound, Instance, Seq, Tensor, Value, is_none, join, join_all
 
 __all__ = [
     "ITERATED",

@@ -11,86 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Union
 
-from ..semantics.provenance import Made, join_made
-from .carriers import Forward, Partial, StreamMethod
+from .atoms import CALLER_CURRENT, Const, ExtStream, ParamRef, Ref
 from .choices import Callee, OneOf, either
 from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, PinnedLoader, Work
+from .made import Made, join_made
 from .mro import linearise
 from .sinks import Sink, SinkKey
-
-
-@dataclass(frozen=True)
-class ExtStream:
-    """A value that wraps an external stream, on every path (``must``) or on some (may)."""
-
-    must: bool
-    #: How the value became external, for messages: "created", "annotated", ...
-    how: str
-    #: The node where it became external (a call, ``with``, ``def`` or annotated assignment);
-    #: its line goes into the message once positions are known.
-    origin: object = field(compare=False)
-    #: "ExternalStream" for the class, "external stream" for ``Stream(stream_ptr=...)``.
-    noun: str = "ExternalStream"
-    #: Set when the value is the *current* stream (``torch.npu.current_stream()`` while
-    #: an external stream is current): the name that was made current.
-    current_of: str | None = None
-    #: ``None`` on some paths. Harmless for method calls (``None`` has no ``synchronize``),
-    #: but ``torch.npu.stream(None)`` is a no-op, so making it current is only a "may".
-    nullable: bool = False
-    #: Set while a function body is summarised: the value is whatever the caller passes
-    #: as this parameter (or the caller's current stream), not an external stream yet.
-    #: Findings on it become the function's sinks (:mod:`.summaries`), never reports.
-    param: ParamRef | None = None
-    #: Other parameters it may be (``s = a if flag else b``): each gets a "may" sink.
-    also: tuple[ParamRef, ...] = ()
-    #: The NPU indices it may be on, over paths (:mod:`.devices`); None: not visible.
-    device: frozenset[object] | None = None
-
-    def weakened(self) -> ExtStream:
-        return replace(self, must=False) if self.must else self
-
-    def refs(self) -> tuple[ParamRef, ...]:
-        """Every parameter path this symbolic value may be (none for a real stream)."""
-        return () if self.param is None else (self.param, *self.also)
-
-
-@dataclass(frozen=True)
-class ParamRef:
-    """Where a summarised function's symbolic value comes from: ``owner``'s parameter
-    ``index`` (``-1``: the caller's current stream), then the attributes in ``path``
-    (``"[]"`` stands for "an element of", ``"[v]"`` for "a value read by subscript")."""
-
-    owner: object
-    index: int
-    path: tuple[str, ...] = ()
-
-    def child(self, step: str) -> ParamRef:
-        return ParamRef(self.owner, self.index, (*self.path, step))
-
-
-CALLER_CURRENT = -1
-
-
-@dataclass(frozen=True)
-class Remote:
-    """A place in another file of the project, for messages: ``(created pkg/streams.py:16)``."""
-
-    path: str
-    line: int
-
-
-@dataclass(frozen=True)
-class Ref:
-    """A reference to a module, class or function, by canonical qualified name."""
-
-    qualname: str
-
-
-@dataclass(frozen=True)
-class Const:
-    """A literal small enough to matter for a pointer argument (int, bool, None, float, str)."""
-
-    value: object
 
 
 @dataclass(frozen=True)
@@ -402,6 +328,46 @@ class Module:
     all_names: tuple[str, ...] | None = None
     #: The file, relative to its import root, for messages.
     path: str = ""
+
+
+# Values that carry a callable or a receiver to where it is used: ``functools.partial``, a
+# refused method read and kept for later, ``__getattr__`` delegation.
+
+
+@dataclass(frozen=True)
+class Partial:
+    """``functools.partial(f, *args, **kwargs)``: calling it calls ``f`` with them first."""
+
+    func: Value
+    args: tuple[object, ...]
+    keywords: tuple[tuple[str, object], ...]
+    #: The ``partial(...)`` call, for messages: where a torch method got its receiver.
+    at: object = field(default=None, compare=False)
+    #: ``f`` as written (``torch.npu.Stream.synchronize``), for messages.
+    text: str | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class StreamMethod:
+    """A refused method read from a stream or handle and kept for later (``poll = ext.query``,
+    ``getattr(ext, "synchronize")``): a value that carries its receiver, so calling it is the
+    method call on ``receiver``, checked then, with the current stream of then."""
+
+    method: str
+    #: The stream, handle or unknown object (``None``: ``side.wait_stream`` on a managed one).
+    receiver: Value
+    #: How the source names the receiver (``ext``), for messages.
+    text: str | None
+    #: Where the method was read (a libcst node or a :class:`Remote`): the message names it.
+    bound_at: object = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Forward:
+    """``getattr(target, name)`` in a ``__getattr__``: every attribute the class lacks is
+    read from ``target`` (delegation; a "may", since the class may still answer some)."""
+
+    target: Value
 
 
 Value = Union[

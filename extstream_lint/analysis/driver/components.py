@@ -20,7 +20,8 @@ from ...project.graph import components
 from ...project.limits import over_limit
 from ...project.modules import kept_stamp, stamp_of
 from ...project.sources import read_project_file, read_text
-from ..abstract.values import ExtStream, Module, Value
+from ..abstract.atoms import ExtStream
+from ..abstract.values import Module, Value
 from .digests import (
     ABSENT,
     PENDING,
@@ -38,9 +39,9 @@ from .shells import fill_held
 if TYPE_CHECKING:
     import libcst as cst
 
-    from .index import ProjectIndex
+    from .protocol import Index
 
-    _Base = ProjectIndex
+    _Base = Index
 else:
     _Base = object
 

@@ -14,7 +14,7 @@ from ...findings import Finding, cannot_analyse
 from ...project.collector import fewer_collections
 from ...project.limits import over_limit
 from ...project.modules import module_name, one_run
-from ..abstract.values import ExtStream, Remote
+from ..abstract.atoms import ExtStream, Remote
 from ..interp.interpreter import Interpreter
 from ..interp.summaries import CallIssue, describe_call
 from ..semantics.sites import Issue

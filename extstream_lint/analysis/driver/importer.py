@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ...project import modules as mods
 from ...project.modules import NEVER_PROJECT as _NEVER_PROJECT
@@ -22,9 +22,16 @@ if TYPE_CHECKING:  # libcst only when a summary is computed, not when one is che
 
     from ...project.graph import ImportGraph
     from ..interp.interpreter import Interpreter
-    from .index import ProjectIndex
 
-__all__ = ["REMAPS", "Importer", "RunState", "head_package", "package_of", "remaps_answer"]
+__all__ = [
+    "REMAPS",
+    "Importer",
+    "RunState",
+    "Summaries",
+    "head_package",
+    "package_of",
+    "remaps_answer",
+]
 
 #: How :meth:`Importer.remaps` records its answer among the links (a prefix no path has),
 #: with the answer as the "digest": "1" may remap, "0" may not. A kept entry holds while
@@ -38,6 +45,18 @@ def remaps_answer(graph: ImportGraph, path: str) -> str:
     return "1" if graph.may_transfer(path) else "0"
 
 
+class Summaries(Protocol):
+    """The four questions an importing module asks the project index
+    (:class:`.index.ProjectIndex` answers them; named here so this module need not import it)."""
+
+    def follows(self, path: str) -> bool: ...
+    def summary(
+        self, path: str, name: str, roots: tuple[str, ...]
+    ) -> tuple[Module | None, str]: ...
+    def export_digest(self, path: str, name: str) -> str: ...
+    def graph(self) -> ImportGraph: ...
+
+
 class Importer:
     """The :class:`.facts.ModuleFacts` of one importing module: the index, seen from it.
 
@@ -48,7 +67,7 @@ class Importer:
 
     def __init__(
         self,
-        index: ProjectIndex,
+        index: Summaries,
         roots: tuple[str, ...],
         used: dict[str, Stamp | None] | None = None,
         direct: bool | str = True,

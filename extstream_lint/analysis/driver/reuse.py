@@ -22,9 +22,9 @@ from .importer import REMAPS, RunState, head_package, package_of, remaps_answer
 from .shells import Shell, fill_held
 
 if TYPE_CHECKING:
-    from .index import ProjectIndex
+    from .protocol import Index
 
-    _Base = ProjectIndex
+    _Base = Index
 else:
     _Base = object
 

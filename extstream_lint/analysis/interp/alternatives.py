@@ -17,9 +17,10 @@ from dataclasses import replace
 
 import libcst as cst
 
+from ..abstract.atoms import ExtStream, Ref
 from ..abstract.choices import OneOf
 from ..abstract.state import State, join_states
-from ..abstract.values import ExtStream, Ref, Value, join_all
+from ..abstract.values import Value, join_all
 from ..semantics.effects import canonical
 from ..semantics.sites import CallSite, Issue
 from .core import Anchor

@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
-from ..abstract.values import ExtStream, FunctionInfo, Seq, Value
+from ..abstract.atoms import ExtStream
+from ..abstract.values import FunctionInfo, Seq, Value
 from ..semantics.sites import Arg, CallSite
 from .summaries import Binding, item
 

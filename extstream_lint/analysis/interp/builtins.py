@@ -12,8 +12,9 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from ..abstract.atoms import Const, ExtStream
 from ..abstract.state import State
-from ..abstract.values import Const, ExtStream, Instance, Seq, Value, join
+from ..abstract.values import Instance, Seq, Value, join
 from ..semantics.sites import Arg, CallSite
 from .core import may_contain
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from ..abstract.atoms import ExtStream, ParamRef, Ref
 from ..abstract.callables import Closure
 from ..abstract.choices import OneOf
 from ..abstract.handles import CapturingGraph, Event, Graph, Work
@@ -25,13 +26,10 @@ from ..abstract.values import (
     NPU,
     Bound,
     ClassInfo,
-    ExtStream,
     FunctionInfo,
     Instance,
     Module,
-    ParamRef,
     Partial,
-    Ref,
     Seq,
     StreamCtx,
     StreamMethod,

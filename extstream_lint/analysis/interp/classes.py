@@ -14,20 +14,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ..abstract.atoms import ExtStream, ParamRef, Ref
 from ..abstract.choices import OneOf
 from ..abstract.state import State
-from ..abstract.values import (
-    Bound,
-    ClassInfo,
-    ExtStream,
-    FunctionInfo,
-    Instance,
-    Module,
-    ParamRef,
-    Ref,
-    Seq,
-    Value,
-)
+from ..abstract.values import Bound, ClassInfo, FunctionInfo, Instance, Module, Seq, Value
 from ..semantics.sites import Arg
 from ..source.syntax import dotted_name, tail_name
 from . import summaries as sm

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..abstract.values import Const, ExtStream, FunctionInfo, Summary, Value
+from ..abstract.atoms import Const, ExtStream
+from ..abstract.values import FunctionInfo, Summary, Value
 from . import summaries as sm
 from .core import is_symbolic
 

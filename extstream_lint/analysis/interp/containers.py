@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..abstract.atoms import Const
 from ..abstract.state import State
-from ..abstract.values import Const, Seq, Value, join, join_all
+from ..abstract.values import Seq, Value, join, join_all
 from ..semantics.sites import CallSite
 from ..source.syntax import children, string_value
 from . import summaries as sm

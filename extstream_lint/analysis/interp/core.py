@@ -17,16 +17,14 @@ from typing import TYPE_CHECKING, Union
 
 import libcst as cst
 
+from ..abstract.atoms import ExtStream, ParamRef, Ref
 from ..abstract.state import State
 from ..abstract.values import (
     ClassInfo,
     Current,
-    ExtStream,
     FunctionInfo,
     Instance,
     Module,
-    ParamRef,
-    Ref,
     Seq,
     Value,
     join,

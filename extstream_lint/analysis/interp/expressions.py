@@ -12,19 +12,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.state import State
-from ..abstract.values import (
-    Const,
-    ExtStream,
-    Instance,
-    Ref,
-    Seq,
-    Tensor,
-    Value,
-    is_none,
-    join,
-    join_all,
-)
+from ..abstract.values import Instance, Seq, Tensor, Value, is_none, join, join_all
 from ..semantics.effects import canonical
 from ..semantics.hazards import computed
 from ..source.syntax import children, dotted_name, string_value

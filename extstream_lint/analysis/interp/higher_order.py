@@ -26,16 +26,14 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from ..abstract.atoms import ExtStream, ParamRef, Ref
 from ..abstract.callables import MAX_METHOD_CALLS, MAX_PARAM_CALLS, Closure, ParamCall, result_index
 from ..abstract.state import State
 from ..abstract.values import (
     Bound,
     ClassInfo,
-    ExtStream,
     FunctionInfo,
-    ParamRef,
     Partial,
-    Ref,
     Seq,
     StreamMethod,
     Value,

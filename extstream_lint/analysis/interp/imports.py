@@ -19,8 +19,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ...project.modules import absolute_name
+from ..abstract.atoms import Const, Ref
 from ..abstract.state import State
-from ..abstract.values import Const, Module, Ref, Value
+from ..abstract.values import Module, Value
 from ..semantics.effects import STAR_EXPORTS, canonical, enables_transfer_to_npu
 from ..source.syntax import dotted_name
 from .core import Scope

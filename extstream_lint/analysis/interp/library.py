@@ -23,7 +23,8 @@ per resolved call.
 
 from __future__ import annotations
 
-from ..abstract.values import Const, Ref, Seq, StreamCtx, Value, join
+from ..abstract.atoms import Const, Ref
+from ..abstract.values import Seq, StreamCtx, Value, join
 from ..semantics.effects import canonical, enables_transfer_to_npu
 from ..semantics.sites import CallSite
 from .core import may_contain

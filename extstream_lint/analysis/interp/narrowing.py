@@ -15,8 +15,9 @@ from dataclasses import replace
 
 import libcst as cst
 
+from ..abstract.atoms import ExtStream, Ref
 from ..abstract.state import State, join_states
-from ..abstract.values import ClassInfo, ExtStream, FunctionInfo, Ref, Value
+from ..abstract.values import ClassInfo, FunctionInfo, Value
 from ..semantics.effects import IMPLICIT_MODULES, canonical, is_external_class
 from ..source.syntax import dotted_name
 from .core import Scope

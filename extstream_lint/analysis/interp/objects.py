@@ -18,19 +18,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..abstract.atoms import Const, ExtStream
 from ..abstract.state import State
-from ..abstract.values import (
-    ClassInfo,
-    Const,
-    ExtStream,
-    Forward,
-    FunctionInfo,
-    Instance,
-    Seq,
-    Summary,
-    Value,
-    join,
-)
+from ..abstract.values import ClassInfo, Forward, FunctionInfo, Instance, Seq, Summary, Value, join
 from ..semantics.effects import call_effects, is_external_class, method_effects
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm

@@ -30,18 +30,9 @@ from dataclasses import replace
 
 import libcst as cst
 
+from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.state import State, join_states
-from ..abstract.values import (
-    ClassInfo,
-    Const,
-    ExtStream,
-    Instance,
-    Ref,
-    Seq,
-    Value,
-    is_none,
-    join_all,
-)
+from ..abstract.values import ClassInfo, Instance, Seq, Value, is_none, join_all
 from ..semantics.effects import is_external_class
 from ..source.syntax import dotted_name
 from . import summaries as sm

@@ -16,18 +16,9 @@ from dataclasses import replace
 
 import libcst as cst
 
+from ..abstract.atoms import Const, ExtStream
 from ..abstract.state import State, join_states
-from ..abstract.values import (
-    ClassInfo,
-    Const,
-    Current,
-    ExtStream,
-    Instance,
-    StreamCtx,
-    Value,
-    join_all,
-    join_current,
-)
+from ..abstract.values import ClassInfo, Current, Instance, StreamCtx, Value, join_all, join_current
 from ..semantics.effects import enter_effects
 from ..semantics.hazards import computed
 from ..semantics.sites import Arg

@@ -20,18 +20,15 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
+from ..abstract.atoms import CALLER_CURRENT, Const, ExtStream, ParamRef
 from ..abstract.callables import Closure, ParamCall
 from ..abstract.paths import ITERATED, SUBSCRIPTED, attribute, contents, element, item, symbolic
 from ..abstract.sinks import Guard, ParamPath, Sink, SinkKey
 from ..abstract.values import (
-    CALLER_CURRENT,
     Bound,
-    Const,
     Current,
-    ExtStream,
     FunctionInfo,
     Instance,
-    ParamRef,
     Partial,
     Seq,
     StreamCtx,

@@ -21,15 +21,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
 from ..abstract.sinks import SinkKey
 from ..abstract.values import (
     ClassInfo,
-    Const,
-    ExtStream,
     FunctionInfo,
     Instance,
-    ParamRef,
-    Ref,
     Seq,
     Tensor,
     Value,

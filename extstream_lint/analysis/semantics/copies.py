@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..abstract.values import PINNED, ExtStream, Tensor, Value
+from ..abstract.atoms import ExtStream
+from ..abstract.values import PINNED, Tensor, Value
 from .devices import DIFFERENT, SAME, UNSURE, compare, show
 from .sites import Issue
 

@@ -27,7 +27,8 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from ... import contract as c
-from ..abstract.values import HOST, NPU, Const, ExtStream, Tensor, Value
+from ..abstract.atoms import Const, ExtStream
+from ..abstract.values import HOST, NPU, Tensor, Value
 from .sites import Arg, CallSite
 
 __all__ = [

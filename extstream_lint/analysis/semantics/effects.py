@@ -14,8 +14,9 @@ from collections.abc import Mapping
 
 from ... import contract as c
 from ...contract import Api
+from ..abstract.atoms import Const, ExtStream
 from ..abstract.handles import CapturingGraph, CVoidP, Event, Foreign, Graph, Work
-from ..abstract.values import Const, ExtStream, Instance, StreamCtx, Tensor, Value
+from ..abstract.values import Instance, StreamCtx, Tensor, Value
 from .copies import argument_matches
 from .devices import stream_device
 from .hazards import function_hazards, method_hazards

@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ... import contract as c
+from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.handles import Graph, PinnedLoader
-from ..abstract.values import HOST, NPU, PINNED, UNKNOWN, Const, ExtStream, Ref, Seq, Tensor, Value
+from ..abstract.values import HOST, NPU, PINNED, UNKNOWN, Seq, Tensor, Value
 from . import provenance as pv
 from .copies import UNKNOWN_HOST, by_parameter, cross_device
 from .devices import FOREIGN, device_value, literal, npu_index

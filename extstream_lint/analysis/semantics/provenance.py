@@ -29,45 +29,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # values imports this module (Tensor.made): no import at run time
-    from ..abstract.values import Current, ExtStream, ParamRef, Value
+from ..abstract.atoms import ExtStream, ParamRef
+from ..abstract.made import MAX_STREAMS, PLAIN, Made, join_made, stream_key, union
+from ..abstract.values import Current, Value
 
 __all__ = ["MAX_STREAMS", "PLAIN", "ROOT", "Made", "derive", "join_made", "judge", "made_of"]
 
-#: At most this many external streams per value (more is no longer one training step).
-MAX_STREAMS = 4
 #: The guard kind of a sink on a parameter used as a backward root (:mod:`.sinks`).
 ROOT = "backward root"
-
-
-@dataclass(frozen=True)
-class Made:
-    """Where a value's autograd graph was computed: small, frozen and joinable.
-
-    ``streams``: each external stream (real, or a summarised function's symbolic one) some part
-    was computed under; its ``must`` says whether on every path. ``plain``: some part was
-    computed with no external stream current (``plain_must``: on every path). ``params``:
-    in a summarised function, the parameters whose own provenance is part of it (``loss.sum()``
-    of a parameter ``loss``): whatever the caller passes there, resolved at each call.
-    """
-
-    streams: tuple[ExtStream, ...] = ()
-    plain: bool = False
-    plain_must: bool = False
-    params: tuple[ParamRef, ...] = ()
-
-
-#: Computed with no external stream current, from nothing that was: shared, never allocated.
-PLAIN = Made((), True, True)
-
-
-def _key(stream: ExtStream) -> object:
-    """What makes two stream facts the same stream (not whether on every path)."""
-    if stream.param is not None:
-        return ("param", stream.param, stream.also)
-    return ("real", id(stream.origin), stream.current_of or "")
 
 
 def _callers(stream: ExtStream | None) -> bool:
@@ -79,59 +49,6 @@ def _callers(stream: ExtStream | None) -> bool:
 def callers_current(current: ExtStream | None) -> bool:
     """``current`` is the caller's current stream on every path (nothing made current)."""
     return _callers(current) and current.must  # type: ignore[union-attr]
-
-
-def _weak(stream: ExtStream) -> ExtStream:
-    return stream.weakened()
-
-
-def union(parts: Iterable[Made]) -> Made | None:
-    """A value computed from all of ``parts`` (its graph holds every one's nodes)."""
-    streams: dict[object, ExtStream] = {}
-    params: dict[ParamRef, None] = {}
-    plain = plain_must = False
-    seen = False
-    for part in parts:
-        seen = True
-        plain = plain or part.plain
-        plain_must = plain_must or part.plain_must
-        for ref in part.params:
-            if len(params) < MAX_STREAMS:
-                params[ref] = None
-        for stream in part.streams:
-            key = _key(stream)
-            old = streams.get(key)
-            if old is None:
-                if len(streams) < MAX_STREAMS:
-                    streams[key] = stream
-            elif stream.must and not old.must:
-                streams[key] = stream
-    if not seen:
-        return None
-    if not streams and plain_must and not params:
-        return PLAIN
-    return Made(tuple(streams.values()), plain, plain_must, tuple(params))
-
-
-def join_made(a: Made | None, b: Made | None) -> Made | None:
-    """Where control flow joins: a fact of one path only is a "may"."""
-    if a == b:
-        return a
-    if a is None or b is None:
-        known = a if b is None else b
-        assert known is not None
-        return Made(tuple(_weak(s) for s in known.streams), known.plain, False, known.params)
-    theirs = {_key(s): s for s in b.streams}
-    streams = []
-    for stream in a.streams:
-        other = theirs.pop(_key(stream), None)
-        both = other is not None and stream.must and other.must
-        streams.append(stream if both else _weak(stream))
-    streams.extend(_weak(s) for s in theirs.values())
-    params = tuple(dict.fromkeys((*a.params, *b.params)))[:MAX_STREAMS]
-    return Made(
-        tuple(streams[:MAX_STREAMS]), a.plain or b.plain, a.plain_must and b.plain_must, params
-    )
 
 
 def under(current: ExtStream | None) -> Made:
@@ -157,13 +74,13 @@ def derive(current: ExtStream | None, operands: Iterable[Value]) -> Made | None:
 def _only(current: ExtStream, found: list[Made]) -> tuple[ParamRef, ...] | None:
     """The common case without a union: every operand computed under ``current`` alone (or
     nothing), no plain part; the parameters they carry. None: a union is needed."""
-    key = _key(current)
+    key = stream_key(current)
     params: tuple[ParamRef, ...] = ()
     for made in found:
         if made.plain:
             return None
         for stream in made.streams:
-            if _key(stream) != key or (stream.must and not current.must):
+            if stream_key(stream) != key or (stream.must and not current.must):
                 return None
         params += made.params
     return params
@@ -271,7 +188,7 @@ def substitute(
             continue
         actual = resolve(stream)
         if getattr(actual, "must", None) is not None and hasattr(actual, "param"):
-            parts.append(Made((actual if stream.must else _weak(actual),)))  # type: ignore[arg-type]
+            parts.append(Made((actual if stream.must else actual.weakened(),)))  # type: ignore[arg-type]
         else:
             parts.append(Made((), True, stream.must))
     return union(parts)
@@ -297,11 +214,11 @@ def judge(made: Made, current: ExtStream | None) -> Crossing | None:
             if current is not None and current.param is None and _callers(stream):
                 # Forward on whatever the caller had current, backward under an external
                 # stream this function made current: judged on that one, here.
-                return Crossing(current if stream.must else _weak(current), False)
+                return Crossing(current if stream.must else current.weakened(), False)
             return Crossing(stream, True)
     if made.plain and current is not None:
         must = made.plain_must and current.must
-        return Crossing(current if must else _weak(current), False)
+        return Crossing(current if must else current.weakened(), False)
     return None
 
 

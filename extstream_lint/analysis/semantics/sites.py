@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..abstract.values import ExtStream, Value
+from ..abstract.atoms import ExtStream
+from ..abstract.values import Value
 
 __all__ = ["Arg", "CallSite", "Issue", "Outcome"]
 

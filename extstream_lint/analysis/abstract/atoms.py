@@ -1,0 +1,87 @@
+"""Values that hold no other value: a stream (real, or a summarised function's parameter),
+where a symbolic value comes from, a place in another file, a reference to a torch name, a
+literal.
+
+They sit below :mod:`.values` (which joins them with every other kind) and :mod:`.made`
+(where an autograd graph was computed, which names streams), so neither imports the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+__all__ = ["CALLER_CURRENT", "Const", "ExtStream", "ParamRef", "Ref", "Remote"]
+
+
+@dataclass(frozen=True)
+class ExtStream:
+    """A value that wraps an external stream, on every path (``must``) or on some (may)."""
+
+    must: bool
+    #: How the value became external, for messages: "created", "annotated", ...
+    how: str
+    #: The node where it became external (a call, ``with``, ``def`` or annotated assignment);
+    #: its line goes into the message once positions are known.
+    origin: object = field(compare=False)
+    #: "ExternalStream" for the class, "external stream" for ``Stream(stream_ptr=...)``.
+    noun: str = "ExternalStream"
+    #: Set when the value is the *current* stream (``torch.npu.current_stream()`` while
+    #: an external stream is current): the name that was made current.
+    current_of: str | None = None
+    #: ``None`` on some paths. Harmless for method calls (``None`` has no ``synchronize``),
+    #: but ``torch.npu.stream(None)`` is a no-op, so making it current is only a "may".
+    nullable: bool = False
+    #: Set while a function body is summarised: the value is whatever the caller passes
+    #: as this parameter (or the caller's current stream), not an external stream yet.
+    #: Findings on it become the function's sinks (:mod:`.summaries`), never reports.
+    param: ParamRef | None = None
+    #: Other parameters it may be (``s = a if flag else b``): each gets a "may" sink.
+    also: tuple[ParamRef, ...] = ()
+    #: The NPU indices it may be on, over paths (:mod:`.devices`); None: not visible.
+    device: frozenset[object] | None = None
+
+    def weakened(self) -> ExtStream:
+        return replace(self, must=False) if self.must else self
+
+    def refs(self) -> tuple[ParamRef, ...]:
+        """Every parameter path this symbolic value may be (none for a real stream)."""
+        return () if self.param is None else (self.param, *self.also)
+
+
+@dataclass(frozen=True)
+class ParamRef:
+    """Where a summarised function's symbolic value comes from: ``owner``'s parameter
+    ``index`` (``-1``: the caller's current stream), then the attributes in ``path``
+    (``"[]"`` stands for "an element of", ``"[v]"`` for "a value read by subscript")."""
+
+    owner: object
+    index: int
+    path: tuple[str, ...] = ()
+
+    def child(self, step: str) -> ParamRef:
+        return ParamRef(self.owner, self.index, (*self.path, step))
+
+
+CALLER_CURRENT = -1
+
+
+@dataclass(frozen=True)
+class Remote:
+    """A place in another file of the project, for messages: ``(created pkg/streams.py:16)``."""
+
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A reference to a module, class or function, by canonical qualified name."""
+
+    qualname: str
+
+
+@dataclass(frozen=True)
+class Const:
+    """A literal small enough to matter for a pointer argument (int, bool, None, float, str)."""
+
+    value: object

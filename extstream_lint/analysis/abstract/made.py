@@ -1,0 +1,98 @@
+"""Where a value's autograd graph was computed, as a lattice: :class:`Made` and its joins.
+
+Part of the abstract domain (a :class:`.values.Tensor` carries one); what it means for a
+backward pass, and how the interpreter derives it, is :mod:`..semantics.provenance`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .atoms import ExtStream, ParamRef
+
+__all__ = ["MAX_STREAMS", "PLAIN", "Made", "join_made", "stream_key", "union"]
+
+#: At most this many external streams per value (more is no longer one training step).
+MAX_STREAMS = 4
+
+
+@dataclass(frozen=True)
+class Made:
+    """Where a value's autograd graph was computed: small, frozen and joinable.
+
+    ``streams``: each external stream (real, or a summarised function's symbolic one) some part
+    was computed under; its ``must`` says whether on every path. ``plain``: some part was
+    computed with no external stream current (``plain_must``: on every path). ``params``:
+    in a summarised function, the parameters whose own provenance is part of it (``loss.sum()``
+    of a parameter ``loss``): whatever the caller passes there, resolved at each call.
+    """
+
+    streams: tuple[ExtStream, ...] = ()
+    plain: bool = False
+    plain_must: bool = False
+    params: tuple[ParamRef, ...] = ()
+
+
+#: Computed with no external stream current, from nothing that was: shared, never allocated.
+PLAIN = Made((), True, True)
+
+
+def stream_key(stream: ExtStream) -> object:
+    """What makes two stream facts the same stream (not whether on every path)."""
+    if stream.param is not None:
+        return ("param", stream.param, stream.also)
+    return ("real", id(stream.origin), stream.current_of or "")
+
+
+def _weak(stream: ExtStream) -> ExtStream:
+    return stream.weakened()
+
+
+def union(parts: Iterable[Made]) -> Made | None:
+    """A value computed from all of ``parts`` (its graph holds every one's nodes)."""
+    streams: dict[object, ExtStream] = {}
+    params: dict[ParamRef, None] = {}
+    plain = plain_must = False
+    seen = False
+    for part in parts:
+        seen = True
+        plain = plain or part.plain
+        plain_must = plain_must or part.plain_must
+        for ref in part.params:
+            if len(params) < MAX_STREAMS:
+                params[ref] = None
+        for stream in part.streams:
+            key = stream_key(stream)
+            old = streams.get(key)
+            if old is None:
+                if len(streams) < MAX_STREAMS:
+                    streams[key] = stream
+            elif stream.must and not old.must:
+                streams[key] = stream
+    if not seen:
+        return None
+    if not streams and plain_must and not params:
+        return PLAIN
+    return Made(tuple(streams.values()), plain, plain_must, tuple(params))
+
+
+def join_made(a: Made | None, b: Made | None) -> Made | None:
+    """Where control flow joins: a fact of one path only is a "may"."""
+    if a == b:
+        return a
+    if a is None or b is None:
+        known = a if b is None else b
+        assert known is not None
+        return Made(tuple(_weak(s) for s in known.streams), known.plain, False, known.params)
+    theirs = {stream_key(s): s for s in b.streams}
+    streams = []
+    for stream in a.streams:
+        other = theirs.pop(stream_key(stream), None)
+        both = other is not None and stream.must and other.must
+        streams.append(stream if both else _weak(stream))
+    streams.extend(_weak(s) for s in theirs.values())
+    params = tuple(dict.fromkeys((*a.params, *b.params)))[:MAX_STREAMS]
+    return Made(
+        tuple(streams[:MAX_STREAMS]), a.plain or b.plain, a.plain_must and b.plain_must, params
+    )
