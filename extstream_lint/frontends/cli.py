@@ -6,7 +6,8 @@ that cannot hold an external stream are never parsed), hands the rest to
 flake8's ``# noqa`` rules, and prints one of the formats of :mod:`extstream_lint.frontends.formats`.
 
 Exit status: 0 nothing found, 1 findings (including files found by walking that could not be
-read, reported as XST000 like flake8's E902), 2 a usage, configuration or internal error. A
+read, reported as XST000 like flake8's E902), 2 a usage, configuration or internal error, 130
+interrupted (Ctrl-C: silence, as a shell expects, from this process and from its workers). A
 user's error (a path that does not exist, an output file that cannot be written, a bad
 configuration) is one line on stderr; only extstream's own failures print a traceback.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -46,6 +48,8 @@ from .options import PROG, Options, Selection, UsageError, build_parser, make_op
 __all__ = ["Options", "Selection", "build_parser", "decode_source", "lint_text", "main", "run"]
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+#: 128 + SIGINT: what a shell reports for a program that Ctrl-C stopped.
+EXIT_INTERRUPTED = 130
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -99,6 +103,12 @@ def _analyse(text: str, filename: str, src: tuple[str, ...], cache: bool) -> lis
 
 
 Job = tuple[str, str, tuple[str, ...], bool, int]
+
+
+def _quiet_worker() -> None:
+    """A worker leaves Ctrl-C to the main process (which stops it): the terminal sends
+    SIGINT to the whole process group, and a worker's traceback would be noise."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _lint_job(job: Job) -> list[Finding]:
@@ -303,15 +313,47 @@ class _Analyser:
         _prepare(self.pending)
         done: list[tuple[str, list[Finding]]] = []
         workers = min(self.processes, len(self.pending))
-        with ProcessPoolExecutor(max_workers=workers, mp_context=MP_CONTEXT) as pool:
-            futures = [(job[0], pool.submit(_lint_job, job)) for job in self.pending]
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=MP_CONTEXT, initializer=_quiet_worker
+        )
+        try:
+            with _sigint_held():  # workers forked now inherit it blocked, never half-started
+                futures = [(job[0], pool.submit(_lint_job, job)) for job in self.pending]
             for shown, future in futures:
                 try:
                     done.append((shown, future.result()))
                 except BrokenProcessPool as exc:  # a worker died (e.g. killed): report the file
                     reason = f"the analysis process died: {exc}; {HOW_TO_REPORT}"
                     done.append((shown, [cannot_analyse(reason)]))
+        except KeyboardInterrupt:
+            _stop(pool)
+            raise
+        pool.shutdown()
         return done
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT blocked in this thread while it forks the workers: a Ctrl-C then is delivered
+    when the block ends, here, and never reaches a worker before it ignores SIGINT."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: the initializer alone
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Ctrl-C: no file is waited for. The workers ignore SIGINT, so they are ended here."""
+    for worker in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):
+            worker.terminate()
+    # then wait for the pool's thread, which sees them gone: left running, it would print a
+    # traceback of its own at interpreter exit
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _prepare(jobs: list[Job]) -> None:
@@ -412,7 +454,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        return EXIT_ERROR
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # `extstream-lint . | head`: stop quietly, as other tools do
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
