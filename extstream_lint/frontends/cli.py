@@ -39,11 +39,13 @@ from ..project.limits import set_max_file_bytes
 from ..project.modules import installed, one_run
 from ..project.prefilter import might_use_external_streams, should_analyse
 from ..project.sources import decode_python, read_project_file
+from .commands import add_noqa, fix_stdin, list_rules, show_files, show_settings
 from .config import ConfigError
 from .fixes import apply_edits, find_fixes, fix_source, unified_diff
-from .formats import FORMATTERS, Located, format_statistics, repository_root
+from .formats import FORMATTERS, Located, format_full, format_statistics, repository_root
 from .noqa import filter_noqa
 from .options import PROG, Options, Selection, UsageError, build_parser, make_options
+from .trace import openable
 
 __all__ = ["Options", "Selection", "build_parser", "decode_source", "lint_text", "main", "run"]
 
@@ -186,19 +188,19 @@ def run(options: Options) -> list[Located]:
                 analyser.submit(shown, content)
         raw.extend(analyser.results())
         graph.sources.save()
-    if not listed and options.paths != ("-",):
+    if not listed and options.paths != ("-",) and not options.quiet:
         # ruff's words: checking nothing must not look like a clean run
         print(f"{PROG}: warning: No Python files found under the given path(s)", file=sys.stderr)
 
     # what needs the fixes: the text report's hint, SARIF's fixes, --fix and --diff
-    fixing = options.output_format in ("text", "sarif") or options.fix or options.diff
+    fixing = options.output_format in ("text", "full", "sarif") or options.fix or options.diff
     results: list[Located] = []
     for shown, findings in raw:
         kept = [f for f in findings if options.selection.wants(f.code, shown)]
         if kept and not options.disable_noqa and shown in texts:
             kept = filter_noqa(kept, _normalize_newlines(texts[shown]))
         fixes = find_fixes(texts[shown], kept) if fixing and kept and shown in texts else {}
-        results.extend(Located(shown, f, fixes.get(f)) for f in kept)
+        results.extend(Located(shown, openable(f, shown, options.src), fixes.get(f)) for f in kept)
     results.sort()
     _TEXTS.clear()
     _TEXTS.update(texts)
@@ -372,6 +374,10 @@ def _prepare(jobs: list[Job]) -> None:
 def _explain(code: str) -> int:
     from .docs import render_rule
 
+    if not code.strip():  # --explain alone: every rule, one a line
+        sys.stdout.write(list_rules())
+        return EXIT_CLEAN
+
     rule = RULES.get(code.strip().upper())
     if rule is None:
         print(
@@ -402,7 +408,10 @@ def _run_root(options: Options) -> str:
 
 
 def _emit(options: Options, results: list[Located], output: IO[str] | None) -> None:
-    report = FORMATTERS[options.output_format](results, root=_run_root(options))
+    if options.output_format == "full":  # the source lines: stdin's is only in _TEXTS
+        report = format_full(results, sources=_TEXTS)
+    else:
+        report = FORMATTERS[options.output_format](results, root=_run_root(options))
     stats = format_statistics(results) if options.statistics else ""
     machine = options.output_format in ("json", "sarif")
     if output is not None:
@@ -433,10 +442,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with contextlib.ExitStack() as closing:
             options = make_options(args)
+            if not options.quiet:
+                for warning in options.warnings:
+                    print(f"{PROG}: warning: {warning}", file=sys.stderr)
+            if args.show_settings or args.show_files:
+                shown = show_settings(options) if args.show_settings else show_files(options)
+                sys.stdout.write(shown)
+                return EXIT_CLEAN
             output = None
             if options.output_file:
                 output = closing.enter_context(_open_output(options.output_file))
             results = run(options)
+            if options.add_noqa:
+                added = add_noqa(results, _TEXTS)
+                if not options.quiet:
+                    print(f"Added {_plural(added, 'noqa directive')}.", file=sys.stderr)
+                return EXIT_CLEAN
+            if options.fix and not options.diff and options.paths == ("-",):
+                return fix_stdin(options, results, next(iter(_TEXTS.values()), ""))
             fixed = 0
             if options.fix or options.diff:
                 fixed = _apply_fixes(options, results)
@@ -448,7 +471,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _emit(options, results, output)
             # ruff's summary, on stderr: stdout stays flake8's lines (or one document); the
             # machine formats get it only when --fix changed files
-            if options.output_format == "text" or options.fix:
+            if (options.output_format in ("text", "full") or options.fix) and not options.quiet:
                 sys.stderr.write(_fix_summary(options, results, fixed))
     except (UsageError, ConfigError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
