@@ -41,13 +41,21 @@ from ..project.prefilter import might_use_external_streams, should_analyse
 from ..project.sources import decode_python, read_project_file
 from .commands import add_noqa, fix_stdin, list_rules, show_files, show_settings
 from .config import ConfigError
-from .fixes import apply_edits, find_fixes, fix_source, unified_diff
+from .fixes import apply_edits, fix_source, unified_diff
 from .formats import FORMATTERS, Located, format_full, format_statistics, repository_root
-from .noqa import filter_noqa
+from .linting import analyse_one, lint_text, located
 from .options import PROG, Options, Selection, UsageError, build_parser, make_options
-from .trace import openable
 
-__all__ = ["Options", "Selection", "build_parser", "decode_source", "lint_text", "main", "run"]
+__all__ = [
+    "Options",
+    "Selection",
+    "build_parser",
+    "decode_source",
+    "lint_text",
+    "located",
+    "main",
+    "run",
+]
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 #: 128 + SIGINT: what a shell reports for a program that Ctrl-C stopped.
@@ -63,46 +71,11 @@ def decode_source(data: bytes) -> str:
     return decode_python(data)
 
 
-def _normalize_newlines(text: str) -> str:
-    """``\\r\\n`` and ``\\r`` to ``\\n``, so line numbers match flake8's reading of the file."""
-    if "\r" not in text:
-        return text
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
 # --- analysing ------------------------------------------------------------------------------
 
 
-def lint_text(
-    text: str, filename: str, src: tuple[str, ...] = (), cache: bool = False
-) -> list[Finding]:
-    """Pre-filter, then the analysis: every finding of one decoded file, unfiltered.
-
-    ``src`` are configured import roots; ``cache`` keeps module summaries on disk.
-    """
-    with one_run():  # the pre-filter and the analysis look up the same modules: once
-        if not should_analyse(text, filename, src, cache):
-            return []
-        return _analyse(text, filename, src, cache)
-
-
-def _analyse(text: str, filename: str, src: tuple[str, ...], cache: bool) -> list[Finding]:
-    """The analysis of a file that passed the pre-filter (never raises)."""
-    try:
-        from ..analysis.projects import index_for, kept_findings, release_at_exit
-
-        release_at_exit()
-        project = index_for(src, cache)
-        text = _normalize_newlines(text)
-        kept = kept_findings(text, filename, project)
-        if kept is not None:
-            return kept
-        from ..analysis import analyze_source  # libcst only for files that need it
-
-        return list(analyze_source(text, filename, project=project, kept=False))
-    except Exception as exc:  # analyze_source must not raise; one bad file must not end the run
-        return [cannot_analyse(f"internal error in the analysis: {exc!r}; {HOW_TO_REPORT}")]
-
+#: The old name of :func:`.linting.analyse_one` (tests of the project index call it).
+_analyse = analyse_one
 
 Job = tuple[str, str, tuple[str, ...], bool, int]
 
@@ -116,7 +89,7 @@ def _quiet_worker() -> None:
 def _lint_job(job: Job) -> list[Finding]:
     """Worker entry point (module level so it pickles); the file passed the pre-filter."""
     set_max_file_bytes(job[4])  # the process's bound (a spawned worker's too)
-    return _analyse(job[1], job[0], job[2], job[3])
+    return analyse_one(job[1], job[0], job[2], job[3])
 
 
 # --- running --------------------------------------------------------------------------------
@@ -196,11 +169,7 @@ def run(options: Options) -> list[Located]:
     fixing = options.output_format in ("text", "full", "sarif") or options.fix or options.diff
     results: list[Located] = []
     for shown, findings in raw:
-        kept = [f for f in findings if options.selection.wants(f.code, shown)]
-        if kept and not options.disable_noqa and shown in texts:
-            kept = filter_noqa(kept, _normalize_newlines(texts[shown]))
-        fixes = find_fixes(texts[shown], kept) if fixing and kept and shown in texts else {}
-        results.extend(Located(shown, openable(f, shown, options.src), fixes.get(f)) for f in kept)
+        results.extend(located(options, shown, texts.get(shown), findings, fixing))
     results.sort()
     _TEXTS.clear()
     _TEXTS.update(texts)
@@ -224,14 +193,14 @@ def _apply_fixes(options: Options, results: list[Located]) -> int:
     for r in _wanted(options, results):
         by_path.setdefault(r.path, []).append(r)
     count = 0
-    for path, located in sorted(by_path.items()):
+    for path, fixed_here in sorted(by_path.items()):
         before = _TEXTS.get(path)
         if before is None:
             continue
-        edits = [edit for r in located if r.fix for edit in r.fix.edits]
+        edits = [edit for r in fixed_here if r.fix for edit in r.fix.edits]
         if options.diff:
             sys.stdout.write(unified_diff(path, before, apply_edits(before, edits)))
-            count += len(located)
+            count += len(fixed_here)
             continue
         try:
             with open(path, "rb") as handle:
@@ -245,7 +214,7 @@ def _apply_fixes(options: Options, results: list[Located]) -> int:
         except OSError as exc:
             print(f"{PROG}: warning: cannot fix {path}: {exc.strerror or exc}", file=sys.stderr)
             continue
-        count += len(located)
+        count += len(fixed_here)
     return count
 
 
@@ -432,6 +401,11 @@ def _emit(options: Options, results: list[Located], output: IO[str] | None) -> N
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point; returns the exit status (0 clean, 1 findings, 2 error)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["server"]:  # ruff's spelling; a directory named server is ./server
+        from .server import serve
+
+        return serve(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -350,12 +350,12 @@ def test_flake8_stays_report_only(in_tmp: Path) -> None:
 def test_json_and_github_do_not_pay_for_fixes(
     in_tmp: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from extstream_lint.frontends import cli
+    from extstream_lint.frontends import linting
 
     asked: list[str] = []
-    real = cli.find_fixes
+    real = linting.find_fixes
     monkeypatch.setattr(
-        cli, "find_fixes", lambda text, found: asked.append(text) or real(text, found)
+        linting, "find_fixes", lambda text, found: asked.append(text) or real(text, found)
     )
     body = 'with torch.npu.stream(ext):\n    host = out.to("cpu", non_blocking=True)\n'
     (in_tmp / "m.py").write_text(HEAD + body)
