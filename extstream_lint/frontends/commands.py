@@ -19,7 +19,7 @@ from .formats import Located, format_text
 from .noqa import NoqaMap, is_silenced_by
 from .options import Options
 
-__all__ = ["add_noqa", "fix_stdin", "list_rules", "show_files", "show_settings"]
+__all__ = ["add_noqa", "fix_stdin", "list_rules", "noqa_edits", "show_files", "show_settings"]
 
 
 def list_rules() -> str:
@@ -75,7 +75,7 @@ def add_noqa(results: Sequence[Located], texts: dict[str, str]) -> int:
     changed = 0
     for path, lines in sorted(by_path.items()):
         text = texts.get(path)
-        edits = _noqa_edits(text, lines) if text is not None else []
+        edits = noqa_edits(text, lines) if text is not None else []
         if not edits or text is None:
             continue
         try:
@@ -93,7 +93,7 @@ def add_noqa(results: Sequence[Located], texts: dict[str, str]) -> int:
     return changed
 
 
-def _noqa_edits(text: str, wanted: dict[int, list[str]]) -> list[Edit]:
+def noqa_edits(text: str, wanted: dict[int, list[str]]) -> list[Edit]:
     """An edit at the end of each line that does not yet silence all of its codes: the codes
     added to its ``# noqa:`` list (``x  # noqa: A`` gives ``x  # noqa: A, B``), or a new
     comment. Only the end of the line changes: the encoding, BOM and newlines stay."""

@@ -57,6 +57,8 @@ def _resolve(relative: str, filename: str, roots: Iterable[str]) -> str | None:
         if parent == here:
             break
         here = parent
+    if os.path.isfile(relative):  # already a path from the working directory (openable's)
+        return os.path.abspath(relative)
     for base in (*candidates, *roots):
         path = os.path.join(base, *relative.split("/"))
         if os.path.isfile(path):
