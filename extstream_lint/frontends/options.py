@@ -151,7 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="Find what torch_npu's ExternalStream cannot do. "
-        "Exit status: 0 clean, 1 findings, 2 usage or internal error.",
+        "Exit status: 0 clean, 1 findings, 2 usage or internal error, 130 interrupted.",
+        epilog=f"{PROG} server: the language server for editors (LSP over stdio; "
+        "docs/editors.md). A directory named server is ./server.",
     )
     parser.add_argument(
         "paths",
