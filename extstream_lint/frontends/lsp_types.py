@@ -57,8 +57,11 @@ def rule_page(code: str) -> str | None:
 
 @dataclass
 class _Checked:
+    """What was last reported for a document: of which text, with which settings."""
+
     text: str
     results: list[Located]
+    roots: tuple[str, ...] = ()
 
 
 class Documents:
@@ -95,8 +98,7 @@ class Documents:
         set_max_file_bytes(options.max_file_size)
         findings = lint_text(text, path, options.src, options.cache)
         results = located(options, path, text, findings, fixing=True)
-        self._checked[uri] = _Checked(text, results)
-        self._options = options
+        self._checked[uri] = _Checked(text, results, options.src)
         return []
 
     def check(self, uri: str, text: str, codec: Any) -> list[types.Diagnostic]:
@@ -105,9 +107,9 @@ class Documents:
         if problems:
             return problems
         lines = text.splitlines() or [""]
-        roots = self._options.src
+        checked = self._checked[uri]
         path = to_fs_path(uri) or uri
-        return [_diagnostic(r, lines, codec, path, roots) for r in self._checked[uri].results]
+        return [_diagnostic(r, lines, codec, path, checked.roots) for r in checked.results]
 
 
 def _problem(message: str) -> types.Diagnostic:
