@@ -48,4 +48,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {"ExternalStream"})
+    return sorted(__all__)  # the public names only: not ``Any``, not ``annotations``

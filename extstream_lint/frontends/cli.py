@@ -6,7 +6,8 @@ that cannot hold an external stream are never parsed), hands the rest to
 flake8's ``# noqa`` rules, and prints one of the formats of :mod:`extstream_lint.frontends.formats`.
 
 Exit status: 0 nothing found, 1 findings (including files found by walking that could not be
-read, reported as XST000 like flake8's E902), 2 a usage, configuration or internal error. A
+read, reported as XST000 like flake8's E902), 2 a usage, configuration or internal error, 130
+interrupted (Ctrl-C: silence, as a shell expects, from this process and from its workers). A
 user's error (a path that does not exist, an output file that cannot be written, a bad
 configuration) is one line on stderr; only extstream's own failures print a traceback.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -37,15 +39,27 @@ from ..project.limits import set_max_file_bytes
 from ..project.modules import installed, one_run
 from ..project.prefilter import might_use_external_streams, should_analyse
 from ..project.sources import decode_python, read_project_file
+from .commands import add_noqa, fix_stdin, list_rules, show_files, show_settings
 from .config import ConfigError
-from .fixes import apply_edits, find_fixes, fix_source, unified_diff
-from .formats import FORMATTERS, Located, format_statistics, repository_root
-from .noqa import filter_noqa
+from .fixes import apply_edits, fix_source, unified_diff
+from .formats import FORMATTERS, Located, format_full, format_statistics, repository_root
+from .linting import analyse_one, lint_text, located
 from .options import PROG, Options, Selection, UsageError, build_parser, make_options
 
-__all__ = ["Options", "Selection", "build_parser", "decode_source", "lint_text", "main", "run"]
+__all__ = [
+    "Options",
+    "Selection",
+    "build_parser",
+    "decode_source",
+    "lint_text",
+    "located",
+    "main",
+    "run",
+]
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+#: 128 + SIGINT: what a shell reports for a program that Ctrl-C stopped.
+EXIT_INTERRUPTED = 130
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -57,54 +71,25 @@ def decode_source(data: bytes) -> str:
     return decode_python(data)
 
 
-def _normalize_newlines(text: str) -> str:
-    """``\\r\\n`` and ``\\r`` to ``\\n``, so line numbers match flake8's reading of the file."""
-    if "\r" not in text:
-        return text
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
 # --- analysing ------------------------------------------------------------------------------
 
 
-def lint_text(
-    text: str, filename: str, src: tuple[str, ...] = (), cache: bool = False
-) -> list[Finding]:
-    """Pre-filter, then the analysis: every finding of one decoded file, unfiltered.
-
-    ``src`` are configured import roots; ``cache`` keeps module summaries on disk.
-    """
-    with one_run():  # the pre-filter and the analysis look up the same modules: once
-        if not should_analyse(text, filename, src, cache):
-            return []
-        return _analyse(text, filename, src, cache)
-
-
-def _analyse(text: str, filename: str, src: tuple[str, ...], cache: bool) -> list[Finding]:
-    """The analysis of a file that passed the pre-filter (never raises)."""
-    try:
-        from ..analysis.driver.projects import index_for, kept_findings, release_at_exit
-
-        release_at_exit()
-        project = index_for(src, cache)
-        text = _normalize_newlines(text)
-        kept = kept_findings(text, filename, project)
-        if kept is not None:
-            return kept
-        from ..analysis import analyze_source  # libcst only for files that need it
-
-        return list(analyze_source(text, filename, project=project, kept=False))
-    except Exception as exc:  # analyze_source must not raise; one bad file must not end the run
-        return [cannot_analyse(f"internal error in the analysis: {exc!r}; {HOW_TO_REPORT}")]
-
+#: The old name of :func:`.linting.analyse_one` (tests of the project index call it).
+_analyse = analyse_one
 
 Job = tuple[str, str, tuple[str, ...], bool, int]
+
+
+def _quiet_worker() -> None:
+    """A worker leaves Ctrl-C to the main process (which stops it): the terminal sends
+    SIGINT to the whole process group, and a worker's traceback would be noise."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _lint_job(job: Job) -> list[Finding]:
     """Worker entry point (module level so it pickles); the file passed the pre-filter."""
     set_max_file_bytes(job[4])  # the process's bound (a spawned worker's too)
-    return _analyse(job[1], job[0], job[2], job[3])
+    return analyse_one(job[1], job[0], job[2], job[3])
 
 
 # --- running --------------------------------------------------------------------------------
@@ -176,19 +161,15 @@ def run(options: Options) -> list[Located]:
                 analyser.submit(shown, content)
         raw.extend(analyser.results())
         graph.sources.save()
-    if not listed and options.paths != ("-",):
+    if not listed and options.paths != ("-",) and not options.quiet:
         # ruff's words: checking nothing must not look like a clean run
         print(f"{PROG}: warning: No Python files found under the given path(s)", file=sys.stderr)
 
     # what needs the fixes: the text report's hint, SARIF's fixes, --fix and --diff
-    fixing = options.output_format in ("text", "sarif") or options.fix or options.diff
+    fixing = options.output_format in ("text", "full", "sarif") or options.fix or options.diff
     results: list[Located] = []
     for shown, findings in raw:
-        kept = [f for f in findings if options.selection.wants(f.code, shown)]
-        if kept and not options.disable_noqa and shown in texts:
-            kept = filter_noqa(kept, _normalize_newlines(texts[shown]))
-        fixes = find_fixes(texts[shown], kept) if fixing and kept and shown in texts else {}
-        results.extend(Located(shown, f, fixes.get(f)) for f in kept)
+        results.extend(located(options, shown, texts.get(shown), findings, fixing))
     results.sort()
     _TEXTS.clear()
     _TEXTS.update(texts)
@@ -212,14 +193,14 @@ def _apply_fixes(options: Options, results: list[Located]) -> int:
     for r in _wanted(options, results):
         by_path.setdefault(r.path, []).append(r)
     count = 0
-    for path, located in sorted(by_path.items()):
+    for path, fixed_here in sorted(by_path.items()):
         before = _TEXTS.get(path)
         if before is None:
             continue
-        edits = [edit for r in located if r.fix for edit in r.fix.edits]
+        edits = [edit for r in fixed_here if r.fix for edit in r.fix.edits]
         if options.diff:
             sys.stdout.write(unified_diff(path, before, apply_edits(before, edits)))
-            count += len(located)
+            count += len(fixed_here)
             continue
         try:
             with open(path, "rb") as handle:
@@ -233,7 +214,7 @@ def _apply_fixes(options: Options, results: list[Located]) -> int:
         except OSError as exc:
             print(f"{PROG}: warning: cannot fix {path}: {exc.strerror or exc}", file=sys.stderr)
             continue
-        count += len(located)
+        count += len(fixed_here)
     return count
 
 
@@ -303,15 +284,47 @@ class _Analyser:
         _prepare(self.pending)
         done: list[tuple[str, list[Finding]]] = []
         workers = min(self.processes, len(self.pending))
-        with ProcessPoolExecutor(max_workers=workers, mp_context=MP_CONTEXT) as pool:
-            futures = [(job[0], pool.submit(_lint_job, job)) for job in self.pending]
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=MP_CONTEXT, initializer=_quiet_worker
+        )
+        try:
+            with _sigint_held():  # workers forked now inherit it blocked, never half-started
+                futures = [(job[0], pool.submit(_lint_job, job)) for job in self.pending]
             for shown, future in futures:
                 try:
                     done.append((shown, future.result()))
                 except BrokenProcessPool as exc:  # a worker died (e.g. killed): report the file
                     reason = f"the analysis process died: {exc}; {HOW_TO_REPORT}"
                     done.append((shown, [cannot_analyse(reason)]))
+        except KeyboardInterrupt:
+            _stop(pool)
+            raise
+        pool.shutdown()
         return done
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT blocked in this thread while it forks the workers: a Ctrl-C then is delivered
+    when the block ends, here, and never reaches a worker before it ignores SIGINT."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: the initializer alone
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Ctrl-C: no file is waited for. The workers ignore SIGINT, so they are ended here."""
+    for worker in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):
+            worker.terminate()
+    # then wait for the pool's thread, which sees them gone: left running, it would print a
+    # traceback of its own at interpreter exit
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _prepare(jobs: list[Job]) -> None:
@@ -329,6 +342,10 @@ def _prepare(jobs: list[Job]) -> None:
 
 def _explain(code: str) -> int:
     from .docs import render_rule
+
+    if not code.strip():  # --explain alone: every rule, one a line
+        sys.stdout.write(list_rules())
+        return EXIT_CLEAN
 
     rule = RULES.get(code.strip().upper())
     if rule is None:
@@ -360,7 +377,10 @@ def _run_root(options: Options) -> str:
 
 
 def _emit(options: Options, results: list[Located], output: IO[str] | None) -> None:
-    report = FORMATTERS[options.output_format](results, root=_run_root(options))
+    if options.output_format == "full":  # the source lines: stdin's is only in _TEXTS
+        report = format_full(results, sources=_TEXTS)
+    else:
+        report = FORMATTERS[options.output_format](results, root=_run_root(options))
     stats = format_statistics(results) if options.statistics else ""
     machine = options.output_format in ("json", "sarif")
     if output is not None:
@@ -381,6 +401,11 @@ def _emit(options: Options, results: list[Located], output: IO[str] | None) -> N
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point; returns the exit status (0 clean, 1 findings, 2 error)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["server"]:  # ruff's spelling; a directory named server is ./server
+        from .server import serve
+
+        return serve(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -391,10 +416,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with contextlib.ExitStack() as closing:
             options = make_options(args)
+            if not options.quiet:
+                for warning in options.warnings:
+                    print(f"{PROG}: warning: {warning}", file=sys.stderr)
+            if args.show_settings or args.show_files:
+                shown = show_settings(options) if args.show_settings else show_files(options)
+                sys.stdout.write(shown)
+                return EXIT_CLEAN
             output = None
             if options.output_file:
                 output = closing.enter_context(_open_output(options.output_file))
             results = run(options)
+            if options.add_noqa:
+                added = add_noqa(results, _TEXTS)
+                if not options.quiet:
+                    print(f"Added {_plural(added, 'noqa directive')}.", file=sys.stderr)
+                return EXIT_CLEAN
+            if options.fix and not options.diff and options.paths == ("-",):
+                return fix_stdin(options, results, next(iter(_TEXTS.values()), ""))
             fixed = 0
             if options.fix or options.diff:
                 fixed = _apply_fixes(options, results)
@@ -406,13 +445,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             _emit(options, results, output)
             # ruff's summary, on stderr: stdout stays flake8's lines (or one document); the
             # machine formats get it only when --fix changed files
-            if options.output_format == "text" or options.fix:
+            if (options.output_format in ("text", "full") or options.fix) and not options.quiet:
                 sys.stderr.write(_fix_summary(options, results, fixed))
     except (UsageError, ConfigError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        return EXIT_ERROR
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # `extstream-lint . | head`: stop quietly, as other tools do
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -23,6 +23,7 @@ __all__ = [
     "ConfigError",
     "find_pyproject",
     "load_config",
+    "misspelt_tables",
     "validate_selectors",
 ]
 
@@ -36,7 +37,7 @@ CONFIG_KEYS: Mapping[str, str] = {
     "extend-ignore": "list of code prefixes not to report, added to ignore",
     "exclude": "list of globs of paths to skip, added to the built-in excludes",
     "per-file-ignores": "table of glob = list of code prefixes ignored in matching files",
-    "jobs": "number of processes (default: all cores)",
+    "jobs": 'number of processes, or "auto" (default: all cores)',
     "src": "list of extra import roots, relative to this file (like mypy's mypy_path)",
     "cache": "keep module summaries in .extstream_cache/ (default: true)",
     "respect-gitignore": "skip files git ignores while walking directories (default: true)",
@@ -89,6 +90,45 @@ def find_pyproject(start: str) -> str | None:
         if parent == directory:
             return None
         directory = parent
+
+
+def misspelt_tables(start: str, stop: str | None = None) -> list[str]:
+    """Warnings for tables meant for extstream under another name (``[tool.extstream_lint]``,
+    ``[tool.extstream]``) in the ``pyproject.toml`` files from ``start`` up to ``stop`` (the
+    configuration in use, whose directory is the last looked at), or to the top. Such a
+    table is never read, and a configuration silently ignored is rules that silently run
+    with settings the user did not choose."""
+    found = []
+    directory = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start))
+    last = os.path.dirname(os.path.abspath(stop)) if stop else None
+    while True:
+        candidate = os.path.join(directory, "pyproject.toml")
+        if os.path.isfile(candidate):
+            found += [
+                f"[tool.{name}] in {candidate} is not read: extstream's table is [{SECTION}]"
+                for name in _misspelt(candidate)
+            ]
+        parent = os.path.dirname(directory)
+        if directory == last or parent == directory:
+            return found
+        directory = parent
+
+
+def _misspelt(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            if "extstream" not in handle.read().lower():
+                return []
+        tool = _read_toml(path).get("tool", {})
+    except (OSError, ConfigError):
+        return []  # the configuration's own reading says what is wrong with the file
+    if not isinstance(tool, dict):
+        return []
+    return sorted(
+        name
+        for name in tool
+        if name != "extstream-lint" and "extstream" in name.lower().replace("_", "-")
+    )
 
 
 def _has_section(path: str) -> bool:
@@ -155,9 +195,12 @@ def load_config(path: str) -> Config:
         config.per_file_ignores = _per_file_ignores(table["per-file-ignores"], where)
     if "jobs" in table:
         jobs = table["jobs"]
-        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-            raise ConfigError(f"{where}: jobs must be a positive integer, not {jobs!r}")
-        config.jobs = jobs
+        if jobs == "auto":  # as -j auto: all cores (None is the default, which is that)
+            config.jobs = None
+        elif isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise ConfigError(f'{where}: jobs must be a positive integer or "auto", not {jobs!r}')
+        else:
+            config.jobs = jobs
     if "src" in table:
         config.src = tuple(
             os.path.normpath(os.path.join(config.root, item))

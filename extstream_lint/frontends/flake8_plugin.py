@@ -94,6 +94,10 @@ class ExtStreamChecker:
 
             reason = f"the analysis could not run, {type(error).__name__}: {error}; {HOW_TO_REPORT}"
             findings = [cannot_analyse(reason)]
+        if any(".py" in finding.message for finding in findings):
+            from .trace import openable  # other modules' paths, from the working directory
+
+            findings = [openable(finding, self.filename, src) for finding in findings]
         for finding in findings:
             yield finding.line, finding.col, finding.message, type(self)
 

@@ -1,4 +1,4 @@
-"""Output formats of ``extstream-lint``: text, json, sarif, github, and ``--statistics``.
+"""Output formats of ``extstream-lint``: text, full, json, sarif, github, ``--statistics``.
 
 Every formatter takes the same sorted list of :class:`Located` findings and returns the
 whole document as one string, so formatting is pure and testable without running a lint.
@@ -41,6 +41,7 @@ __all__ = [
     "JSON_SCHEMA_VERSION",
     "SARIF_SCHEMA",
     "Located",
+    "format_full",
     "format_github",
     "format_json",
     "format_sarif",
@@ -83,6 +84,49 @@ def format_text(results: Sequence[Located], *, root: str | None = None) -> str:
     """flake8's default: ``path:line:col: CODE message`` (the message starts with its code),
     the path as given (relative to the working directory); ``root`` is not used."""
     return "".join(f"{r.path}:{r.finding.line}:{r.column}: {r.finding.message}\n" for r in results)
+
+
+def format_full(
+    results: Sequence[Located],
+    *,
+    root: str | None = None,
+    sources: Mapping[str, str] | None = None,
+) -> str:
+    """ruff's ``full``: each finding's text line, then its source line with a caret under
+    the column, and the fix when it has one. ``sources`` are the texts as linted (by shown
+    path; stdin's is only there); a file not in it is read, and a line that cannot be shown
+    is left out rather than guessed."""
+    texts: dict[str, list[str]] = {}
+    blocks = []
+    for r in results:
+        if r.path not in texts:
+            texts[r.path] = _lines(r.path, sources)
+        lines = texts[r.path]
+        block = f"{r.path}:{r.finding.line}:{r.column}: {r.finding.message}\n"
+        if 0 < r.finding.line <= len(lines):
+            number = str(r.finding.line)
+            pad = " " * len(number)
+            source = lines[r.finding.line - 1]
+            under = "".join(c if c == "\t" else " " for c in source[: r.finding.col])
+            block += f"{pad} |\n{number} | {source}\n{pad} | {under}^ {r.finding.code}\n{pad} |\n"
+            if r.fix is not None:
+                kind = "" if r.fix.safe else " (unsafe: --unsafe-fixes)"
+                block += f"{pad} = help: {r.fix.description}{kind}\n"
+        blocks.append(block)
+    return "\n".join(blocks)
+
+
+def _lines(path: str, sources: Mapping[str, str] | None) -> list[str]:
+    text = (sources or {}).get(path)
+    if text is None:
+        try:
+            with open(path, "rb") as handle:
+                from ..project.sources import decode_python
+
+                text = decode_python(handle.read())
+        except OSError:
+            return []
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def format_json(results: Sequence[Located], *, root: str | None = None) -> str:
@@ -334,6 +378,7 @@ class Formatter(Protocol):
 
 FORMATTERS: Mapping[str, Formatter] = {
     "text": format_text,
+    "full": format_full,
     "json": format_json,
     "sarif": format_sarif,
     "github": format_github,

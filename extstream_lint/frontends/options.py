@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import dataclass
+from typing import NoReturn
 
 from ..bugreport import versions
 from ..contract import CODE_PREFIX, DEFAULT_IGNORE
@@ -21,6 +22,7 @@ from .config import (
     find_pyproject,
     load_config,
     max_file_size,
+    misspelt_tables,
     split_codes,
     validate_selectors,
 )
@@ -33,6 +35,14 @@ PROG = "extstream-lint"
 
 class UsageError(Exception):
     """A bad command line: exit status 2 with this text."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line (ruff's and the README's promise), not
+    argparse's usage block: the block hides the one line that says what is wrong."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
 # --- selecting ------------------------------------------------------------------------------
@@ -126,14 +136,24 @@ class Options:
     fix: bool = False
     unsafe_fixes: bool = False
     diff: bool = False
+    #: ``-q``: the findings and nothing else (no summary, no warning).
+    quiet: bool = False
+    #: ``--add-noqa``: write ``# noqa: CODE`` on each finding's line instead of reporting.
+    add_noqa: bool = False
+    #: Where the settings came from (``--show-settings``): the configuration file, or None.
+    config_path: str | None = None
+    #: What the configuration's reading warns about (printed unless ``-q``).
+    warnings: tuple[str, ...] = ()
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (also what ``--help`` shows)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG,
         description="Find what torch_npu's ExternalStream cannot do. "
-        "Exit status: 0 clean, 1 findings, 2 usage or internal error.",
+        "Exit status: 0 clean, 1 findings, 2 usage or internal error, 130 interrupted.",
+        epilog=f"{PROG} server: the language server for editors (LSP over stdio; "
+        "docs/editors.md). A directory named server is ./server.",
     )
     parser.add_argument(
         "paths",
@@ -170,11 +190,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--disable-noqa", action="store_true", help="report findings even on '# noqa' lines"
     )
     parser.add_argument(
+        "--output-format",
         "--format",
         dest="output_format",
         choices=sorted(FORMATTERS),
         default="text",
-        help="output format (default: text)",
+        help="output format (default: text; full adds the source line and a caret)",
     )
     parser.add_argument(
         "--fix", action="store_true", help="apply fixes to resolve findings, where possible"
@@ -208,7 +229,27 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-file-size", metavar="BYTES", help="largest file analysed (XST000)")
     parser.add_argument("--config", metavar="FILE", help="read settings from this pyproject.toml")
     parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
-    parser.add_argument("--explain", metavar="CODE", help="print the page of a rule and exit")
+    parser.add_argument(
+        "--explain",
+        metavar="CODE",
+        nargs="?",
+        const="",
+        help="print the page of a rule and exit; with no CODE, list every rule",
+    )
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print the findings and nothing else"
+    )
+    parser.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="add '# noqa: CODE' to every line with a finding, and print nothing else",
+    )
+    parser.add_argument(
+        "--show-settings", action="store_true", help="print the settings a run would use and exit"
+    )
+    parser.add_argument(
+        "--show-files", action="store_true", help="print the files a run would lint and exit"
+    )
     parser.add_argument("--version", action="version", version=f"{PROG} {versions()}")
     return parser
 
@@ -227,6 +268,7 @@ def _globs(value: str | None) -> tuple[str, ...] | None:
 
 
 def _jobs(value: str | None, configured: int | None) -> int:
+    """``-j`` wins over ``jobs =``; ``auto`` (either) or neither: all cores."""
     if value is None or value == "auto":
         return configured if value is None and configured else (os.cpu_count() or 1)
     try:
@@ -271,8 +313,8 @@ def make_options(args: argparse.Namespace) -> Options:
             f"--stdin-filename: {args.stdin_filename!r} is a directory; "
             "give the name of the file being linted"
         )
-    if args.fix and not args.diff and paths == ("-",):
-        raise UsageError("--fix cannot write to stdin; use --diff to see the fixes")
+    if args.add_noqa and (args.fix or args.diff or paths == ("-",)):
+        raise UsageError("--add-noqa writes files: not with --fix, --diff or '-' (stdin)")
     # A typo is not a file that cannot be read: no finding, whatever `ignore` says.
     missing = [path for path in paths if path != "-" and not os.path.exists(path)]
     if missing:
@@ -306,4 +348,10 @@ def make_options(args: argparse.Namespace) -> Options:
         fix=args.fix,
         unsafe_fixes=args.unsafe_fixes,
         diff=args.diff,
+        quiet=args.quiet,
+        add_noqa=args.add_noqa,
+        config_path=config.path,
+        warnings=()
+        if args.isolated
+        else tuple(misspelt_tables(args.config or os.getcwd(), config.path)),
     )

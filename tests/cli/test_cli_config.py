@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -118,8 +119,8 @@ def test_exclude_from_config_applies_to_walked_and_named_files(
             '[tool.extstream-lint.per-file-ignores]\n"tests/*" = "XST1"\n',
             "per-file-ignores: tests/* must be a list of strings, not 'XST1'",
         ),
-        ('jobs = "4"\n', "jobs must be a positive integer, not '4'"),
-        ("jobs = true\n", "jobs must be a positive integer, not True"),
+        ('jobs = "4"\n', "jobs must be a positive integer or \"auto\", not '4'"),
+        ("jobs = true\n", 'jobs must be a positive integer or "auto", not True'),
         ('cache = "no"\n', "cache must be true or false, not 'no'"),
         ("respect-gitignore = 0\n", "respect-gitignore must be true or false, not 0"),
         ('ignore = ["XST999"]\n', "'XST999' matches no extstream code; valid codes: XST000"),
@@ -176,3 +177,80 @@ def test_bad_flags_exit_2(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main(["-j", "zero", "m.py"]) == 2
     assert main(["--format", "xml", "m.py"]) == 2
     assert main(["--select", "XST1,", "-j", "auto"]) == 0  # no paths: the current directory
+
+
+def test_jobs_auto_in_the_configuration_as_on_the_command_line(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "pyproject.toml").write_text('[tool.extstream-lint]\njobs = "auto"\n')
+    assert main(["--show-settings"]) == 0
+    assert f"jobs = {os.cpu_count() or 1}" in capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize("table", ["extstream_lint", "extstream", "Extstream-Lint"])
+def test_a_misspelt_table_is_not_silently_ignored(
+    in_tmp: Path, table: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "pyproject.toml").write_text(f'[tool.{table}]\nignore = ["XST101"]\n')
+    (in_tmp / "m.py").write_text("x = 1\n")
+    assert main(["--no-cache", "m.py"]) == 0
+    err = capsys.readouterr().err
+    assert err == (
+        f"extstream-lint: warning: [tool.{table}] in {in_tmp / 'pyproject.toml'} is not read: "
+        "extstream's table is [tool.extstream-lint]\n"
+    )
+    assert main(["--no-cache", "-q", "m.py"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_a_misspelt_table_above_the_configuration_in_use_is_not_looked_at(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (in_tmp / "pyproject.toml").write_text("[tool.extstream_lint]\n")
+    (in_tmp / "sub").mkdir()
+    (in_tmp / "sub" / "pyproject.toml").write_text("[tool.extstream-lint]\n")
+    (in_tmp / "sub" / "m.py").write_text("x = 1\n")
+    os.chdir(in_tmp / "sub")
+    assert main(["--no-cache", "m.py"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+SELECT_CASES = [
+    # flake8's rule (the user's prefix is explicit, the default ignore of the opt-in codes
+    # is not): an explicit prefix selects every code under it, XST202/XST211 included
+    pytest.param('select = ["XST"]\n', [], True, id="select = XST"),
+    pytest.param('extend-select = ["XST"]\n', [], True, id="extend-select = XST"),
+    pytest.param("", ["--select", "XST"], True, id="--select XST"),
+    pytest.param("", [], False, id="the default"),
+    pytest.param('select = ["XST1"]\n', [], False, id="select = XST1"),
+    pytest.param(
+        'extend-select = ["XST"]\nextend-ignore = ["XST202", "XST211"]\n',
+        [],
+        False,
+        id="extend-select = XST, the opt-in codes ignored",
+    ),
+]
+
+
+@pytest.mark.parametrize("config, flags, opt_in", SELECT_CASES)
+def test_an_explicit_prefix_selects_the_off_by_default_codes(
+    in_tmp: Path, config: str, flags: list[str], opt_in: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What issue 41 found the README's comments contradicting: they now say this."""
+    (in_tmp / "pyproject.toml").write_text(f"[tool.extstream-lint]\n{config}")
+    assert main(["--show-settings", *flags]) == 0
+    enabled = next(
+        line for line in capsys.readouterr().out.splitlines() if line.startswith("enabled")
+    )
+    assert ("XST211" in enabled) == opt_in and ("XST202" in enabled) == opt_in
+
+
+def test_the_readme_says_what_an_explicit_prefix_selects() -> None:
+    """The README's configuration block and its flake8 advice say that ``XST`` turns on the
+    off-by-default codes (its comment used to say the opposite)."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    select_line = next(line for line in readme.splitlines() if line.startswith("select = "))
+    assert "off-by-default codes too" in select_line, select_line
+    flake8 = readme[readme.index("### flake8") :]
+    flake8 = flake8[: flake8.index("###", 4)]
+    assert "extend-ignore = XST202,XST211" in flake8

@@ -159,5 +159,5 @@ def test_readme_usage_documents_every_flag_and_config_key() -> None:
         key for key in CONFIG_KEYS if not re.search(rf"^{key} =|\.{key}\]$", toml, re.M)
     ]
     assert not undocumented, f"README's example configuration lacks {undocumented}"
-    for needle in ("pre-commit", "additional_dependencies", "upload-sarif", "VS Code", "PyCharm"):
+    for needle in ("pre-commit", "additional_dependencies", "upload-sarif", "VS Code", "Helix"):
         assert needle in usage

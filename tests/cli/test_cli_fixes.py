@@ -280,9 +280,22 @@ def test_fix_writes_back_in_the_encoding_the_file_was_read_with(
     assert path.read_bytes() == data.replace(b"non_blocking=True", b"non_blocking=False")
 
 
-def test_fix_on_stdin_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--fix", "-"]) == 2
-    assert "--fix cannot write to stdin" in capsys.readouterr().err
+def test_fix_of_stdin_prints_the_fixed_source(in_tmp: Path) -> None:
+    """ruff's ``--fix -``: the fixed source on stdout (an editor pipes the buffer through),
+    the findings left on stderr, exit 1 while some are left. It was a usage error."""
+    body = 'with torch.npu.stream(ext):\n    host = out.to("cpu", non_blocking=True)\n'
+    left = "ext.query()\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "extstream_lint", "--no-cache", "--fix", "-"],
+        input=HEAD + body + left,
+        capture_output=True,
+        text=True,
+        cwd=in_tmp,
+    )
+    assert done.stdout == HEAD + body.replace("=True", "=False") + left
+    assert [line.split(": ")[1].split()[0] for line in done.stderr.splitlines()[:1]] == ["XST102"]
+    assert "(1 fixed, 1 remaining)" in done.stderr
+    assert done.returncode == 1
 
 
 def test_sarif_results_carry_their_fixes_and_validate(
@@ -337,12 +350,12 @@ def test_flake8_stays_report_only(in_tmp: Path) -> None:
 def test_json_and_github_do_not_pay_for_fixes(
     in_tmp: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from extstream_lint.frontends import cli
+    from extstream_lint.frontends import linting
 
     asked: list[str] = []
-    real = cli.find_fixes
+    real = linting.find_fixes
     monkeypatch.setattr(
-        cli, "find_fixes", lambda text, found: asked.append(text) or real(text, found)
+        linting, "find_fixes", lambda text, found: asked.append(text) or real(text, found)
     )
     body = 'with torch.npu.stream(ext):\n    host = out.to("cpu", non_blocking=True)\n'
     (in_tmp / "m.py").write_text(HEAD + body)

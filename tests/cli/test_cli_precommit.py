@@ -1,16 +1,13 @@
 """The README's pre-commit configurations, run for real, so the documentation cannot drift.
 
-The standalone-hook test takes the README's YAML block verbatim and replaces only its two
-placeholders: ``repo`` becomes a clone of this checkout (with the working tree's current
-files committed into it, so uncommitted edits are tested too) and ``rev`` that clone's commit.
-pre-commit then installs the hook into a fresh environment, exactly as a user's
-configuration would, which catches a broken ``.pre-commit-hooks.yaml``, entry point or
-packaging as well as a README that no longer works.
-
-The flake8 route cannot run here as written (it fetches flake8's repository from GitHub, and
-this machine reaches package indexes only), so its test installs the README's
-``additional_dependencies`` line, with the same substitution, the way pre-commit would: with
-pip into a fresh environment next to flake8, then runs flake8 there.
+The README's YAML block is a ``repo: local`` hook that runs the installed ``extstream-lint``:
+it is run verbatim, with this environment's scripts on ``PATH``, as a user who installed
+extstream runs it. The pinned routes the README describes in prose are run too: the
+repository's own hook (``.pre-commit-hooks.yaml``) from a clone of this checkout (with the
+working tree's current files committed into it, so uncommitted edits are tested too), which
+pre-commit installs into a fresh environment, and the ``additional_dependencies`` line of
+flake8's hook, installed the way pre-commit would: with pip into a fresh environment next to
+flake8 (flake8's own repository is on GitHub, which this machine does not reach).
 
 Both need the package index for libcst and flake8 and take a while: marked ``slow``.
 """
@@ -30,9 +27,16 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 
-#: The placeholders the README uses; the tests fail if they change without the tests.
-PLACEHOLDER_URL = "https://git.example.com/you/extstream"
-PLACEHOLDER_REV = "0123456789abcdef0123456789abcdef01234567"
+#: The placeholders of the README's prose; the tests fail if they change without the tests.
+PLACEHOLDER_URL = "<that URL>"
+PLACEHOLDER_REV = "<commit>"
+#: The pinned hook the README describes: ``repo:`` a clone, ``rev:`` a commit, the hook's id.
+PINNED = f"""repos:
+  - repo: {PLACEHOLDER_URL}
+    rev: {PLACEHOLDER_REV}
+    hooks:
+      - id: extstream-lint
+"""
 
 BAD = "import torch\n\next = torch.npu.ExternalStream(handle)\next.synchronize()\n"
 GOOD = "import torch\n\nx = torch.ones(2)\n"
@@ -98,16 +102,26 @@ def pre_commit(repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess[s
     )
 
 
+@pytest.mark.parametrize("route", ["the README's local hook", "a pinned clone"])
 def test_readme_hook_block_fails_on_misuse_and_passes_after_noqa_or_fix(
-    tmp_path: Path, env: dict[str, str]
+    tmp_path: Path, env: dict[str, str], route: str
 ) -> None:
     assert shutil.which("git"), "git is required by pre-commit"
-    standalone = readme_yaml_blocks("### pre-commit")[0]
-    clone, commit = clone_of_this_checkout(tmp_path / "extstream")
+    (local,) = readme_yaml_blocks("### pre-commit")
+    if route == "a pinned clone":
+        prose = README.read_text(encoding="utf-8")
+        assert "`id: extstream-lint`" in prose and "`rev:` a commit" in prose
+        clone, commit = clone_of_this_checkout(tmp_path / "extstream")
+        config = substitute(PINNED, str(clone), commit)
+    else:
+        assert "repo: local" in local
+        config = local
+        scripts = os.path.dirname(shutil.which("extstream-lint") or sys.executable)
+        env = {**env, "PATH": f"{scripts}{os.pathsep}{env.get('PATH', '')}"}
     repo = tmp_path / "user-repo"
     repo.mkdir()
     git(repo, "init", "-q")
-    (repo / ".pre-commit-config.yaml").write_text(substitute(standalone, str(clone), commit))
+    (repo / ".pre-commit-config.yaml").write_text(config)
     (repo / "bad.py").write_text(BAD)
     (repo / "good.py").write_text(GOOD)
     git(repo, "add", ".")
@@ -131,11 +145,11 @@ def test_readme_hook_block_fails_on_misuse_and_passes_after_noqa_or_fix(
 
 
 def test_readme_flake8_hook_dependency_installs_the_plugin(tmp_path: Path) -> None:
-    flake8_block = readme_yaml_blocks("### pre-commit")[1]
-    assert "repo: https://github.com/PyCQA/flake8" in flake8_block, flake8_block
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    said = r"add `(extstream @ git\+[^`]*)` to its `additional_dependencies`"
+    (spelled,) = re.findall(said, text)
     clone, commit = clone_of_this_checkout(tmp_path / "extstream")
-    block = substitute(flake8_block, f"file://{clone}", commit)
-    (dependency,) = re.findall(r'^\s+- "(extstream @ git\+.*)"$', block, flags=re.MULTILINE)
+    dependency = substitute(spelled, f"file://{clone}", commit)
 
     # what pre-commit builds for the flake8 hook: a fresh environment with a current pip (the
     # pip that CPython 3.11 bundles rejects a "name @ git+file://" requirement)

@@ -84,3 +84,22 @@ def test_flake8_finds_it_too(tmp_path: Path) -> None:
     assert done.stdout.startswith(
         "tests/test_x.py:5:5: XST101 synchronize() on an ExternalStream (returned by make_ext()"
     )
+
+
+def test_a_helper_in_a_src_layout_is_named_by_a_path_that_opens(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The message names the helper's line by a path from the working directory, the one
+    the report's own paths are relative to: ``src/pkg/sink.py:5``, not ``pkg/sink.py:5``
+    (relative to the import root, which no one can open from the project root)."""
+    _layout(in_tmp)
+    (in_tmp / "src" / "pkg" / "sink.py").write_text(
+        "import torch\n\n\ndef wait_on(stream):\n    stream.synchronize()\n"
+    )
+    (in_tmp / "tests" / "test_y.py").write_text(
+        "import torch\nfrom pkg.sink import wait_on\n\nwait_on(torch.npu.ExternalStream(h))\n"
+    )
+    assert main(["--no-cache", "tests/test_y.py"]) == 1
+    out = capsys.readouterr().out
+    assert "(src/pkg/sink.py:5)" in out, out
+    assert (in_tmp / "src/pkg/sink.py").is_file()

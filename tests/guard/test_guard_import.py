@@ -108,3 +108,12 @@ def test_the_guards_modules_import_each_other_without_a_cycle() -> None:
 
     for module in graph:
         visit(module, ())
+
+
+def test_the_package_shows_its_public_names_only() -> None:
+    """``dir(extstream_guard)`` (what completion offers) is ``__all__``: it listed the
+    ``typing.Any`` and ``__future__.annotations`` its own code imports."""
+    import extstream_guard
+
+    assert dir(extstream_guard) == sorted(extstream_guard.__all__)
+    assert "ExternalStream" in dir(extstream_guard)

@@ -1,0 +1,73 @@
+"""One file's findings, as both the command and the language server report them.
+
+:func:`lint_text` runs the pre-filter and the analysis on a decoded file (in the run's
+project index, so a warm file costs no parse); :func:`located` applies what the user chose
+(select and ignore, per-file ignores, ``# noqa``) and finds each finding's fix. Apart from
+:mod:`.cli` so that :mod:`.server` uses them without the command's machinery.
+"""
+
+from __future__ import annotations
+
+from ..bugreport import HOW_TO_REPORT
+from ..findings import Finding, cannot_analyse
+from ..project.modules import one_run
+from ..project.prefilter import should_analyse
+from .fixes import find_fixes
+from .formats import Located
+from .noqa import filter_noqa
+from .options import Options
+from .trace import openable
+
+__all__ = ["analyse_one", "lint_text", "located", "normalize_newlines"]
+
+
+def normalize_newlines(text: str) -> str:
+    """``\\r\\n`` and ``\\r`` to ``\\n``, so line numbers match flake8's reading of the file."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def lint_text(
+    text: str, filename: str, src: tuple[str, ...] = (), cache: bool = False
+) -> list[Finding]:
+    """Pre-filter, then the analysis: every finding of one decoded file, unfiltered.
+
+    ``src`` are configured import roots; ``cache`` keeps module summaries on disk.
+    """
+    with one_run():  # the pre-filter and the analysis look up the same modules: once
+        if not should_analyse(text, filename, src, cache):
+            return []
+        return analyse_one(text, filename, src, cache)
+
+
+def analyse_one(text: str, filename: str, src: tuple[str, ...], cache: bool) -> list[Finding]:
+    """The analysis of a file that passed the pre-filter (never raises)."""
+    try:
+        from ..analysis.driver.projects import index_for, kept_findings, release_at_exit
+
+        release_at_exit()
+        project = index_for(src, cache)
+        text = normalize_newlines(text)
+        kept = kept_findings(text, filename, project)
+        if kept is not None:
+            return kept
+        from ..analysis import analyze_source  # libcst only for files that need it
+
+        return list(analyze_source(text, filename, project=project, kept=False))
+    except Exception as exc:  # analyze_source must not raise; one bad file must not end the run
+        return [cannot_analyse(f"internal error in the analysis: {exc!r}; {HOW_TO_REPORT}")]
+
+
+def located(
+    options: Options, shown: str, text: str | None, findings: list[Finding], fixing: bool
+) -> list[Located]:
+    """What a run reports of one file's findings (``text``: as linted, None if it could not
+    be read): those the selection, per-file ignores and ``# noqa`` keep, with other modules'
+    paths from the working directory, and (``fixing``) each one's fix. The language server
+    reports through this too, so both say the same of a file."""
+    kept = [f for f in findings if options.selection.wants(f.code, shown)]
+    if kept and not options.disable_noqa and text is not None:
+        kept = filter_noqa(kept, normalize_newlines(text))
+    fixes = find_fixes(text, kept) if fixing and kept and text is not None else {}
+    return [Located(shown, openable(f, shown, options.src), fixes.get(f)) for f in kept]
