@@ -58,6 +58,7 @@ DEFAULT_EXCLUDES: frozenset[str] = frozenset(
         "site-packages",
         "node_modules",
         # build output and editor settings
+        "build",
         "dist",
         "_build",
         "buck-out",

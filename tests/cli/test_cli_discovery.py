@@ -54,6 +54,7 @@ def test_a_no_path_run_skips_cache_venv_and_extstream_cache(
 @pytest.mark.parametrize(
     "name",
     [
+        "build",
         "dist",
         "site-packages",
         "_build",
@@ -88,11 +89,11 @@ def test_nested_gitignore_files_deeper_wins_and_info_exclude(
         in_tmp,
         {
             ".git/info/exclude": "scratch/\n",
-            ".gitignore": "gen_*.py\nbuild/\n",
+            ".gitignore": "gen_*.py\nout/\n",
             "pkg/.gitignore": "!gen_kept.py\nlocal.py\n",
             "a.py": FOUND,
             "gen_a.py": FOUND,
-            "build/b.py": FOUND,
+            "out/b.py": FOUND,
             "scratch/s.py": FOUND,
             "pkg/gen_b.py": FOUND,
             "pkg/gen_kept.py": FOUND,
