@@ -72,6 +72,18 @@ def test_syntax_error_in_a_candidate_file_is_xst000_and_the_run_goes_on(
     assert "report" not in out[0], "a syntax error is the user's to fix, not a bug to report"
 
 
+def test_libcst_rejecting_a_statement_names_that_statement_not_where_it_gave_up(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """libcst's parser reports the furthest point it reached: for ``(x): int = 0`` that is
+    the next statement. The message names the statement it cannot read (issue 41)."""
+    source = "ext = torch.npu.ExternalStream(h)\next.query()\n\n\n(x): int = 0\ny = 1\n"
+    status, out = run_text(in_tmp, capsys, source)
+    assert status == 1
+    (line,) = out
+    assert "(the statement at line 5; it gave up at line 6, column 6)" in line, line
+
+
 def test_valid_python_libcst_cannot_parse_says_so_without_libcsts_internal_error(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -86,7 +98,8 @@ def test_valid_python_libcst_cannot_parse_says_so_without_libcsts_internal_error
     libcst_version = _version("libcst")
     assert line.startswith(
         f"snippet.py:1:1: XST000 cannot analyse this file (libcst {libcst_version} cannot "
-        "parse a construct that Python accepts (it gave up at line 2, column 6))"
+        "parse a construct that Python accepts (the statement at line 1; it gave up at line 2, "
+        "column 6))"
     ), line
     assert "Syntax Error @" not in line and "expected one of" not in line, line
     for exclusion in ("'# noqa: XST000' on line 1", "per-file-ignores", "exclude"):

@@ -47,7 +47,7 @@ def test_file_libcst_rejects_gets_one_xst000_saying_why(lint_with_other) -> None
     # grammar's expectations, which mean nothing to the user
     assert "libcst" in violation.text, violation.text
     assert "cannot parse a construct that Python accepts" in violation.text, violation.text
-    assert "it gave up at line 2, column 6" in violation.text, violation.text
+    assert "the statement at line 1; it gave up at line 2, column 6" in violation.text
     assert "Syntax Error @" not in violation.text and "expected one of" not in violation.text
 
 

@@ -63,7 +63,7 @@ def parse(text: str, tree: ast.Module | None = None) -> tuple[cst.Module, ast.Mo
     except (RecursionError, MemoryError):
         raise
     except Exception as error:  # ParserSyntaxError, and libcst's own bugs (TypeError...)
-        raise Unparsable(python_rejects or _libcst_cannot_parse(error)) from None
+        raise Unparsable(python_rejects or _libcst_cannot_parse(error, text, tree)) from None
     return module, tree
 
 
@@ -111,19 +111,43 @@ def _syntax_error(error: SyntaxError) -> str:
     return f"syntax error at line {error.lineno}{column}: {error.msg}"
 
 
-def _libcst_cannot_parse(error: Exception) -> str:
+def _libcst_cannot_parse(error: Exception, text: str, tree: ast.Module | None) -> str:
     """libcst rejected a file that CPython accepts: a limit of libcst, not of the file.
 
     libcst's own exception text (a ``TypeError`` from deep inside it, or a parser message
     about a token) means nothing to a user, so it is replaced by what is true and useful:
-    which libcst, and where it gave up when it says (its parser reports the furthest point
-    it reached, which may be after the construct: ``(x): int = 0`` gives up on the next
-    line).
+    which libcst, the statement it cannot read, and where its parser gave up. The parser
+    reports the furthest point it reached, which may be past the construct (``(x): int = 0``
+    gives up on the next line), so the statement is found by asking libcst for each
+    top-level statement of CPython's tree alone (only on this failure path).
     """
-    where = ""
+    where = []
+    line = _first_rejected_statement(text, tree)
+    if line is not None:
+        where.append(f"the statement at line {line}")
     if isinstance(error, cst.ParserSyntaxError):
-        where = f" (it gave up at line {error.editor_line}, column {error.editor_column})"
-    return f"libcst {_libcst_version()} cannot parse a construct that Python accepts{where}"
+        where.append(f"it gave up at line {error.editor_line}, column {error.editor_column}")
+    said = f" ({'; '.join(where)})" if where else ""
+    return f"libcst {_libcst_version()} cannot parse a construct that Python accepts{said}"
+
+
+def _first_rejected_statement(text: str, tree: ast.Module | None) -> int | None:
+    """The first line of the first top-level statement that libcst cannot parse on its own
+    (decorators included); ``None`` when CPython's tree is missing or each one parses."""
+    if tree is None:
+        return None
+    lines = text.splitlines(keepends=True)
+    for statement in tree.body:
+        decorators = getattr(statement, "decorator_list", [])
+        first = min([statement.lineno, *(d.lineno for d in decorators)])
+        last = statement.end_lineno or statement.lineno
+        try:
+            _parse_module("".join(lines[first - 1 : last]))
+        except (RecursionError, MemoryError):
+            return None
+        except Exception:
+            return first
+    return None
 
 
 def _libcst_version() -> str:
