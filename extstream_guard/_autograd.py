@@ -49,7 +49,7 @@ from extstream_lint.contract import native_not_supported
 from . import _state
 from ._hazard_report import current_id, fail, npu_devices, stream_text
 from .patches import Point
-from .predicate import EXTERNAL_MARK, PRIVATEUSE1
+from .predicate import EXTERNAL_MARK, PRIVATEUSE1, is_external
 
 __all__ = ["UNKNOWN", "backward_wrapper", "reset", "start_thread", "switch_wrapper"]
 
@@ -245,6 +245,14 @@ def reset() -> None:
 # --- the switch points -------------------------------------------------------------------------
 
 
+def _arm() -> None:
+    """Arm the hazard checks now: a switch made an external stream current (after the switch:
+    arming reads what is current, the external stream, from here on)."""
+    hook = _state.on_first_external
+    if hook is not None:
+        hook()
+
+
 def _device_of_stream(stream: Any) -> int | None:
     try:
         if stream.device_type != PRIVATEUSE1:
@@ -260,7 +268,11 @@ def switch_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> 
 
     The device's current stream is read before the switch (to find one the guard did not
     see); after it, the stream switched to is known from the arguments, except on leaving
-    ``with stream:``, where C++ restores what it saved: that is read."""
+    ``with stream:``, where C++ restores what it saved: that is read.
+
+    Patched at install, before the checks arm (issue 40): until then a switch only calls
+    through, and arms the checks when it made an external stream current (one made before
+    ``install()``, which no constructor wrapper saw)."""
     kind = point.kind
 
     if kind == "switch_raw":
@@ -269,6 +281,11 @@ def switch_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> 
             if not session.live:
                 return orig(*args, **kwargs)
             stream_id = args[0] if args else kwargs.get("stream_id", 0)
+            if not _state.hazards_armed:
+                result = orig(*args, **kwargs)
+                if type(stream_id) is int and stream_id & EXTERNAL_MARK:
+                    _arm()
+                return result
             device = args[1] if len(args) > 1 else kwargs.get("device_index", 0)
             device_type = args[2] if len(args) > 2 else kwargs.get("device_type", 0)
             if device_type != PRIVATEUSE1 or type(device) is not int or device < 0:
@@ -283,6 +300,11 @@ def switch_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> 
 
         def setter(*args: Any, **kwargs: Any) -> Any:
             stream = args[0] if args else kwargs.get("stream")
+            if not _state.hazards_armed:
+                result = orig(*args, **kwargs)
+                if session.live and is_external(stream):
+                    _arm()
+                return result
             device = _device_of_stream(stream) if session.live and stream is not None else None
             if device is None:
                 return orig(*args, **kwargs)
@@ -295,6 +317,13 @@ def switch_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> 
     leaving = kind == "switch_exit"
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:  # __enter__ / __exit__
+        if not _state.hazards_armed:
+            result = orig(self, *args, **kwargs)
+            # Leaving restores what was current before: an external stream there was made
+            # current through a switch seen here (which armed), or before install (armed).
+            if not leaving and session.live and is_external(self):
+                _arm()
+            return result
         if session.live:
             try:
                 device = self.device_index if self.device_type == PRIVATEUSE1 else None
