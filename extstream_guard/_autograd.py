@@ -31,10 +31,13 @@ its consumer's (a node made in one thread has older inputs, lower numbers, from 
 and then what is reached only through it is unknown too; or when another thread the guard saw
 switch streams passed that number (its counter went beyond it, so it made a node with it)
 under an external stream other than the calling thread's state then (:func:`_ambiguous`).
-What stays: another thread's managed nodes whose numbers the calling thread made under an
-external stream are judged as the calling thread's (a false refusal, when backward runs
-outside it), and so are numbers a thread reached after its last switch or in a thread the
-guard never saw switch.
+Another thread's managed nodes whose numbers the calling thread made under an external
+stream are judged as the calling thread's only in a graph built in one thread; in a graph with
+an edge from a node to a higher-numbered input (``parallel_apply``: workers' nodes take what the
+caller scattered later) they are not judged (:func:`_collides`). What stays: such nodes in a
+graph with no such edge (a worker's graph over leaves only) are judged as the calling thread's
+(a false refusal, when backward runs outside it), and so are numbers a thread reached after its
+last switch or in a thread the guard never saw switch.
 """
 
 from __future__ import annotations
@@ -374,6 +377,23 @@ def _ambiguous(others: list[tuple[int, list[int], list[int]]], seq: int, state: 
     return False
 
 
+def _collides(others: list[tuple[int, list[int], list[int]]], seq: int) -> bool:
+    """Whether another thread the guard saw made a node numbered ``seq`` under a managed
+    stream. Such a crossing is the caller's unless the graph was built across threads: an
+    edge whose input is numbered above its consumer (``parallel_apply``: the workers' nodes,
+    numbered from 0, take inputs the caller scattered and broadcast later). Then the workers'
+    nodes fall among the caller's numbers, and judged as the caller's they would be refused
+    (issue 40); :func:`_judge` drops such crossings for those graphs. A graph made in one
+    thread has no such edge, and keeps them: a young thread's own region among the managed
+    numbers the arming thread passed long ago is still refused."""
+    for high, seqs, states in others:
+        if seq < high:
+            at = bisect_right(seqs, seq) - 1
+            if at >= 0 and states[at] == 0:
+                return True
+    return False
+
+
 def _judge(
     root: Any, index: int, seen: dict[int, set[Any]] | None
 ) -> tuple[int, int, int, bool] | None:
@@ -429,8 +449,14 @@ def _judge(
     state = now if seq >= last_seq else states[bisect_right(seqs, seq) - 1]
     if others and _ambiguous(others, seq, state):
         state = UNKNOWN
+    # A crossing whose number another thread made under a managed stream waits for the end of
+    # the walk (:func:`_collides`); the first one met is reported if nothing contradicts it.
+    pending: tuple[int, int, int, bool] | None = None
     if state != now and state != UNKNOWN:
-        return index, state, now_id, False
+        if not (others and _collides(others, seq)):
+            return index, state, now_id, False
+        pending = (index, state, now_id, False)
+    crossed_threads = False
     mixed = state == now
     leaf = _accumulate_grad
     try:
@@ -452,6 +478,8 @@ def _judge(
             except (AttributeError, RuntimeError, TypeError):
                 continue
             if seq >= bound:  # another thread's, or unnumbered
+                if seq < _UNNUMBERED:
+                    crossed_threads = True
                 if seq >= _UNNUMBERED and child.next_functions:
                     walked.add(child)  # an unnumbered interior node: inputs not compared
                     stack.append((child, horizon))
@@ -467,9 +495,12 @@ def _judge(
                     and state != UNKNOWN
                     and not (others and _ambiguous(others, seq, state))
                 ):
-                    return index, state, now_id, mixed
+                    if not (others and _collides(others, seq)):
+                        return index, state, now_id, mixed
+                    if pending is None:
+                        pending = (index, state, now_id, mixed)
             stack.append((child, seq))
-    return None
+    return None if crossed_threads else pending
 
 
 def backward_wrapper(
