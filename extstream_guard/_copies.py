@@ -94,6 +94,14 @@ def _index(device: Any) -> int:
     return current_device() if device.index is None else int(device.index)
 
 
+def _staged(host: Any) -> bool:
+    """torch_npu copies a non-contiguous (or expanded) host tensor through a pageable
+    temporary, which records no stream in the pinned block (hazards.md, hazard 1:
+    CopyKernel.cpp:206-216, 234-245): such a copy is safe. Storages are contiguous."""
+    contiguous = getattr(host, "is_contiguous", None)
+    return contiguous is not None and not contiguous()
+
+
 def check_copy(session: Session, operation: str, src_device: Any, dst_device: Any,
                non_blocking: bool, host: Any) -> None:  # fmt: skip
     """One copy from ``src_device`` to ``dst_device``; ``host`` is the CPU side (tensor or
@@ -121,7 +129,7 @@ def check_copy(session: Session, operation: str, src_device: Any, dst_device: An
     stream_id = current_id(index)
     if not stream_id & EXTERNAL_MARK:
         return
-    if host is not None and not host.is_pinned():
+    if host is not None and (not host.is_pinned() or _staged(host)):
         return
     if dst_npu:
         what = f"from pinned host memory to npu:{index}"
@@ -308,5 +316,8 @@ def _check_copy_(session: Session, operation: str, self: Any, src: Any,
     dst_device = self.device
     src_device = getattr(src, "device", None)
     if src_device is not None and src_device != dst_device:
-        host = src if _is_npu(dst_device) else self
-        check_copy(session, operation, src_device, dst_device, non_blocking, host)
+        into_npu = _is_npu(dst_device)
+        if not into_npu and getattr(self, "dtype", None) != getattr(src, "dtype", None):
+            return  # device to host with a dtype change: staged (hazards.md, hazard 1)
+        check_copy(session, operation, src_device, dst_device, non_blocking,
+                   src if into_npu else self)  # fmt: skip
