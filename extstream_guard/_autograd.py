@@ -32,12 +32,12 @@ and then what is reached only through it is unknown too; or when another thread 
 switch streams passed that number (its counter went beyond it, so it made a node with it)
 under an external stream other than the calling thread's state then (:func:`_ambiguous`).
 Another thread's managed nodes whose numbers the calling thread made under an external
-stream are judged as the calling thread's only in a graph built in one thread; in a graph with
-an edge from a node to a higher-numbered input (``parallel_apply``: workers' nodes take what the
-caller scattered later) they are not judged (:func:`_collides`). What stays: such nodes in a
-graph with no such edge (a worker's graph over leaves only) are judged as the calling thread's
-(a false refusal, when backward runs outside it), and so are numbers a thread reached after its
-last switch or in a thread the guard never saw switch.
+stream are judged as the calling thread's, unless an edge from a node to a higher-numbered
+input lies at or below them (``parallel_apply``: workers' nodes take what the caller scattered
+later): then they are not judged (:func:`_collides`). What stays: such nodes with no such edge
+below them (a worker's graph over leaves only) are judged as the calling thread's (a false
+refusal, when backward runs outside it), and so are numbers a thread reached after its last
+switch or in a thread the guard never saw switch.
 """
 
 from __future__ import annotations
@@ -383,9 +383,10 @@ def _collides(others: list[tuple[int, list[int], list[int]]], seq: int) -> bool:
     edge whose input is numbered above its consumer (``parallel_apply``: the workers' nodes,
     numbered from 0, take inputs the caller scattered and broadcast later). Then the workers'
     nodes fall among the caller's numbers, and judged as the caller's they would be refused
-    (issue 40); :func:`_judge` drops such crossings for those graphs. A graph made in one
-    thread has no such edge, and keeps them: a young thread's own region among the managed
-    numbers the arming thread passed long ago is still refused."""
+    (issue 40); :func:`_judge` drops such a crossing when that edge is at or below its node
+    (:func:`_reaches`). A node whose inputs are all older and from its own thread keeps it: a
+    young thread's own region among the managed numbers the arming thread passed long ago is
+    still refused, in a graph that also holds a worker's part too."""
     for high, seqs, states in others:
         if seq < high:
             at = bisect_right(seqs, seq) - 1
@@ -396,8 +397,9 @@ def _collides(others: list[tuple[int, list[int], list[int]]], seq: int) -> bool:
 
 def _judge(
     root: Any, index: int, seen: dict[int, set[Any]] | None
-) -> tuple[int, int, int, bool] | None:
-    """``(device, state a node was made under, stream id current now, mixed)`` when the graph
+) -> tuple[int, int, int, bool, Any] | None:
+    """``(device, state a node was made under, stream id current now, mixed, that node)`` when
+    the graph
     of ``root`` (an NPU tensor on device ``index``, -1: the current one) crosses a boundary:
     a node of this thread made under a state other than the one current now; ``mixed``: the
     root was made under the current one. ``seen``: the nodes reached per device for the roots
@@ -450,13 +452,14 @@ def _judge(
     if others and _ambiguous(others, seq, state):
         state = UNKNOWN
     # A crossing whose number another thread made under a managed stream waits for the end of
-    # the walk (:func:`_collides`); the first one met is reported if nothing contradicts it.
-    pending: tuple[int, int, int, bool] | None = None
+    # the walk (:func:`_collides`): it is reported unless its own inputs cross threads.
+    pending: list[tuple[int, int, int, bool, Any]] = []
     if state != now and state != UNKNOWN:
         if not (others and _collides(others, seq)):
-            return index, state, now_id, False
-        pending = (index, state, now_id, False)
-    crossed_threads = False
+            return index, state, now_id, False, node
+        pending.append((index, state, now_id, False, node))
+    #: Nodes with an input numbered at or above their own: made in another thread than it.
+    across: set[Any] = set()
     mixed = state == now
     leaf = _accumulate_grad
     try:
@@ -479,7 +482,7 @@ def _judge(
                 continue
             if seq >= bound:  # another thread's, or unnumbered
                 if seq < _UNNUMBERED:
-                    crossed_threads = True
+                    across.add(current)
                 if seq >= _UNNUMBERED and child.next_functions:
                     walked.add(child)  # an unnumbered interior node: inputs not compared
                     stack.append((child, horizon))
@@ -496,11 +499,31 @@ def _judge(
                     and not (others and _ambiguous(others, seq, state))
                 ):
                     if not (others and _collides(others, seq)):
-                        return index, state, now_id, mixed
-                    if pending is None:
-                        pending = (index, state, now_id, mixed)
+                        return index, state, now_id, mixed, child
+                    pending.append((index, state, now_id, mixed, child))
             stack.append((child, seq))
-    return None if crossed_threads else pending
+    for crossing in pending:
+        if not (across and _reaches(crossing[-1], across)):
+            return crossing
+    return None
+
+
+def _reaches(node: Any, across: set[Any]) -> bool:
+    """Whether ``node`` or a node below it takes an input from another thread (``across``):
+    then its number does not say whose it is (``parallel_apply``'s worker nodes, above the
+    caller's scatter and broadcast)."""
+    stack, seen = [node], {node}
+    budget = MAX_NODES
+    while stack and budget:
+        budget -= 1
+        current = stack.pop()
+        if current in across:
+            return True
+        for child, _ in current.next_functions:
+            if child is not None and child not in seen and type(child) is not _accumulate_grad:
+                seen.add(child)
+                stack.append(child)
+    return False
 
 
 def backward_wrapper(
@@ -534,6 +557,7 @@ def backward_wrapper(
                     continue
                 crossing = _judge(root, index, seen)
                 if crossing is not None:
+                    __tracebackhide__ = True
                     _report(session, operation, *crossing)
                     break
         return orig(t_outputs, *args, **kwargs)
@@ -542,13 +566,23 @@ def backward_wrapper(
 
 
 def _report(session: Session, operation: str, index: int, other: int, now_id: int,
-            mixed: bool) -> None:  # fmt: skip
+            mixed: bool, node: Any) -> None:  # fmt: skip
+    __tracebackhide__ = True
     now = now_id & EXTERNAL_MARK
     native = native_not_supported("LaunchRecordEventTask" if now else "LaunchWaitEventTask")
     made = f"external stream {stream_text(index, other)}" if other else "a managed stream"
     runs = f"external stream {stream_text(index, now_id)}" if now else "another stream"
     detail = (
-        f"part of the graph was built while {made} was current, and backward runs on "
+        f"node {_node_text(node)} was built while {made} was current, and backward runs on "
         f"{runs}" + (" (the graph mixes nodes made under both)" if mixed else "")
     )
     fail(session, "XST203", operation, native, detail, index, other or now_id)
+
+
+def _node_text(node: Any) -> str:
+    """``MulBackward0 (autograd sequence number 12)``: the node that crossed, as
+    ``torch.autograd.graph`` names it."""
+    try:
+        return f"{node.name()} (autograd sequence number {node._sequence_nr()})"
+    except Exception:  # a node type without them: named by its class
+        return type(node).__name__

@@ -106,6 +106,7 @@ def check_copy(session: Session, operation: str, src_device: Any, dst_device: An
                non_blocking: bool, host: Any) -> None:  # fmt: skip
     """One copy from ``src_device`` to ``dst_device``; ``host`` is the CPU side (tensor or
     storage) whose pinnedness matters, None when the host side is pinned by construction."""
+    __tracebackhide__ = True
     src_npu, dst_npu = _is_npu(src_device), _is_npu(dst_device)
     if src_npu and dst_npu:
         src, dst = _index(src_device), _index(dst_device)
@@ -144,6 +145,7 @@ def check_copy(session: Session, operation: str, src_device: Any, dst_device: An
 
 def _check_to(session: Session, operation: str, self: Any, args: tuple[Any, ...],
               kwargs: dict[str, Any]) -> None:  # fmt: skip
+    __tracebackhide__ = True
     parsed = parse_to(args, kwargs)
     if parsed is None:
         return
@@ -244,6 +246,7 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
         except AttributeError:  # not a tensor: torch raises its own TypeError
             return orig(self, *args, **kwargs)
         if (maybe or not host) and session.live and reentry.tensor is not self:
+            __tracebackhide__ = True
             if overridden:
                 with quiet():
                     _check_to(session, operation, self, args, kwargs)
@@ -294,6 +297,7 @@ def copy_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Ca
         except AttributeError:  # not a tensor or storage: torch raises its own TypeError
             return orig(self, *args, **kwargs)
         if (non_blocking or not host) and session.live and reentry.tensor is not self:
+            __tracebackhide__ = True
             if overridden:
                 with quiet():
                     _check_copy_(session, operation, self, src, non_blocking)
@@ -313,6 +317,7 @@ def copy_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Ca
 
 def _check_copy_(session: Session, operation: str, self: Any, src: Any,
                  non_blocking: bool) -> None:  # fmt: skip
+    __tracebackhide__ = True
     dst_device = self.device
     src_device = getattr(src, "device", None)
     if src_device is not None and src_device != dst_device:

@@ -206,9 +206,29 @@ def _parallel_apply_shape(npu: Any, ext: Any, with_own_crossing: bool) -> None:
         assert float(weight.grad[0]) == 2.0
 
 
-def test_a_worker_s_managed_nodes_among_the_caller_s_external_numbers_pass(npu: Any) -> None:
+@pytest.mark.parametrize("arming", ["fresh", "long-lived"])
+def test_a_worker_s_managed_nodes_among_the_caller_s_external_numbers_pass(
+    npu: Any, arming: str
+) -> None:
+    warm = _warm(arming)
     _parallel_apply_shape(npu, npu.ExternalStream(HANDLE), with_own_crossing=False)
+    del warm
 
 
-def test_the_caller_s_own_crossing_beside_a_worker_s_graph_is_refused(npu: Any) -> None:
+@pytest.mark.parametrize("arming", ["fresh", "long-lived"])
+def test_the_caller_s_own_crossing_beside_a_worker_s_graph_is_refused(
+    npu: Any, arming: str
+) -> None:
+    """The caller's own node, whose inputs are its own, stays judged even where the thread
+    that armed the checks passed its number under a managed stream long before."""
+    warm = _warm(arming)
     _parallel_apply_shape(npu, npu.ExternalStream(HANDLE), with_own_crossing=True)
+    del warm
+
+
+def _warm(arming: str) -> list[Any]:
+    """``long-lived``: the thread that arms the checks has made 64 nodes before."""
+    import torch
+
+    count = 64 if arming == "long-lived" else 0
+    return [torch.ones(1, requires_grad=True) * k for k in range(count)]
