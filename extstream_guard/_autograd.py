@@ -31,10 +31,13 @@ its consumer's (a node made in one thread has older inputs, lower numbers, from 
 and then what is reached only through it is unknown too; or when another thread the guard saw
 switch streams passed that number (its counter went beyond it, so it made a node with it)
 under an external stream other than the calling thread's state then (:func:`_ambiguous`).
-What stays: another thread's managed nodes whose numbers the calling thread made under an
-external stream are judged as the calling thread's (a false refusal, when backward runs
-outside it), and so are numbers a thread reached after its last switch or in a thread the
-guard never saw switch.
+Another thread's managed nodes whose numbers the calling thread made under an external
+stream are judged as the calling thread's, unless an edge from a node to a higher-numbered
+input lies at or below them (``parallel_apply``: workers' nodes take what the caller scattered
+later): then they are not judged (:func:`_collides`). What stays: such nodes with no such edge
+below them (a worker's graph over leaves only) are judged as the calling thread's (a false
+refusal, when backward runs outside it), and so are numbers a thread reached after its last
+switch or in a thread the guard never saw switch.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from extstream_lint.contract import native_not_supported
 from . import _state
 from ._hazard_report import current_id, fail, npu_devices, stream_text
 from .patches import Point
-from .predicate import EXTERNAL_MARK, PRIVATEUSE1
+from .predicate import EXTERNAL_MARK, PRIVATEUSE1, is_external
 
 __all__ = ["UNKNOWN", "backward_wrapper", "reset", "start_thread", "switch_wrapper"]
 
@@ -245,6 +248,14 @@ def reset() -> None:
 # --- the switch points -------------------------------------------------------------------------
 
 
+def _arm() -> None:
+    """Arm the hazard checks now: a switch made an external stream current (after the switch:
+    arming reads what is current, the external stream, from here on)."""
+    hook = _state.on_first_external
+    if hook is not None:
+        hook()
+
+
 def _device_of_stream(stream: Any) -> int | None:
     try:
         if stream.device_type != PRIVATEUSE1:
@@ -260,7 +271,11 @@ def switch_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> 
 
     The device's current stream is read before the switch (to find one the guard did not
     see); after it, the stream switched to is known from the arguments, except on leaving
-    ``with stream:``, where C++ restores what it saved: that is read."""
+    ``with stream:``, where C++ restores what it saved: that is read.
+
+    Patched at install, before the checks arm (issue 40): until then a switch only calls
+    through, and arms the checks when it made an external stream current (one made before
+    ``install()``, which no constructor wrapper saw)."""
     kind = point.kind
 
     if kind == "switch_raw":
@@ -269,6 +284,11 @@ def switch_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> 
             if not session.live:
                 return orig(*args, **kwargs)
             stream_id = args[0] if args else kwargs.get("stream_id", 0)
+            if not _state.hazards_armed:
+                result = orig(*args, **kwargs)
+                if type(stream_id) is int and stream_id & EXTERNAL_MARK:
+                    _arm()
+                return result
             device = args[1] if len(args) > 1 else kwargs.get("device_index", 0)
             device_type = args[2] if len(args) > 2 else kwargs.get("device_type", 0)
             if device_type != PRIVATEUSE1 or type(device) is not int or device < 0:
@@ -283,6 +303,11 @@ def switch_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> 
 
         def setter(*args: Any, **kwargs: Any) -> Any:
             stream = args[0] if args else kwargs.get("stream")
+            if not _state.hazards_armed:
+                result = orig(*args, **kwargs)
+                if session.live and is_external(stream):
+                    _arm()
+                return result
             device = _device_of_stream(stream) if session.live and stream is not None else None
             if device is None:
                 return orig(*args, **kwargs)
@@ -295,6 +320,13 @@ def switch_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> 
     leaving = kind == "switch_exit"
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:  # __enter__ / __exit__
+        if not _state.hazards_armed:
+            result = orig(self, *args, **kwargs)
+            # Leaving restores what was current before: an external stream there was made
+            # current through a switch seen here (which armed), or before install (armed).
+            if not leaving and session.live and is_external(self):
+                _arm()
+            return result
         if session.live:
             try:
                 device = self.device_index if self.device_type == PRIVATEUSE1 else None
@@ -345,10 +377,29 @@ def _ambiguous(others: list[tuple[int, list[int], list[int]]], seq: int, state: 
     return False
 
 
+def _collides(others: list[tuple[int, list[int], list[int]]], seq: int) -> bool:
+    """Whether another thread the guard saw made a node numbered ``seq`` under a managed
+    stream. Such a crossing is the caller's unless the graph was built across threads: an
+    edge whose input is numbered above its consumer (``parallel_apply``: the workers' nodes,
+    numbered from 0, take inputs the caller scattered and broadcast later). Then the workers'
+    nodes fall among the caller's numbers, and judged as the caller's they would be refused
+    (issue 40); :func:`_judge` drops such a crossing when that edge is at or below its node
+    (:func:`_reaches`). A node whose inputs are all older and from its own thread keeps it: a
+    young thread's own region among the managed numbers the arming thread passed long ago is
+    still refused, in a graph that also holds a worker's part too."""
+    for high, seqs, states in others:
+        if seq < high:
+            at = bisect_right(seqs, seq) - 1
+            if at >= 0 and states[at] == 0:
+                return True
+    return False
+
+
 def _judge(
     root: Any, index: int, seen: dict[int, set[Any]] | None
-) -> tuple[int, int, int, bool] | None:
-    """``(device, state a node was made under, stream id current now, mixed)`` when the graph
+) -> tuple[int, int, int, bool, Any] | None:
+    """``(device, state a node was made under, stream id current now, mixed, that node)`` when
+    the graph
     of ``root`` (an NPU tensor on device ``index``, -1: the current one) crosses a boundary:
     a node of this thread made under a state other than the one current now; ``mixed``: the
     root was made under the current one. ``seen``: the nodes reached per device for the roots
@@ -400,8 +451,15 @@ def _judge(
     state = now if seq >= last_seq else states[bisect_right(seqs, seq) - 1]
     if others and _ambiguous(others, seq, state):
         state = UNKNOWN
+    # A crossing whose number another thread made under a managed stream waits for the end of
+    # the walk (:func:`_collides`): it is reported unless its own inputs cross threads.
+    pending: list[tuple[int, int, int, bool, Any]] = []
     if state != now and state != UNKNOWN:
-        return index, state, now_id, False
+        if not (others and _collides(others, seq)):
+            return index, state, now_id, False, node
+        pending.append((index, state, now_id, False, node))
+    #: Nodes with an input numbered at or above their own: made in another thread than it.
+    across: set[Any] = set()
     mixed = state == now
     leaf = _accumulate_grad
     try:
@@ -423,6 +481,8 @@ def _judge(
             except (AttributeError, RuntimeError, TypeError):
                 continue
             if seq >= bound:  # another thread's, or unnumbered
+                if seq < _UNNUMBERED:
+                    across.add(current)
                 if seq >= _UNNUMBERED and child.next_functions:
                     walked.add(child)  # an unnumbered interior node: inputs not compared
                     stack.append((child, horizon))
@@ -438,9 +498,32 @@ def _judge(
                     and state != UNKNOWN
                     and not (others and _ambiguous(others, seq, state))
                 ):
-                    return index, state, now_id, mixed
+                    if not (others and _collides(others, seq)):
+                        return index, state, now_id, mixed, child
+                    pending.append((index, state, now_id, mixed, child))
             stack.append((child, seq))
+    for crossing in pending:
+        if not (across and _reaches(crossing[-1], across)):
+            return crossing
     return None
+
+
+def _reaches(node: Any, across: set[Any]) -> bool:
+    """Whether ``node`` or a node below it takes an input from another thread (``across``):
+    then its number does not say whose it is (``parallel_apply``'s worker nodes, above the
+    caller's scatter and broadcast)."""
+    stack, seen = [node], {node}
+    budget = MAX_NODES
+    while stack and budget:
+        budget -= 1
+        current = stack.pop()
+        if current in across:
+            return True
+        for child, _ in current.next_functions:
+            if child is not None and child not in seen and type(child) is not _accumulate_grad:
+                seen.add(child)
+                stack.append(child)
+    return False
 
 
 def backward_wrapper(
@@ -474,6 +557,7 @@ def backward_wrapper(
                     continue
                 crossing = _judge(root, index, seen)
                 if crossing is not None:
+                    __tracebackhide__ = True
                     _report(session, operation, *crossing)
                     break
         return orig(t_outputs, *args, **kwargs)
@@ -482,13 +566,23 @@ def backward_wrapper(
 
 
 def _report(session: Session, operation: str, index: int, other: int, now_id: int,
-            mixed: bool) -> None:  # fmt: skip
+            mixed: bool, node: Any) -> None:  # fmt: skip
+    __tracebackhide__ = True
     now = now_id & EXTERNAL_MARK
     native = native_not_supported("LaunchRecordEventTask" if now else "LaunchWaitEventTask")
     made = f"external stream {stream_text(index, other)}" if other else "a managed stream"
     runs = f"external stream {stream_text(index, now_id)}" if now else "another stream"
     detail = (
-        f"part of the graph was built while {made} was current, and backward runs on "
+        f"node {_node_text(node)} was built while {made} was current, and backward runs on "
         f"{runs}" + (" (the graph mixes nodes made under both)" if mixed else "")
     )
     fail(session, "XST203", operation, native, detail, index, other or now_id)
+
+
+def _node_text(node: Any) -> str:
+    """``MulBackward0 (autograd sequence number 12)``: the node that crossed, as
+    ``torch.autograd.graph`` names it."""
+    try:
+        return f"{node.name()} (autograd sequence number {node._sequence_nr()})"
+    except Exception:  # a node type without them: named by its class
+        return type(node).__name__

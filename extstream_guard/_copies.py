@@ -28,6 +28,7 @@ library's Python wrapper (``transfer_to_npu``'s) calls it unchanged.
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +36,7 @@ from extstream_lint.contract import native_not_supported
 
 from . import _state
 from ._hazard_report import current_device, current_id, fail, npu_devices, stream_text
+from ._patching import unwrap
 from .patches import Point
 from .predicate import EXTERNAL_MARK
 
@@ -92,10 +94,19 @@ def _index(device: Any) -> int:
     return current_device() if device.index is None else int(device.index)
 
 
+def _staged(host: Any) -> bool:
+    """torch_npu copies a non-contiguous (or expanded) host tensor through a pageable
+    temporary, which records no stream in the pinned block (hazards.md, hazard 1:
+    CopyKernel.cpp:206-216, 234-245): such a copy is safe. Storages are contiguous."""
+    contiguous = getattr(host, "is_contiguous", None)
+    return contiguous is not None and not contiguous()
+
+
 def check_copy(session: Session, operation: str, src_device: Any, dst_device: Any,
                non_blocking: bool, host: Any) -> None:  # fmt: skip
     """One copy from ``src_device`` to ``dst_device``; ``host`` is the CPU side (tensor or
     storage) whose pinnedness matters, None when the host side is pinned by construction."""
+    __tracebackhide__ = True
     src_npu, dst_npu = _is_npu(src_device), _is_npu(dst_device)
     if src_npu and dst_npu:
         src, dst = _index(src_device), _index(dst_device)
@@ -119,7 +130,7 @@ def check_copy(session: Session, operation: str, src_device: Any, dst_device: An
     stream_id = current_id(index)
     if not stream_id & EXTERNAL_MARK:
         return
-    if host is not None and not host.is_pinned():
+    if host is not None and (not host.is_pinned() or _staged(host)):
         return
     if dst_npu:
         what = f"from pinned host memory to npu:{index}"
@@ -134,6 +145,7 @@ def check_copy(session: Session, operation: str, src_device: Any, dst_device: An
 
 def _check_to(session: Session, operation: str, self: Any, args: tuple[Any, ...],
               kwargs: dict[str, Any]) -> None:  # fmt: skip
+    __tracebackhide__ = True
     parsed = parse_to(args, kwargs)
     if parsed is None:
         return
@@ -163,16 +175,50 @@ def _dispatches(orig: Any) -> bool:
     return False
 
 
+class _Reentry(threading.local):
+    """The tensor whose copy this thread's wrapper is handing to ``__torch_function__``."""
+
+    tensor: Any = None
+
+
+#: When another library's wrapper sits above the guard's (``transfer_to_npu`` applied after
+#: arming), the method handed to ``__torch_function__`` is that wrapper, which calls the guard's
+#: again: that inner call is the same copy, checked already (one warning in warn mode, not two).
+_reentry = _Reentry()
+
+
+def _public(owner: Any, name: str) -> Callable[[], Any]:
+    """What torch's C method hands ``__torch_function__`` as ``func``: ``owner.<name>`` looked up
+    at the call (``handle_torch_function`` reads ``torch.Tensor.<name>``), with the guard's own
+    wrapper replaced by what it wraps, i.e. what the lookup finds without the guard. A wrapper
+    another library put above the guard's (``transfer_to_npu``'s ``_wrapper_cuda``, which it
+    also puts in ``UninitializedParameter``'s allowed methods) is handed over as it is."""
+    cache: list[Any] = [None, None]
+
+    def public() -> Any:
+        top = getattr(owner, name)
+        if top is not cache[0]:
+            cache[0], cache[1] = top, unwrap(top)
+        return cache[1]
+
+    return public
+
+
 def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     """``Tensor.to`` (``.npu()`` / a remapped ``.cuda()`` end here too).
 
     Cheapest first: without a truthy ``non_blocking`` a copy from a host tensor can be
-    neither hazard (``is_cpu``, one C getter), so nothing is parsed or read."""
+    neither hazard (``is_cpu``, one C getter), so nothing is parsed or read. The tensor's facts
+    are read with ``__torch_function__`` off whenever a subclass or a mode would see the read
+    (``_has_torch_function_unary``): the guard adds no call to what they see (issue 40)."""
     torch = _state.torch
     unary = torch._C._has_torch_function_unary  # type: ignore[union-attr]
     handle = torch.overrides.handle_torch_function  # type: ignore[union-attr]
+    quiet = torch._C.DisableTorchFunction  # type: ignore[union-attr]
     Tensor = torch.Tensor  # type: ignore[union-attr]
     dispatch = _dispatches(orig)
+    public = _public(Tensor, point.attr)
+    reentry = _reentry
     operation = point.operation
     #: What ``to``'s first argument usually is, never a tensor: ``isinstance(x, torch.Tensor)``
     #: of anything else than a tensor goes through torch's metaclass (~70 ns, on every copy).
@@ -185,19 +231,34 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
                 if arg is True:
                     maybe = True
                     break
+        other = args[0] if args else kwargs.get("tensor") if kwargs else None
+        overridden = unary(self)
+        if type(other) not in plain and isinstance(other, Tensor) and unary(other):
+            overridden = True
+        else:
+            other = None
         try:
-            host = self.is_cpu
+            if overridden:
+                with quiet():
+                    host = self.is_cpu
+            else:
+                host = self.is_cpu
         except AttributeError:  # not a tensor: torch raises its own TypeError
             return orig(self, *args, **kwargs)
-        if (maybe or not host) and session.live:
-            _check_to(session, operation, self, args, kwargs)
-        if dispatch:
-            other = args[0] if args else kwargs.get("tensor") if kwargs else None
-            if unary(self) or (
-                type(other) not in plain and isinstance(other, Tensor) and unary(other)
-            ):
-                relevant = (self, other) if isinstance(other, Tensor) else (self,)
-                return handle(orig, relevant, self, *args, **kwargs)
+        if (maybe or not host) and session.live and reentry.tensor is not self:
+            __tracebackhide__ = True
+            if overridden:
+                with quiet():
+                    _check_to(session, operation, self, args, kwargs)
+            else:
+                _check_to(session, operation, self, args, kwargs)
+        if dispatch and overridden:
+            relevant = (self,) if other is None else (self, other)
+            before, reentry.tensor = reentry.tensor, self
+            try:
+                return handle(public(), relevant, self, *args, **kwargs)
+            finally:
+                reentry.tensor = before
         return orig(self, *args, **kwargs)
 
     return wrapper
@@ -206,14 +267,18 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
 def copy_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     """``Tensor.copy_(other, non_blocking=False)`` and ``UntypedStorage.copy_(src,
     non_blocking=None)``: without ``non_blocking``, only a copy into the NPU can be a hazard
-    (between two NPUs), so a host destination ends the check."""
+    (between two NPUs), so a host destination ends the check. Facts are read as in
+    :func:`to_wrapper`, out of the sight of subclasses and modes."""
     torch = _state.torch
     unary = torch._C._has_torch_function_unary  # type: ignore[union-attr]
     handle = torch.overrides.handle_torch_function  # type: ignore[union-attr]
+    quiet = torch._C.DisableTorchFunction  # type: ignore[union-attr]
     Tensor = torch.Tensor  # type: ignore[union-attr]
     dispatch = _dispatches(orig)
     operation = point.operation
     tensor = point.operation.startswith("Tensor.")  # storages have no ``is_cpu``
+    public = _public(Tensor if tensor else torch.UntypedStorage, point.attr)  # type: ignore[union-attr]
+    reentry = _reentry
     cpu = torch.device("cpu")  # type: ignore[union-attr]
 
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -222,19 +287,42 @@ def copy_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Ca
             non_blocking = args[1] is True
         else:
             non_blocking = kwargs.get("non_blocking") is True if kwargs else False
+        overridden = tensor and (unary(self) or (isinstance(src, Tensor) and unary(src)))
         try:
-            host = self.is_cpu if tensor else self.device == cpu
+            if overridden:
+                with quiet():
+                    host = self.is_cpu
+            else:
+                host = self.is_cpu if tensor else self.device == cpu
         except AttributeError:  # not a tensor or storage: torch raises its own TypeError
             return orig(self, *args, **kwargs)
-        if (non_blocking or not host) and session.live:
-            dst_device = self.device
-            src_device = getattr(src, "device", None)
-            if src_device is not None and src_device != dst_device:
-                host = src if _is_npu(dst_device) else self
-                check_copy(session, operation, src_device, dst_device, non_blocking, host)
-        if dispatch and (unary(self) or (isinstance(src, Tensor) and unary(src))):
+        if (non_blocking or not host) and session.live and reentry.tensor is not self:
+            __tracebackhide__ = True
+            if overridden:
+                with quiet():
+                    _check_copy_(session, operation, self, src, non_blocking)
+            else:
+                _check_copy_(session, operation, self, src, non_blocking)
+        if dispatch and overridden:
             relevant = (self, src) if isinstance(src, Tensor) else (self,)
-            return handle(orig, relevant, self, *args, **kwargs)
+            before, reentry.tensor = reentry.tensor, self
+            try:
+                return handle(public(), relevant, self, *args, **kwargs)
+            finally:
+                reentry.tensor = before
         return orig(self, *args, **kwargs)
 
     return wrapper
+
+
+def _check_copy_(session: Session, operation: str, self: Any, src: Any,
+                 non_blocking: bool) -> None:  # fmt: skip
+    __tracebackhide__ = True
+    dst_device = self.device
+    src_device = getattr(src, "device", None)
+    if src_device is not None and src_device != dst_device:
+        into_npu = _is_npu(dst_device)
+        if not into_npu and getattr(self, "dtype", None) != getattr(src, "dtype", None):
+            return  # device to host with a dtype change: staged (hazards.md, hazard 1)
+        check_copy(session, operation, src_device, dst_device, non_blocking,
+                   src if into_npu else self)  # fmt: skip

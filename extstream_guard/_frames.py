@@ -23,3 +23,40 @@ def user_stacklevel() -> int:
         frame = frame.f_back
         level += 1
     return 1
+
+
+_MODULE_METHODS = ("to", "cuda", "cpu", "to_empty", "type", "float", "double", "half", "bfloat16")
+#: Library functions that reach a guarded callee and are what the user called, by module and
+#: function name: an error names them, not the callee (issue 40).
+_ENTRY_POINTS = {
+    ("torch.utils.backend_registration", "wrap_tensor_to"): "Tensor.{backend}",
+    ("torch.utils.backend_registration", "wrap_module_to"): "Module.{backend}",
+    **{("torch.nn.modules.module", name): f"Module.{name}" for name in _MODULE_METHODS},
+    ("torch_npu.npu.streams", "wait_stream"): "Stream.wait_stream",
+    ("torch_npu.npu.streams", "record_event"): "Stream.record_event",
+    ("torch_npu.npu.streams", "wait_event"): "Stream.wait_event",
+}
+_TRANSFER = "torch_npu.contrib.transfer_to_npu"
+
+
+def spelled(operation: str, backend: str = "npu") -> str:
+    """How the user spelled the call that reached the guarded ``operation``: the outermost
+    library entry point on the stack below the user's frame (``.npu()``, ``Module.to``,
+    ``s.wait_stream(ext)``), else ``operation``. Walked only when the guard reports."""
+    frame = sys._getframe(1)
+    found = None
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name not in _LIBRARIES and not name.startswith(_PREFIXES):
+            break
+        entry = _ENTRY_POINTS.get((name, frame.f_code.co_name))
+        if entry is not None:
+            found = entry.format(backend=backend)
+        frame = frame.f_back
+    if found is None or found == operation:
+        return operation
+    if found.endswith(f".{backend}") and _TRANSFER in sys.modules:
+        found += " (or .cuda, which transfer_to_npu makes the same method)"
+    if found == "Stream.wait_stream" and operation.startswith("Event.record"):
+        found += " (records an event on its argument)"
+    return found

@@ -12,7 +12,7 @@ import warnings
 from typing import Any
 
 from . import _state
-from ._frames import user_stacklevel
+from ._frames import spelled, user_stacklevel
 from .errors import ExternalStreamError, ExternalStreamWarning, build_message
 
 __all__ = ["current_device", "current_id", "fail", "note_devices", "npu_devices", "stream_text"]
@@ -50,9 +50,11 @@ def current_id(index: int | None) -> int:
 def fail(session: Session, code: str, operation: str, native: str, detail: str,
          device: Any, stream_id: Any) -> None:  # fmt: skip
     """Raise (or warn about, or ignore: by the session's mode) one refused call."""
+    __tracebackhide__ = True  # pytest shows the user's frames, not the guard's
     mode = session.mode()
     if mode == "off":
         return
+    operation = spelled(operation)
     message = build_message(code, operation, native, detail=detail, stopped=mode == "raise")
     if mode == "warn":
         warnings.warn(ExternalStreamWarning(message), stacklevel=user_stacklevel())

@@ -2,7 +2,9 @@
 
 Restoring follows ``unittest.mock.patch``: each patched attribute's raw ``__dict__`` value is
 recorded (keeping ``staticmethod`` / ``classmethod`` wrappers) and set back, or the attribute is
-deleted when it was inherited.
+deleted when it was inherited; but only where the guard's wrapper is still the value in place.
+A patch another library stacked on top is left as it is (its inner call reaches the guard's
+wrapper, inert from then on).
 
 The guard knows its wrappers by identity (a weak registry from wrapper to original), never by an
 attribute: ``functools.wraps`` copies a function's ``__dict__`` onto a user's tracer, so any
@@ -35,6 +37,7 @@ class _Record:
     owner: Any
     attr: str
     raw: Any  # the owner's own __dict__ value before patching, or _MISSING if inherited
+    placed: Any  # what the guard set there: restored only while it is still in place
 
 
 _records: list[_Record] = []
@@ -79,8 +82,9 @@ def patch(owner: Any, point: Point, factory: Factory, session: _state.Session) -
     if key not in _memo:
         _memo[key] = (func, factory(point, func, session))
     wrapper = _memo[key][1]
-    setattr(owner, point.attr, kind(wrapper) if kind is not None else wrapper)
-    _records.append(_Record(owner, point.attr, raw))
+    placed = kind(wrapper) if kind is not None else wrapper
+    setattr(owner, point.attr, placed)
+    _records.append(_Record(owner, point.attr, raw, placed))
     return True
 
 
@@ -90,11 +94,7 @@ def unpatch(owner: Any, attr: str) -> None:
         record = _records[index]
         if record.owner is owner and record.attr == attr:
             del _records[index]
-            if record.raw is _MISSING:
-                if attr in vars(owner):
-                    delattr(owner, attr)
-            else:
-                setattr(owner, attr, record.raw)
+            _put_back(record)
             return
 
 
@@ -106,13 +106,22 @@ def is_patched(owner: Any) -> bool:
 def restore_all() -> None:
     """Put every patched attribute back exactly as it was, newest first."""
     while _records:
-        record = _records.pop()
-        if record.raw is _MISSING:
-            if record.attr in vars(record.owner):
-                delattr(record.owner, record.attr)
-        else:
-            setattr(record.owner, record.attr, record.raw)
+        _put_back(_records.pop())
     _memo.clear()
+
+
+def _put_back(record: _Record) -> None:
+    """Restore one attribute, if the guard's wrapper is still the one in place. Another
+    library's patch stacked on top since (``transfer_to_npu`` wrapping ``Tensor.to`` after the
+    guard armed, a ``mock.patch`` still active) stays: removing it would undo that library's
+    work too (issue 40). The guard's wrapper it holds is inert once the session ends."""
+    owner, attr = record.owner, record.attr
+    if vars(owner).get(attr, _MISSING) is not record.placed:
+        return
+    if record.raw is _MISSING:
+        delattr(owner, attr)
+    else:
+        setattr(owner, attr, record.raw)
 
 
 def patched() -> list[tuple[Any, str]]:

@@ -11,6 +11,7 @@ so code that passes under the guard also passes without it.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +20,28 @@ from extstream_lint.contract import ID_KEYWORDS, NATIVE_PRIORITY, NATIVE_SYNC_LA
 __all__ = ["Problem", "check_external", "check_stream_ptr_kwargs", "pointer_problem"]
 
 _MAX_POINTER = (1 << 64) - 1
-#: The keywords ``THNPStream_pynew`` parses (``"|iiLLLK"``); any other keyword, or a non-int
-#: value, is its own ``TypeError`` before any external-stream check.
-_PARSED = frozenset(("priority", "is_sync_launch", *ID_KEYWORDS, "stream_ptr"))
+#: The keywords ``THNPStream_pynew`` parses with ``"|iiLLLK"``, each with its C range: ``i``
+#: (C int) and ``L`` (long long) take any object with ``__index__`` (numpy integers), ``K``
+#: (the pointer) only an ``int``. Any other keyword, or a value the unit refuses, is the
+#: parser's own ``TypeError`` / ``OverflowError`` before any external-stream check.
+_INT, _LONG_LONG = (-(1 << 31), (1 << 31) - 1), (-(1 << 63), (1 << 63) - 1)
+_UNITS = {"priority": _INT, "is_sync_launch": _INT, **dict.fromkeys(ID_KEYWORDS, _LONG_LONG)}
+
+
+def parsed_int(name: str, value: Any) -> int | None:
+    """``value`` as torch_npu's parser reads keyword ``name`` (``priority``, ``is_sync_launch``
+    or an id keyword), None when the parser refuses it (its own error then comes first)."""
+    if isinstance(value, int):
+        number = int(value)
+    elif isinstance(value, float) or not hasattr(type(value), "__index__"):
+        return None
+    else:
+        try:
+            number = operator.index(value)
+        except Exception:  # the parser gets the same error from __index__
+            return None
+    low, high = _UNITS[name]
+    return number if low <= number <= high else None
 
 
 def _parses(kwargs: dict[str, Any]) -> bool:
@@ -29,10 +49,15 @@ def _parses(kwargs: dict[str, Any]) -> bool:
 
     ``device`` is the Python wrappers' own parameter, resolved before the parser runs.
     """
-    return all(
-        name == "device" or (name in _PARSED and isinstance(value, int))
-        for name, value in kwargs.items()
-    )
+    for name, value in kwargs.items():
+        if name == "device":
+            continue
+        if name == "stream_ptr":
+            if not isinstance(value, int):
+                return False
+        elif name not in _UNITS or parsed_int(name, value) is None:
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -69,14 +94,14 @@ def pointer_problem(value: Any) -> Problem | None:
 
 
 def _keyword_problem(kwargs: dict[str, Any], priority: Any) -> Problem | None:
-    if isinstance(priority, int) and priority != 0:
+    if parsed_int("priority", priority):
         return Problem("XST002", f"priority={priority!r} was given", native=NATIVE_PRIORITY)
     sync = kwargs.get("is_sync_launch", 0)
-    if isinstance(sync, int) and sync != 0:
+    if parsed_int("is_sync_launch", sync):
         return Problem("XST002", f"is_sync_launch={sync!r} was given", native=NATIVE_SYNC_LAUNCH)
     for name in ID_KEYWORDS:  # the ``unpack3`` branch ignores the pointer
         value = kwargs.get(name, 0)
-        if isinstance(value, int) and value != 0:
+        if parsed_int(name, value):
             return Problem(
                 "XST002", f"{name}={value!r} was given, which makes torch_npu ignore stream_ptr"
             )
@@ -110,7 +135,9 @@ def check_stream_ptr_kwargs(
     """
     raw = kwargs["stream_ptr"]
     priority = args[1] if len(args) > 1 else kwargs.get("priority", 0)
-    if not isinstance(raw, int) or not isinstance(priority, int) or not _parses(kwargs):
+    if not isinstance(raw, int) or parsed_int("priority", priority) is None:
+        return None
+    if not _parses(kwargs):
         return None
     problem = pointer_problem(raw)
     if problem is not None:

@@ -68,7 +68,9 @@ def _lettered(fixes: tuple[str, ...]) -> str:
 
 
 #: What the guard says instead of a rule's "why" where that text describes torch_npu's failure
-#: after it has changed state: when the guard raises first, that state change did not happen.
+#: after it has changed state, or as happening (the present tense of XST201 / XST203): when the
+#: guard raises first, that state change did not happen (issue 40). XST106: capture is refused
+#: by policy (contract 8.8), not through the task queue as the rule's text says.
 #: Keyed by code; ``True``: the guard stopped the call, ``False``: it only warned. Waiting on
 #: a work (the collective has run already) has its own text.
 _WORK_WAIT = (
@@ -76,6 +78,39 @@ _WORK_WAIT = (
     "torch_npu refuses for an external stream; the collective itself has already run."
 )
 _CONSEQUENCES = {
+    "XST201": {
+        True: "The guard refused the copy before torch_npu ran it: nothing was copied and no "
+        "stream was recorded. Let through, the copy would succeed, but torch_npu would record "
+        "the current stream on the pinned host block, and when the last reference to that "
+        "tensor died the host allocator would record an event on the external stream from the "
+        "tensor's deleter, which torch_npu refuses (`NPUEvent::record`); the error would "
+        "escape a destructor and abort the process with `std::terminate`, with no traceback, "
+        "often long after the copy. Pageable host memory is safe (torch_npu makes that copy "
+        "synchronous), and so is `non_blocking=False`.",
+        False: RULES["XST201"].why,
+    },
+    "XST203": {
+        True: "The guard refused the call before the autograd engine ran: no gradient was "
+        "computed or recorded. The engine runs each node on the stream its forward ran on and "
+        "orders streams that differ with events (`LaunchRecordEventTask` / "
+        "`LaunchWaitEventTask`), which torch_npu refuses on an external stream, so `backward()` "
+        "would raise; with the forward under the external stream and the backward outside it, "
+        "the engine would first record the external stream on the root gradient (a path that "
+        "bypasses the check), and freeing that gradient would abort the process with "
+        "`std::terminate`.",
+        False: RULES["XST203"].why,
+    },
+    "XST106": {
+        True: "torch_npu refuses graph capture on an external stream by policy "
+        "(`NPUGraph::capture_begin` checks the current stream; capture does not go through the "
+        "task queue). The guard refused the call before torch_npu ran it (for "
+        "`torch.npu.graph(g, stream=ext)`: before `ext` was made current, so the current stream "
+        "is unchanged).",
+        False: "torch_npu refuses graph capture on an external stream by policy "
+        "(`NPUGraph::capture_begin` checks the current stream; capture does not go through the "
+        "task queue). A failed `torch.npu.graph(g, stream=ext)` also leaves `ext` as the "
+        "current stream.",
+    },
     "XST111": {
         True: "The guard refused the call before torch_npu ran it: nothing was sent and the "
         "process group's sequence counters have not advanced (torch_npu would refuse it only "
@@ -105,7 +140,9 @@ def build_message(
     head = f"{native} " if native else ""
     why = rule.why
     consequence = _CONSEQUENCES.get(code)
-    if consequence is not None:
-        tail = _WORK_WAIT if operation.startswith("Work.") else consequence[stopped]
+    if code == "XST111":
+        tail = _WORK_WAIT if operation.startswith("Work.") else consequence[stopped]  # type: ignore[index]
         why = f"{rule.why_short[:1].upper()}{rule.why_short[1:]}. {tail}"
+    elif consequence is not None:
+        why = consequence[stopped]
     return f"{head}[{code}] {operation}: {detail}. {why} Fix with one of: {_lettered(rule.fixes)}"

@@ -36,7 +36,7 @@ from .errors import ExternalStreamWarning, build_message
 from .patches import HAZARD_POINTS, Point
 from .predicate import EXTERNAL_MARK
 
-__all__ = ["arm", "disarm", "make_hazard_wrapper", "selected_opt_in"]
+__all__ = ["arm", "disarm", "make_hazard_wrapper", "patch_switches", "selected_opt_in"]
 
 Session = _state.Session
 
@@ -114,13 +114,41 @@ def selected_opt_in() -> frozenset[str]:
     return frozenset(part.strip().upper() for part in value.split(",") if part.strip())
 
 
+#: Where a thread's current stream changes: patched at install, not at arming (issue 40). An
+#: external stream made before ``install()`` (or in an earlier installation) exists unseen; it
+#: can only become current through one of these, and the first time one does, it arms.
+SWITCH_KINDS = frozenset({"switch_raw", "switch_set", "switch_enter", "switch_exit"})
+
+
+def _patch(resolve: Callable[[str], Any], points: list[Point], session: Session) -> list[str]:
+    missing = []
+    for point in points:
+        for path in point.owners:
+            owner = resolve(path)
+            if owner is None or not _patching.patch(owner, point, make_hazard_wrapper, session):
+                note = " (optional: absent from some releases)" if point.optional else ""
+                missing.append(f"{path}.{point.attr}{note}")
+    return missing
+
+
+def patch_switches(resolve: Callable[[str], Any]) -> list[str]:
+    """At install: wrap the stream switches, which arm the checks when they make an external
+    stream current while none is armed; return missing targets."""
+    with _state.LOCK:
+        session = _state.session
+        if session is None:
+            return []
+        return _patch(resolve, [p for p in HAZARD_POINTS if p.kind in SWITCH_KINDS], session)
+
+
 def arm(resolve: Callable[[str], Any], *, at_install: bool = False) -> list[str]:
     """Patch the hazard points for the live installation (once); return missing targets.
 
     ``at_install``: called by ``install()``, which arms only if an external stream is
-    already current in the installing thread (none can be made unseen once it runs).
-    Whoever arms, the arming thread's current streams are read: an external stream made
-    current before the checks armed (one made before ``install()``) is seen from here on.
+    already current in the installing thread (any made current later goes through a switch
+    :func:`patch_switches` wrapped, which arms then). Whoever arms, the arming thread's
+    current streams are read: an external stream made current before the checks armed (one
+    made before ``install()``) is seen from here on.
     """
     with _state.LOCK:
         session = _state.session
@@ -129,16 +157,14 @@ def arm(resolve: Callable[[str], Any], *, at_install: bool = False) -> list[str]
         current = _current_streams()
         if at_install and not any(stream_id & EXTERNAL_MARK for _, stream_id in current):
             return []
-        missing = []
         selected = selected_opt_in()
-        for point in HAZARD_POINTS:
-            if RULES[point.code].opt_in and point.code not in selected:
-                continue  # low precision: off unless selected, as in the linter
-            for path in point.owners:
-                owner = resolve(path)
-                if owner is None or not _patching.patch(owner, point, make_hazard_wrapper, session):
-                    note = " (optional: absent from some releases)" if point.optional else ""
-                    missing.append(f"{path}.{point.attr}{note}")
+        points = [
+            point
+            for point in HAZARD_POINTS  # opt-in codes: low precision, off unless selected
+            if point.kind not in SWITCH_KINDS
+            and (not RULES[point.code].opt_in or point.code in selected)
+        ]
+        missing = _patch(resolve, points, session)
         _autograd.reset()
         _replay_warned[0] = False
         _state.hazards_armed = True

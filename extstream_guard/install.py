@@ -100,7 +100,9 @@ def _start() -> None:
     _state.on_first_external = _arm_hazards
     try:
         missing = _patch_all(session)
-        # An external stream already current: the hazard checks cannot wait for a new one.
+        # The switches arm the hazard checks when an external stream made before install
+        # becomes current; one already current cannot wait for that.
+        missing += hazards.patch_switches(resolve)
         missing += hazards.arm(resolve, at_install=True)
     except BaseException:
         _stop()

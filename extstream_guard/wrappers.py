@@ -24,7 +24,7 @@ from typing import Any
 from extstream_lint.contract import native_not_supported
 
 from . import _patching, _state
-from ._frames import user_stacklevel
+from ._frames import spelled, user_stacklevel
 from .ctor import Problem, check_external, check_stream_ptr_kwargs
 from .errors import ExternalStreamError, ExternalStreamWarning, build_message
 from .patches import WORK_POINTS, Point
@@ -38,6 +38,7 @@ Session = _state.Session
 def _fail(
     session: Session, message: str, code: str, operation: str, device: Any, stream_id: Any
 ) -> None:
+    __tracebackhide__ = True  # pytest shows the user's frames, not the guard's
     mode = session.mode()
     if mode == "off":
         return
@@ -57,21 +58,24 @@ def report(
     point: Point, stream: Any, which: str, session: Session, native: str | None = None
 ) -> None:
     """Raise (or warn about) ``point`` applied to the external ``stream`` (``which`` one)."""
+    __tracebackhide__ = True
     device = getattr(stream, "device_index", None)
     stream_id = int(stream.stream_id)
     detail = f"{which} is external (npu:{device}, stream_id={stream_id:#x})"
+    operation = spelled(point.operation)
     message = build_message(
         point.code,
-        point.operation,
+        operation,
         point.native if native is None else native,
         detail=detail,
         stopped=session.mode() == "raise",
     )
-    _fail(session, message, point.code, point.operation, device, stream_id)
+    _fail(session, message, point.code, operation, device, stream_id)
 
 
 def report_problem(point: Point, problem: Problem, session: Session) -> None:
     """Raise (or warn about) a refused constructor call."""
+    __tracebackhide__ = True
     message = build_message(
         problem.code, point.operation, problem.native, detail=problem.detail,
         stopped=session.mode() == "raise",
@@ -92,6 +96,7 @@ Factory = Callable[[Point, Callable[..., Any], Session], Callable[..., Any]]
 def _self(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         if is_external(self):
+            __tracebackhide__ = True
             report(point, self, SELF, session)
         return orig(self, *args, **kwargs)
 
@@ -104,6 +109,7 @@ def _arg(point: Point, orig: Callable[..., Any], session: Session) -> Callable[.
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         stream = args[index] if len(args) > index else kwargs.get(name)
         if is_external(stream):
+            __tracebackhide__ = True
             report(point, stream, ARG, session)
         return orig(*args, **kwargs)
 
@@ -116,6 +122,7 @@ def _event(point: Point, orig: Callable[..., Any], session: Session) -> Callable
         if current:
             stream = _current()
         if is_external(stream):
+            __tracebackhide__ = True
             report(point, stream, CURRENT if current else ARG, session)
         return orig(self, stream)
 
@@ -126,6 +133,7 @@ def _wait_stream(point: Point, orig: Callable[..., Any], session: Session) -> Ca
     recorded = _recorded_side(point)
 
     def wrapper(self: Any, stream: Any) -> Any:
+        __tracebackhide__ = True
         if is_external(stream):
             report(recorded, stream, ARG, session)
         if is_external(self):
@@ -168,6 +176,7 @@ def _current_kind(point: Point, orig: Callable[..., Any], session: Session) -> C
         if not _rejected_natively(point, args, kwargs):
             stream = _current()
             if is_external(stream):
+                __tracebackhide__ = True
                 report(point, stream, CURRENT, session)
         return orig(*args, **kwargs)
 
@@ -180,6 +189,7 @@ def _attr(point: Point, orig: Callable[..., Any], session: Session) -> Callable[
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         stream = getattr(self, name, None)
         if is_external(stream):
+            __tracebackhide__ = True
             report(point, stream, f"its {name}", session)
         return orig(self, *args, **kwargs)
 
@@ -197,6 +207,7 @@ def _ctor_external(point: Point, orig: Callable[..., Any], session: Session) -> 
     def wrapper(cls: Any, *args: Any, **kwargs: Any) -> Any:
         problem = check_external(args, kwargs)
         if problem is not None:
+            __tracebackhide__ = True
             report_problem(point, problem, session)  # warn mode / inert: go on unchanged
         stream = orig(cls, *args, **kwargs)
         _arm_at_first_external(stream)
@@ -214,6 +225,7 @@ def _ctor_stream(
         ):
             problem = check_stream_ptr_kwargs(args, kwargs, sync_launch=sync_launch)
             if problem is not None:
+                __tracebackhide__ = True
                 report_problem(point, problem, session)
         stream = orig(cls, *args, **kwargs)
         if "stream_ptr" in kwargs:
@@ -285,6 +297,7 @@ def _check_devices(point: Point, devices: list[Any], native: str, session: Sessi
     for device in devices:
         stream = current_stream(device)
         if is_external(stream):
+            __tracebackhide__ = True
             report(point, stream, CURRENT, session, native)
 
 
@@ -313,6 +326,7 @@ def _collective(
             if not devices and ("hccl" in backend or "lccl" in backend):
                 devices = [None]  # the collective runs on the current device
         if devices:
+            __tracebackhide__ = True
             _check_devices(point, devices, _native_for(point, backend), session)
         calls.inside = True
         try:
@@ -387,6 +401,7 @@ def _work(point: Point, orig: Callable[..., Any], session: Session) -> Callable[
         if _ids and _id(self) in _ids:
             entry = _tracked.get(_id(self))
             if entry is not None and entry[0]() is self:
+                __tracebackhide__ = True
                 _check_devices(point, list(entry[1]), point.native, session)
         if args or kwargs:
             return orig(self, *args, **kwargs)
@@ -410,6 +425,7 @@ _CHECK = """\
     try:
         _xg_id = {stream}.stream_id
         if (_xg_id > {below_mark} or _xg_id < 0) and _xg_is_external({stream}):
+            __tracebackhide__ = True
             _xg_report({point}, {stream}, {which}, _xg_session)
     except (AttributeError, TypeError):
         pass

@@ -588,6 +588,32 @@ def _(env: Env) -> Any:
     env.npu.ExternalStream(env.pointer(0), stream_id=5, device_type=20)
 
 
+class _Index:
+    """An integer that is not an ``int`` (as numpy's are): ``i`` and ``L`` parse it through
+    ``__index__``; ``K`` (the pointer) refuses it."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
+
+
+@_s("ctor-priority-index", "X23", "XST002", NATIVE_PRIORITY)
+def _(env: Env) -> Any:
+    env.npu.ExternalStream(env.pointer(0), priority=_Index(-1))
+
+
+@_s("ctor-stream_id-index", "4.2", "XST002", None)
+def _(env: Env) -> Any:
+    env.npu.ExternalStream(env.pointer(0), stream_id=_Index(5), device_type=_Index(20))
+
+
+@_s("ctor-pointer-index", "4.2", None, NOT_INT, off_error=TypeError)
+def _(env: Env) -> Any:
+    env.npu.ExternalStream(_Index(env.pointer(0)))
+
+
 @_s("stream-ctor-zero", "4.2", "XST001", None)
 def _(env: Env) -> Any:
     env.npu.Stream(stream_ptr=0)

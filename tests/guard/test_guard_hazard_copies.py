@@ -233,6 +233,7 @@ def test_lazy_module_under_a_transfer_to_npu_style_wrapper(sim: Any, monkeypatch
         assert module.weight.dtype == torch.float64
         extstream_guard.uninstall()
     finally:
+        monkeypatch.undo()  # before the kernels go back: they save what the class holds
         kernels.activate()
 
 
@@ -263,10 +264,11 @@ def test_mock_patch_across_uninstall_leaves_an_inert_transparent_wrapper(sim: An
     extstream_guard.install()
     ext = npu.ExternalStream(HANDLE)
     with npu.stream(ext):
-        patcher = mock.patch.object(torch.Tensor, "to", mock.MagicMock())
+        spy = mock.MagicMock()
+        patcher = mock.patch.object(torch.Tensor, "to", spy)
         patcher.start()
     extstream_guard.uninstall()
-    assert vars(torch.Tensor)["to"] is kernel
+    assert vars(torch.Tensor)["to"] is spy  # another's patch on top stays (issue 40)
     patcher.stop()  # mock puts back what it saw: the guard's wrapper
     left = vars(torch.Tensor)["to"]
     assert left is not kernel and unwrap(left) is kernel
@@ -436,3 +438,47 @@ def test_cuda_without_transfer_to_npu_is_not_the_npu(armed: Any) -> None:
     with npu.stream(ext):
         plain = _outcome(lambda: _pinned().to("cuda", non_blocking=True))
     assert plain is not None and plain is not ExternalStreamError  # torch's own error
+
+
+# --- staged copies (issue 40, item 7) -----------------------------------------------------------
+
+STAGED: dict[str, Call] = {
+    "strided-pinned-to-npu": lambda t, p: p[::2].to("npu", non_blocking=True),
+    "expanded-pinned-to-npu": lambda t, p: p[:1].expand(4).to("npu", non_blocking=True),
+    "copy_-from-strided-pinned": lambda t, p: t.torch.zeros(2).npu().copy_(p[::2], True),
+    "copy_-into-strided-pinned": lambda t, p: p[::2].copy_(t.ones_npu[:2], non_blocking=True),
+    "copy_-into-pinned-with-a-dtype-change": lambda t, p: (
+        p.to(t.torch.float64).pin_memory().copy_(t.ones_npu, non_blocking=True)
+    ),
+}
+NOT_STAGED: dict[str, Call] = {
+    "dtype-change-to-npu": lambda t, p: p.to("npu", t.torch.float64, non_blocking=True),
+    "contiguous-slice-to-npu": lambda t, p: p[:2].to("npu", non_blocking=True),
+    "copy_-from-pinned-with-a-dtype-change": lambda t, p: (
+        t.torch.zeros(4, dtype=t.torch.float64).npu().copy_(p, non_blocking=True)
+    ),
+}
+
+
+@pytest.mark.parametrize("case", STAGED, ids=list(STAGED))
+def test_copies_staged_through_pageable_memory_pass(armed: Any, case: str) -> None:
+    """torch_npu stages a non-contiguous host side (and a device-to-host dtype change)
+    through a pageable temporary: nothing is recorded in the pinned block, nothing aborts
+    (refused before)."""
+    npu, ext = armed
+    helpers, pinned = _helpers(), _pinned()
+    with npu.stream(ext):
+        STAGED[case](helpers, pinned)
+    from tests.guard.npusim import memory
+
+    assert not memory.pinned_block(pinned).streams
+
+
+@pytest.mark.parametrize("case", NOT_STAGED, ids=list(NOT_STAGED))
+def test_copies_that_keep_the_pinned_source_are_refused(armed: Any, case: str) -> None:
+    """The twins: a contiguous pinned source is recorded, a dtype change to the device
+    included (the aclnn path keeps it, hazards.md)."""
+    npu, ext = armed
+    helpers, pinned = _helpers(), _pinned()
+    with npu.stream(ext), pytest.raises(ExternalStreamError, match=r"\[XST201\]"):
+        NOT_STAGED[case](helpers, pinned)

@@ -163,3 +163,72 @@ def test_a_seen_worker_s_external_nodes_in_the_caller_s_managed_numbers_are_unkn
 
     _run(caller)
     assert float(weight.grad[0]) == 2.0
+
+
+def _parallel_apply_shape(npu: Any, ext: Any, with_own_crossing: bool) -> None:
+    """What ``DataParallel`` does, in the caller: its first numbers under ``ext`` (an earlier
+    region), then, outside it, scatter and broadcast (the caller's later numbers), a worker
+    that enters the caller's current stream as ``parallel_apply``'s does and runs the replica
+    (its numbers from 0: among the caller's ``ext`` numbers), and the gather and loss in the
+    caller, backward outside the region."""
+    weight, inp, early = _leaf(), _leaf(), _leaf()
+
+    def caller() -> None:
+        with npu.stream(ext):
+            kept = early * 1  # (a leaf of its own: its accumulator's stream is ext)
+            for _k in range(12):
+                kept = kept * 1  # the caller's numbers 0..12, under ext
+        scattered, replica = inp * 1, weight * 1  # scatter / Broadcast: the caller's, later
+        stream = npu.current_stream()  # parallel_apply: the caller's current stream
+
+        def worker() -> Any:
+            with stream:
+                return (scattered * replica).relu() * 2  # numbered 0, 1, 2
+
+        out = _run(worker)
+        assert out.grad_fn._sequence_nr() < 12  # among the caller's ext numbers
+        loss = out.sum()
+        if with_own_crossing:
+            for _k in range(8):
+                kept = kept * 1  # outside: keeps kept's ext node out of the worker's numbers
+            with npu.stream(ext):
+                own = early * 3  # the caller's, above every number the worker reached
+            loss = loss + own.sum()
+            with pytest.raises(ExternalStreamError) as info:
+                loss.backward()
+            assert info.value.code == "XST203"
+        else:
+            loss.backward()  # a false XST203 before (issue 40, item 6)
+        del kept
+
+    _run(caller)
+    if not with_own_crossing:
+        assert float(weight.grad[0]) == 2.0
+
+
+@pytest.mark.parametrize("arming", ["fresh", "long-lived"])
+def test_a_worker_s_managed_nodes_among_the_caller_s_external_numbers_pass(
+    npu: Any, arming: str
+) -> None:
+    warm = _warm(arming)
+    _parallel_apply_shape(npu, npu.ExternalStream(HANDLE), with_own_crossing=False)
+    del warm
+
+
+@pytest.mark.parametrize("arming", ["fresh", "long-lived"])
+def test_the_caller_s_own_crossing_beside_a_worker_s_graph_is_refused(
+    npu: Any, arming: str
+) -> None:
+    """The caller's own node, whose inputs are its own, stays judged even where the thread
+    that armed the checks passed its number under a managed stream long before."""
+    warm = _warm(arming)
+    _parallel_apply_shape(npu, npu.ExternalStream(HANDLE), with_own_crossing=True)
+    del warm
+
+
+def _warm(arming: str) -> list[Any]:
+    """``long-lived``: the thread that arms the checks has made 64 nodes before."""
+    import torch
+
+    count = 64 if arming == "long-lived" else 0
+    return [torch.ones(1, requires_grad=True) * k for k in range(count)]

@@ -64,7 +64,11 @@ def _hazard_attrs() -> set[tuple[int, str]]:
     return {(id(owner), attr) for owner, attr in patched() if attr in _ATTRS}
 
 
-_ATTRS = {point.attr for point in HAZARD_POINTS} - {"__enter__"}  # graph.__enter__ is XST106's
+#: What arming patches: the copy, backward and replay points. The stream switches are patched
+#: at install (issue 40: they arm the checks when a stream made before install becomes current).
+SWITCH_KINDS = frozenset({"switch_raw", "switch_set", "switch_enter", "switch_exit"})
+_ATTRS = {point.attr for point in HAZARD_POINTS if point.kind not in SWITCH_KINDS}
+_SWITCHES = {point.attr for point in HAZARD_POINTS if point.kind in SWITCH_KINDS}
 
 
 # --- arming -------------------------------------------------------------------------------------
@@ -77,11 +81,15 @@ def test_nothing_is_patched_before_the_first_external_stream(sim: Any) -> None:
     owners = [torch.Tensor, torch.UntypedStorage, torch.autograd, npu, npu.Stream, npu.NPUGraph]
     before = [dict(vars(owner)) for owner in owners]
     extstream_guard.install()
+    assert {attr for _, attr in patched()} >= _SWITCHES  # patched at install (issue 40)
+    unarmed = [dict(vars(owner)) for owner in owners]
     npu.Stream()  # a managed stream arms nothing
     with npu.stream(npu.Stream()):
         torch.ones(4).pin_memory().to("npu", non_blocking=True)
     assert not _hazard_attrs()
     assert vars(torch.Tensor)["to"] is before[0]["to"]
+    assert all(a.keys() == b.keys() and all(a[k] is b[k] for k in a)
+               for a, b in zip(unarmed, [dict(vars(owner)) for owner in owners]))  # fmt: skip
     ext = npu.ExternalStream(HANDLE)
     # opt-in XST202 is not selected; everything else is patched once, here
     assert {attr for _, attr in patched()} >= _ATTRS - {"replay"}
@@ -118,6 +126,67 @@ def test_install_with_no_external_current_arms_nothing(sim: Any) -> None:
     npu = sim.torch_npu.npu
     npu.ExternalStream(HANDLE)  # exists, but made before install and never current
     extstream_guard.install()
+    assert not _hazard_attrs()
+
+
+SWITCHES: dict[str, Callable[[Any, Any], Any]] = {
+    "set_stream": lambda npu, ext: npu.set_stream(ext),
+    "stream()": lambda npu, ext: npu.stream(ext).__enter__(),
+    "with ext": lambda npu, ext: ext.__enter__(),
+    "torch.accelerator.set_stream": lambda npu, ext: __import__("torch").accelerator.set_stream(
+        ext
+    ),
+    "set_stream bound before install": lambda npu, ext: BOUND["set_stream"](ext),
+}
+BOUND: dict[str, Any] = {}
+
+
+@pytest.mark.parametrize("made", ["before-install", "in-an-earlier-installation"])
+@pytest.mark.parametrize("switch", SWITCHES)
+def test_a_stream_made_before_install_arms_when_it_becomes_current(
+    sim: Any, switch: str, made: str
+) -> None:
+    """Issue 40, item 5: no constructor wrapper saw it made; making it current arms."""
+    import torch
+
+    npu = sim.torch_npu.npu
+    BOUND["set_stream"] = npu.set_stream
+    if made == "in-an-earlier-installation":
+        with extstream_guard.installed():
+            ext = npu.ExternalStream(HANDLE)
+            assert _hazard_attrs()
+    else:
+        ext = npu.ExternalStream(HANDLE)
+    extstream_guard.install()
+    assert not _hazard_attrs()
+    weight = _npu_weight()
+    pinned = torch.ones(4).pin_memory()
+    try:
+        SWITCHES[switch](npu, ext)
+        assert _hazard_attrs()
+        with pytest.raises(ExternalStreamError, match=r"\[XST201\]"):
+            pinned.to("npu", non_blocking=True)  # went through to the abort before
+        loss = (weight * 2).sum()
+    finally:
+        npu.set_stream(npu.default_stream())
+    with pytest.raises(ExternalStreamError, match=r"\[XST203\]"):
+        loss.backward()
+
+
+def _npu_weight() -> Any:
+    from tests.guard import npusim
+
+    return npusim.npu_tensor(requires_grad=True)
+
+
+def test_a_managed_stream_made_current_arms_nothing(sim: Any) -> None:
+    npu = sim.torch_npu.npu
+    extstream_guard.install()
+    stream = npu.Stream()
+    npu.set_stream(stream)
+    with npu.stream(npu.Stream()), stream:
+        pass
+    npu.set_stream(npu.default_stream())
     assert not _hazard_attrs()
 
 

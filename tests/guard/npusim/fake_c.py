@@ -27,6 +27,7 @@ real ``torch.Stream``, as in torch_npu (``Stream.cpp``: ``tp_base`` is ``torch.S
 from __future__ import annotations
 
 import ctypes
+import operator
 import os
 import threading
 import time
@@ -181,10 +182,32 @@ def _pool(priority: int, sync_launch: int) -> int:
     return (kind << 5) | index
 
 
-def _int_arg(value: Any) -> int:
-    if isinstance(value, int):
-        return int(value)
-    raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
+#: ``THNPStream_pynew``'s ``PyArg_ParseTupleAndKeywords`` format (a test finds it in
+#: ``libtorch_npu.so``), over priority, is_sync_launch, stream_id, device_index, device_type,
+#: stream_ptr.
+STREAM_FORMAT = "|iiLLLK"
+_INT_RANGE = {"i": (-(1 << 31), (1 << 31) - 1), "L": (-(1 << 63), (1 << 63) - 1)}
+
+
+def parse_arg(unit: str, value: Any, position: int) -> int:
+    """One argument as CPython's ``getargs.c`` converts it: ``i`` / ``L`` take any object with
+    ``__index__`` (numpy integers too; not floats) and check the C range, ``K`` takes only an
+    ``int`` (subclasses, ``bool``, included) and keeps its low 64 bits, with no range check."""
+    if unit == "K":
+        if not isinstance(value, int):
+            name = "None" if value is None else type(value).__name__
+            raise TypeError(f"argument {position} must be int, not {name}")
+        return int(value) & _MASK64
+    if isinstance(value, float):
+        raise TypeError("'float' object cannot be interpreted as an integer")
+    number = operator.index(value)  # TypeError for anything without __index__
+    low, high = _INT_RANGE[unit]
+    if not low <= number <= high:
+        if unit == "L":
+            raise OverflowError("int too big to convert")
+        side = "greater than maximum" if number > high else "less than minimum"
+        raise OverflowError(f"signed integer is {side}")
+    return number
 
 
 class _NPUStreamBase(torch.Stream):
@@ -200,13 +223,12 @@ class _NPUStreamBase(torch.Stream):
         device_type: Any = 0,
         stream_ptr: Any = 0,
     ) -> Any:
-        priority, is_sync_launch = _int_arg(priority), _int_arg(is_sync_launch)
-        stream_id, device_index = _int_arg(stream_id), _int_arg(device_index)
-        device_type = _int_arg(device_type)
-        if not isinstance(stream_ptr, int):
-            name = "None" if stream_ptr is None else type(stream_ptr).__name__
-            raise TypeError(f"argument 6 must be int, not {name}")
-        pointer = int(stream_ptr) & _MASK64
+        values = (priority, is_sync_launch, stream_id, device_index, device_type, stream_ptr)
+        parsed = [
+            parse_arg(unit, value, position)
+            for position, (unit, value) in enumerate(zip(STREAM_FORMAT[1:], values), 1)
+        ]
+        priority, is_sync_launch, stream_id, device_index, device_type, pointer = parsed
         current_device = STATE.device()
         if pointer:
             if priority != 0:

@@ -13,7 +13,10 @@ What each copy does (spec 2.6 and hazards.md, hazard 1):
 * host -> NPU (``cpu.to("npu", non_blocking=True)``, ``npu.copy_(cpu, non_blocking=True)``): a
   pinned source records the destination device's current stream in its block
   (``CopyKernel.cpp:132-140``); a pageable one synchronises that stream instead (safe). Copies
-  that stage through a pageable temporary (dtype change, non-contiguous) record nothing.
+  from or into a non-contiguous host tensor stage through a pageable temporary and record
+  nothing, and so do dtype-changing device-to-host copies; a dtype-changing host-to-device
+  copy keeps its contiguous pinned source and records (the aclnn path,
+  ``CopyKernelOpApi.cpp:169-172``; hazards.md, hazard 1).
 * NPU -> host with ``non_blocking=True``: ``.to("cpu")`` allocates a **pinned** result
   (``ToKernelNpu.cpp:85-119``), and the copy records the source device's current stream in it;
   ``cpu_dst.copy_(npu)`` records in ``cpu_dst``'s block when that is pinned.
@@ -136,7 +139,7 @@ def to(self: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
         if src != dst:
             _cross_device(src, dst)
         return wrap_npu(_TO(plain, dtype=dtype, copy=True), dst)
-    staged = dtype != plain.dtype or not plain.is_contiguous()
+    staged = not plain.is_contiguous()  # a dtype change keeps the pinned source (aclnn)
     if dst is not None:  # host to device
         result = wrap_npu(_TO(plain, dtype=dtype, copy=True), dst)
         if non_blocking and not staged:
@@ -164,7 +167,9 @@ def copy_(self: torch.Tensor, other: torch.Tensor, non_blocking: bool = False) -
         _COPY(self, src)
     if non_blocking and (dst_index is None) != (src_index is None):
         host, device = (self, src_index) if dst_index is None else (src, dst_index)
-        memory.record_on_block(host, device)
+        staged = not host.is_contiguous() or (dst_index is None and self.dtype != src.dtype)
+        if not staged:
+            memory.record_on_block(host, device)
     return self
 
 

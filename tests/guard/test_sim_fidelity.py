@@ -1,0 +1,96 @@
+"""The simulation is no kinder than torch_npu (issue 40): each point checked against the wheel.
+
+A test that passes only because the simulated C layer accepts, records or switches less than
+torch_npu does would pass for the wrong reason. Each point here reads the real wheel (its
+Python files or ``libtorch_npu.so``) or CPython's own machinery as ground truth.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests import _npu_wheel
+from tests._skips import NO_TORCH
+
+pytest.importorskip("torch", reason=NO_TORCH)
+
+
+@pytest.fixture(scope="module")
+def library() -> Iterator[bytes]:
+    try:
+        yield _npu_wheel.read_member(_npu_wheel.DEFAULT_VERSION, "torch_npu/lib/libtorch_npu.so")
+    except _npu_wheel.WheelUnavailable as exc:  # pragma: no cover - network
+        if _npu_wheel.offline():
+            pytest.skip(str(exc))
+        pytest.fail(str(exc), pytrace=False)
+
+
+# --- the stream constructor's argument parser -------------------------------------------------
+
+_KEYWORDS = ("priority", "is_sync_launch", "stream_id", "device_index", "device_type",
+             "stream_ptr")  # fmt: skip
+
+
+def test_the_stream_format_is_the_library_s(library: bytes) -> None:
+    from tests.guard.npusim import fake_c
+
+    assert b"\0" + fake_c.STREAM_FORMAT.encode() + b"\0" in library
+    assert all(name.encode() + b"\0" in library for name in _KEYWORDS)
+
+
+def _cpython(keyword: str, value: Any) -> Any:
+    """What ``PyArg_ParseTupleAndKeywords(args, {keyword: value}, STREAM_FORMAT, ...)`` gives
+    (CPython's own ``getargs.c``, called through ctypes): the value stored, or the error."""
+    from tests.guard.npusim import fake_c
+
+    kwlist = (ctypes.c_char_p * 7)(*(name.encode() for name in _KEYWORDS), None)
+    slots = [ctypes.c_int(), ctypes.c_int(), ctypes.c_longlong(), ctypes.c_longlong(),
+             ctypes.c_longlong(), ctypes.c_ulonglong()]  # fmt: skip
+    parse = ctypes.pythonapi.PyArg_ParseTupleAndKeywords
+    parse.restype = ctypes.c_int
+    try:
+        parse(ctypes.py_object(()), ctypes.py_object({keyword: value}),
+              ctypes.c_char_p(fake_c.STREAM_FORMAT.encode()), kwlist,
+              *(ctypes.byref(slot) for slot in slots))  # fmt: skip
+    except Exception as exc:
+        return type(exc)
+    return slots[_KEYWORDS.index(keyword)].value
+
+
+def _simulated(keyword: str, value: Any) -> Any:
+    from tests.guard.npusim import fake_c
+
+    position = _KEYWORDS.index(keyword) + 1
+    try:
+        return fake_c.parse_arg(fake_c.STREAM_FORMAT[position], value, position)
+    except Exception as exc:
+        return type(exc)
+
+
+class _Index:
+    """A numpy-like integer: not an ``int``, but with ``__index__``."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
+
+
+_VALUES = {
+    "int": 5, "negative": -1, "bool": True, "index": _Index(7), "float": 1.0, "None": None,
+    "str": "5", "c-int-overflow": 2**40, "over-64-bit": 2**64 + 5, "over-long-long": 2**70,
+    "negative-index": _Index(-2),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("value", _VALUES, ids=list(_VALUES))
+@pytest.mark.parametrize("keyword", _KEYWORDS)
+def test_the_simulated_parser_converts_as_cpython_does(keyword: str, value: str) -> None:
+    """``i`` / ``L`` take ``__index__`` objects and check the C range, ``K`` only ``int``s,
+    masked: the simulation refused numpy-like integers everywhere (issue 40)."""
+    assert _simulated(keyword, _VALUES[value]) == _cpython(keyword, _VALUES[value])
