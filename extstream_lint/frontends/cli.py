@@ -38,7 +38,7 @@ from ..project.modules import installed, one_run
 from ..project.prefilter import might_use_external_streams, should_analyse
 from ..project.sources import decode_python, read_project_file
 from .config import ConfigError
-from .fixes import apply_edits, find_fixes, fix_source, unified_diff
+from .fixes import NotWritten, apply_edits, find_fixes, still_parses, unified_diff, write_fix
 from .formats import FORMATTERS, Located, format_statistics, repository_root
 from .noqa import filter_noqa
 from .options import PROG, Options, Selection, UsageError, build_parser, make_options
@@ -211,25 +211,29 @@ def _apply_fixes(options: Options, results: list[Located]) -> int:
     by_path: dict[str, list[Located]] = {}
     for r in _wanted(options, results):
         by_path.setdefault(r.path, []).append(r)
+    # the trees a fix may write in: each directory linted, and each file's own directory
+    trees = [p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in options.paths]
     count = 0
     for path, located in sorted(by_path.items()):
         before = _TEXTS.get(path)
         if before is None:
             continue
         edits = [edit for r in located if r.fix for edit in r.fix.edits]
+        if not still_parses(before, apply_edits(before, edits)):  # a bug of ours: say so
+            print(
+                f"{PROG}: warning: not fixed, the fix would not parse: {path}; {HOW_TO_REPORT}",
+                file=sys.stderr,
+            )
+            continue
         if options.diff:
             sys.stdout.write(unified_diff(path, before, apply_edits(before, edits)))
             count += len(located)
             continue
         try:
-            with open(path, "rb") as handle:
-                fixed = fix_source(handle.read(), before, edits)
-            if fixed is None:  # changed since it was linted: the edits would land wrong
-                print(f"{PROG}: warning: not fixed, changed while linting: {path}", file=sys.stderr)
-                continue
-            with open(path, "r+b") as handle:  # in place: the file keeps its mode and owner
-                handle.write(fixed)
-                handle.truncate()
+            write_fix(path, before, edits, trees)
+        except NotWritten as refused:
+            print(f"{PROG}: warning: not fixed, {refused.reason}: {path}", file=sys.stderr)
+            continue
         except OSError as exc:
             print(f"{PROG}: warning: cannot fix {path}: {exc.strerror or exc}", file=sys.stderr)
             continue

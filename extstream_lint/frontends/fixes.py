@@ -19,9 +19,13 @@ libcst is imported only when a kept finding has a rule with a fix.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import io
+import os
 import re
+import stat
+import tempfile
 import tokenize
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -34,7 +38,17 @@ from ..findings import Finding
 if TYPE_CHECKING:
     import libcst as cst
 
-__all__ = ["Edit", "Fix", "apply_edits", "find_fixes", "fix_source", "unified_diff"]
+__all__ = [
+    "Edit",
+    "Fix",
+    "NotWritten",
+    "apply_edits",
+    "find_fixes",
+    "fix_source",
+    "still_parses",
+    "unified_diff",
+    "write_fix",
+]
 
 
 @dataclass(frozen=True, order=True)
@@ -81,6 +95,14 @@ def _find(text: str, wanted: Sequence[Finding]) -> dict[Finding, Fix]:
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
+    from ..project.pytrees import python_parse, too_deep_for_libcst
+
+    try:
+        tree = python_parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    if too_deep_for_libcst(text, tree) is not None:  # libcst's parser would crash
+        return {}
     wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     calls: dict[tuple[int, int], list[cst.Call]] = defaultdict(list)
@@ -96,7 +118,11 @@ def _find(text: str, wanted: Sequence[Finding]) -> dict[Finding, Fix]:
             for call in calls.get((finding.line, finding.col), ())
             if (fix := rewrite(call, context))
         ]
-        if len(fixes) == 1 and not context.has_comment(fixes[0]):
+        if (
+            len(fixes) == 1
+            and not context.has_comment(fixes[0])
+            and (tree is None or still_parses(text, apply_edits(text, fixes[0].edits)))
+        ):
             # the contract has the last word: a rule whose rewrite changes behaviour is unsafe
             safe = fixes[0].safe and RULES[finding.code].autofix == "safe"
             found[finding] = replace(fixes[0], safe=safe)
@@ -365,6 +391,99 @@ def fix_source(data: bytes, linted: str, edits: Sequence[Edit]) -> bytes | None:
     if text != linted:
         return None
     return (mark + apply_edits(text, edits)).encode(encoding)
+
+
+def still_parses(before: str, after: str) -> bool:
+    """Does the fixed text ``after`` parse as ``before`` did? CPython's parser when it
+    accepts ``before``, libcst's when only libcst does (syntax newer than this Python). A
+    rewrite that breaks the code is a bug of ours, and must never reach the user's file."""
+    from ..project.pytrees import python_parse, too_deep_for_libcst
+
+    try:
+        python_parse(before)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    else:
+        try:
+            python_parse(after)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        return True
+    if too_deep_for_libcst(after, None) is not None:
+        return False
+    import libcst as cst
+
+    try:
+        cst.parse_module(after)
+    except Exception:
+        return False
+    return True
+
+
+class NotWritten(Exception):
+    """``--fix`` left a file as it was; ``reason`` says why, as a user should read it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def write_fix(path: str, linted: str, edits: Sequence[Edit], trees: Sequence[str]) -> None:
+    """Make ``edits`` in the file ``path``, which was linted as ``linted``, or raise
+    :class:`NotWritten` (or ``OSError``) with the file as it was.
+
+    The fixed bytes go to a temporary file beside it, which is flushed to disk, given the
+    file's mode and owner, then renamed over it: a full disk, a quota or a kill leaves the
+    old file or the new one, never half of each. A file reached through a symbolic link is
+    fixed where it lives only when that is inside one of ``trees`` (the paths linted: a
+    directory, or a file's own directory); a file with several hard links is left alone,
+    since a rename would separate them.
+    """
+    target = os.path.realpath(path)
+    if not any(_inside(target, os.path.realpath(tree)) for tree in trees):
+        raise NotWritten("it is a link to a file outside the paths linted")
+    with open(target, "rb") as handle:
+        data = handle.read()
+        status = os.fstat(handle.fileno())
+    if not stat.S_ISREG(status.st_mode):
+        raise NotWritten("it is not a regular file")
+    fixed = fix_source(data, linted, edits)
+    if fixed is None:
+        raise NotWritten("changed while linting")
+    if status.st_nlink > 1:
+        raise NotWritten(f"it has {status.st_nlink} hard links, which a rewrite would separate")
+    _replace(target, fixed, status)
+
+
+def _inside(path: str, tree: str) -> bool:
+    return path == tree or path.startswith(tree.rstrip(os.sep) + os.sep)
+
+
+def _replace(target: str, data: bytes, status: os.stat_result) -> None:
+    """Write ``data`` beside ``target`` and rename it over ``target`` (see :func:`write_fix`)."""
+    directory, name = os.path.split(target)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".fix", dir=directory)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view) :]
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        os.chmod(temporary, stat.S_IMODE(status.st_mode))
+        chown = getattr(os, "chown", None)
+        written = os.stat(temporary)
+        if chown is not None and (written.st_uid, written.st_gid) != (status.st_uid, status.st_gid):
+            try:
+                chown(temporary, status.st_uid, status.st_gid)
+            except PermissionError:
+                raise NotWritten("its owner could not be kept") from None
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
