@@ -241,9 +241,8 @@ def _non_blocking_false(call: cst.Call, context: _Context) -> Fix | None:
         positional = _positional(call)
         receiver = _receiver(call)
         unbound = receiver is not None and _dotted(receiver).split(".")[-1] == "Tensor"
-        if method == "to":  # the first literal bool: non_blocking comes before copy
-            bools = [a for a in positional if _is_bool(a.value)]
-            arg = bools[0] if bools else None
+        if method == "to":
+            arg = _to_non_blocking(positional[1:] if unbound else positional)
         else:
             index = _NON_BLOCKING_INDEX[method] + (1 if unbound else 0)
             arg = positional[index] if len(positional) > index else None
@@ -255,6 +254,57 @@ def _non_blocking_false(call: cst.Call, context: _Context) -> Fix | None:
     # Dropping a name loses nothing; dropping a call or an attribute (a property) might.
     safe = isinstance(value, cst.Name)
     return Fix("Use `non_blocking=False`", safe, (context.replace(value, "False"),))
+
+
+def _to_non_blocking(positional: list[cst.Arg]) -> cst.Arg | None:
+    """The argument that binds ``non_blocking`` in ``Tensor.to(...)``'s positional
+    arguments, by torch's overloads: ``to(device, dtype, non_blocking, copy)``,
+    ``to(dtype, non_blocking, copy)`` and ``to(tensor, non_blocking, copy)``. ``None``
+    when the spelling does not tell which overload binds (``to(x, y)``: a tensor and a
+    flag, or a device and a dtype): a fix must never rewrite ``copy`` or a dtype."""
+    import libcst as cst
+
+    if not positional:
+        return None
+    first = positional[0].value
+    second = positional[1].value if len(positional) > 1 else None
+    if _is_dtype(first):
+        index = 1
+    elif (
+        isinstance(
+            first, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer)
+        )
+        or (isinstance(first, cst.Call) and _dotted(first.func) == "torch.device")
+        or (isinstance(first, cst.Attribute) and first.attr.value == "device")
+        or len(positional) >= 4  # only the device overload takes four
+        or (second is not None and (_is_dtype(second) or _is_none(second)))
+    ):
+        index = 2
+    elif second is not None and _is_bool(second):  # a dtype is never a bool: a tensor first
+        index = 1
+    else:
+        return None
+    return positional[index] if len(positional) > index else None
+
+
+#: torch's dtypes by the names ``torch.<name>`` spells them.
+_DTYPE_NAMES = (
+    "float float16 float32 float64 half double bfloat16 complex32 complex64 complex128 "
+    "cfloat cdouble chalf int int8 int16 int32 int64 short long uint8 uint16 uint32 "
+    "uint64 bool float8_e4m3fn float8_e5m2 float8_e4m3fnuz float8_e5m2fnuz qint8 quint8"
+)
+_DTYPES = frozenset(_DTYPE_NAMES.split())
+
+
+def _is_dtype(node: cst.BaseExpression) -> bool:
+    head, _, name = _dotted(node).rpartition(".")
+    return head == "torch" and name in _DTYPES
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    import libcst as cst
+
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _is_bool(node: cst.BaseExpression) -> bool:
@@ -313,8 +363,8 @@ def _drop_graph_stream(call: cst.Call, context: _Context) -> Fix | None:
     start, end = context.span(arg)
     if index + 1 < len(args):  # "stream=ext, pool=p" -> "pool=p"
         end = context.span(args[index + 1])[0]
-    elif index > 0:  # "g, stream=ext" -> "g"
-        start = context.span(args[index - 1].value)[1]
+    elif index > 0:  # "g, stream=ext" -> "g"; "(g)" or "*(a)" whole (the argument's span)
+        start = context.span(args[index - 1])[1]
     else:
         return None
     return Fix(
