@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..contract import RULES
 from ..findings import Finding
+from .noqa import physical_lines
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -538,7 +539,5 @@ def _replace(target: str, data: bytes, status: os.stat_result) -> None:
 
 def unified_diff(path: str, before: str, after: str) -> str:
     """``--diff``: ruff's layout, the path on both header lines."""
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), path, path
-    )
+    lines = difflib.unified_diff(physical_lines(before), physical_lines(after), path, path)
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n" for line in lines)

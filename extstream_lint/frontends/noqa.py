@@ -27,7 +27,15 @@ from flake8 import utils as _flake8_utils
 
 from ..findings import Finding
 
-__all__ = ["NoqaMap", "file_is_silenced", "filter_noqa", "is_silenced_by"]
+__all__ = ["NoqaMap", "file_is_silenced", "filter_noqa", "is_silenced_by", "physical_lines"]
+
+
+def physical_lines(source: str) -> list[str]:
+    """The lines of ``source`` as flake8 and CPython count them, ends kept: only ``\\n``,
+    ``\\r\\n`` and ``\\r`` end one. ``str.splitlines`` also breaks on a form feed,
+    ``\\x0b``, ``\\x1c``-``\\x1e``, ``\\x85``, ``\\u2028`` and ``\\u2029``: after one, every
+    ``# noqa`` lookup was a line off, and a string literal could silence the whole file."""
+    return io.StringIO(source, newline="").readlines()
 
 
 @lru_cache(maxsize=512)
@@ -64,7 +72,7 @@ class NoqaMap:
     """
 
     def __init__(self, source: str) -> None:
-        self.lines = source.splitlines(keepends=True)
+        self.lines = physical_lines(source)
         self._mapping: dict[int, str] | None = None
 
     def text_for(self, line: int) -> str:
