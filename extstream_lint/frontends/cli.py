@@ -33,9 +33,10 @@ from ..findings import Finding, cannot_analyse
 from ..project.collector import fewer_collections
 from ..project.discovery import iter_files, matches_any
 from ..project.graph import ImportGraph, graph_for
-from ..project.limits import set_max_file_bytes
+from ..project.limits import max_file_bytes, set_max_file_bytes, too_large
 from ..project.modules import installed, one_run
 from ..project.prefilter import might_use_external_streams, should_analyse
+from ..project.regular import TooLarge, read_head
 from ..project.sources import decode_python, read_project_file
 from .config import ConfigError
 from .fixes import NotWritten, apply_edits, find_fixes, still_parses, unified_diff, write_fix
@@ -114,14 +115,44 @@ def _display(path: str) -> str:
     return os.path.normpath(path)
 
 
-def _read(path: str) -> str | Finding:
+def _read(path: str, shown: str) -> str | Finding:
     """The decoded text of ``path``, or the XST000 finding that says why it cannot be read.
-    Files are read through :func:`.sources.read_project_file`: once per run, whoever asks."""
+    Files are read through :func:`.sources.read_project_file`: once per run, whoever asks.
+    A file over the size limit is not read (its size on disk says so; stdin is read to one
+    byte past the limit): its XST000 may still be silenced on line 1, so the text of its
+    first lines is kept for its noqa comment (:data:`_HEADS`)."""
     try:
-        data = sys.stdin.buffer.read() if path == "-" else read_project_file(os.path.abspath(path))
+        if path == "-":
+            data = sys.stdin.buffer.read(max_file_bytes() + 1)
+            if len(data) > max_file_bytes():
+                raise TooLarge(0, "larger than the limit", path)
+        else:
+            data = read_project_file(os.path.abspath(path))
+    except TooLarge as large:
+        _HEADS[shown] = _head(path, data if path == "-" else None)
+        return cannot_analyse(too_large(large.size))
     except OSError as exc:
         return cannot_analyse(f"cannot read file: {exc.strerror or exc}", unreadable=True)
     return decode_source(data)
+
+
+#: The first lines of each file over the size limit, by shown path: what noqa reads.
+_HEADS: dict[str, str] = {}
+
+#: How much of an over-limit file is read for the noqa comment of its finding on line 1.
+_HEAD_BYTES = 1 << 16
+
+
+def _head(path: str, data: bytes | None) -> str:
+    """The first whole lines of ``path`` (or of ``data``), at most :data:`_HEAD_BYTES`."""
+    if data is None:
+        try:
+            data = read_head(path, _HEAD_BYTES)
+        except OSError:
+            return ""
+    head = decode_source(data[:_HEAD_BYTES])
+    cut = max(head.rfind("\n"), head.rfind("\r"))
+    return head[: cut + 1] if cut >= 0 else head
 
 
 def _sources(
@@ -134,7 +165,7 @@ def _sources(
     if options.paths == ("-",):
         shown = options.stdin_filename
         if shown == "stdin" or not matches_any(shown, options.exclude, options.root):
-            content = _read("-")
+            content = _read("-", shown)
             if isinstance(content, Finding) or should_analyse(
                 content, shown, options.src, options.cache
             ):
@@ -146,19 +177,20 @@ def _sources(
         if path.endswith(".py"):
             absolute = os.path.abspath(path)
             if installed(os.path.dirname(absolute)) or graph.facts(absolute) is None:
-                content = _read(path)  # the markers decide, or the reason it cannot be read
+                content = _read(path, _display(path))  # the markers decide, or why it is unread
                 if isinstance(content, Finding) or might_use_external_streams(content):
                     yield _display(path), content
             elif graph.receives(absolute):
-                yield _display(path), _read(path)
+                yield _display(path), _read(path, _display(path))
             continue
-        content = _read(path)
+        content = _read(path, _display(path))
         if isinstance(content, Finding) or might_use_external_streams(content):
             yield _display(path), content  # not Python: the markers only
 
 
 def run(options: Options) -> list[Located]:
     """Lint every file; the kept findings in stable order (path, line, column, code)."""
+    set_max_file_bytes(options.max_file_size)  # files are read no further than it allows
     texts: dict[str, str] = {}
     raw: list[tuple[str, list[Finding]]] = []
     with (
@@ -185,13 +217,15 @@ def run(options: Options) -> list[Located]:
     results: list[Located] = []
     for shown, findings in raw:
         kept = [f for f in findings if options.selection.wants(f.code, shown)]
-        if kept and not options.disable_noqa and shown in texts:
-            kept = filter_noqa(kept, _normalize_newlines(texts[shown]))
+        noqa_text = texts.get(shown, _HEADS.get(shown))
+        if kept and not options.disable_noqa and noqa_text is not None:
+            kept = filter_noqa(kept, _normalize_newlines(noqa_text))
         fixes = find_fixes(texts[shown], kept) if fixing and kept and shown in texts else {}
         results.extend(Located(shown, f, fixes.get(f)) for f in kept)
     results.sort()
     _TEXTS.clear()
     _TEXTS.update(texts)
+    _HEADS.clear()
     return results
 
 

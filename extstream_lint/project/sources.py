@@ -18,6 +18,7 @@ import os
 from collections import Counter
 
 from .diskio import entry_directory, load, project_root, store
+from .limits import max_file_bytes
 from .markers import enables_transfer, hands_out_external, may_reach_refused
 from .modules import (
     Probes,
@@ -39,7 +40,10 @@ OPENS: Counter[str] = Counter()
 
 def read_project_file(path: str) -> bytes:
     """The bytes of the project file ``path`` (absolute), opened once per run; raises
-    ``OSError`` as ``open`` does (remembered too: the file is not tried twice)."""
+    ``OSError`` as ``open`` does (remembered too: the file is not tried twice), and
+    :class:`.regular.TooLarge` for a file over the limit on one file's analysis
+    (:mod:`.limits`), known from its size before any byte is read: such a file is
+    analysed by no one, and a sparse file of gigabytes must not be read to learn it."""
     texts = run_memo("texts", dict)
     if texts is not None and path in texts:
         found = texts[path]
@@ -65,7 +69,7 @@ def _read_bytes(path: str) -> bytes:
     hanging the run. ``open(path, "rb").read()`` also makes a file object and a buffer,
     and asks the terminal and the position; the census reads every file of a project on
     its first run."""
-    return read_regular(path)
+    return read_regular(path, max_file_bytes())
 
 
 def decode_python(data: bytes) -> str:
