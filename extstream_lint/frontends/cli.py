@@ -171,7 +171,10 @@ def _sources(
             ):
                 yield shown, content
         return
-    files = iter_files(options.paths, options.exclude, options.root, options.respect_gitignore)
+    unlisted: list[tuple[str, OSError]] = []
+    files = iter_files(
+        options.paths, options.exclude, options.root, options.respect_gitignore, unlisted
+    )
     for path in files:
         listed.append(path)
         if path.endswith(".py"):
@@ -186,6 +189,9 @@ def _sources(
         content = _read(path, _display(path))
         if isinstance(content, Finding) or might_use_external_streams(content):
             yield _display(path), content  # not Python: the markers only
+    for directory, error in unlisted:  # what was not linted is said, like a file unread
+        reason = f"cannot list directory: {error.strerror or error}"
+        yield _display(directory), cannot_analyse(reason, unreadable=True)
 
 
 def run(options: Options) -> list[Located]:
