@@ -22,16 +22,24 @@ def test_a_tree_1500_directories_deep_is_walked(
 ) -> None:
     """``os.walk`` recursed (before Python 3.12): about 1,000 levels ended the run with
     RecursionError, "internal error", every finding lost."""
-    directory = in_tmp
-    for _ in range(1_500):
-        directory = directory / "d"
-        directory.mkdir()  # one level at a time: os.makedirs recurses too
-    (directory / "deep.py").write_text(STREAM)
-    (in_tmp / "top.py").write_text(STREAM)
-    status = main(["--no-cache", "."])
-    lines = capsys.readouterr().out.splitlines()
-    assert status == 1, lines
-    assert sorted(line.split(":")[0].rsplit("/", 1)[-1] for line in lines) == ["deep.py", "top.py"]
+    levels = [in_tmp / "d"]
+    for _ in range(1_499):
+        levels.append(levels[-1] / "d")
+    try:
+        for directory in levels:
+            directory.mkdir()  # one level at a time: os.makedirs recurses too
+        (levels[-1] / "deep.py").write_text(STREAM)
+        (in_tmp / "top.py").write_text(STREAM)
+        status = main(["--no-cache", "."])
+        lines = capsys.readouterr().out.splitlines()
+        assert status == 1, lines
+        found = sorted(line.split(":")[0].rsplit("/", 1)[-1] for line in lines)
+        assert found == ["deep.py", "top.py"], lines
+    finally:  # bottom up, one level at a time: pytest's rmtree of old temporary
+        (levels[-1] / "deep.py").unlink(missing_ok=True)  # directories recurses, and a
+        for directory in reversed(levels):  # tree this deep left there broke later runs
+            if directory.exists():
+                directory.rmdir()
 
 
 def test_an_unlistable_directory_is_reported(
