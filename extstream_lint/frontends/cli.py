@@ -35,13 +35,14 @@ from ..findings import Finding, cannot_analyse
 from ..project.collector import fewer_collections
 from ..project.discovery import iter_files, matches_any
 from ..project.graph import ImportGraph, graph_for
-from ..project.limits import set_max_file_bytes
+from ..project.limits import max_file_bytes, set_max_file_bytes, too_large
 from ..project.modules import installed, one_run
 from ..project.prefilter import might_use_external_streams, should_analyse
+from ..project.regular import TooLarge, read_head
 from ..project.sources import decode_python, read_project_file
 from .commands import add_noqa, fix_stdin, list_rules, show_files, show_settings
 from .config import ConfigError
-from .fixes import apply_edits, fix_source, unified_diff
+from .fixes import NotWritten, apply_edits, still_parses, unified_diff, write_fix
 from .formats import FORMATTERS, Located, format_full, format_statistics, repository_root
 from .linting import analyse_one, lint_text, located
 from .options import PROG, Options, Selection, UsageError, build_parser, make_options
@@ -99,14 +100,44 @@ def _display(path: str) -> str:
     return os.path.normpath(path)
 
 
-def _read(path: str) -> str | Finding:
+def _read(path: str, shown: str) -> str | Finding:
     """The decoded text of ``path``, or the XST000 finding that says why it cannot be read.
-    Files are read through :func:`.sources.read_project_file`: once per run, whoever asks."""
+    Files are read through :func:`.sources.read_project_file`: once per run, whoever asks.
+    A file over the size limit is not read (its size on disk says so; stdin is read to one
+    byte past the limit): its XST000 may still be silenced on line 1, so the text of its
+    first lines is kept for its noqa comment (:data:`_HEADS`)."""
     try:
-        data = sys.stdin.buffer.read() if path == "-" else read_project_file(os.path.abspath(path))
+        if path == "-":
+            data = sys.stdin.buffer.read(max_file_bytes() + 1)
+            if len(data) > max_file_bytes():
+                raise TooLarge(0, "larger than the limit", path)
+        else:
+            data = read_project_file(os.path.abspath(path))
+    except TooLarge as large:
+        _HEADS[shown] = _head(path, data if path == "-" else None)
+        return cannot_analyse(too_large(large.size))
     except OSError as exc:
         return cannot_analyse(f"cannot read file: {exc.strerror or exc}", unreadable=True)
     return decode_source(data)
+
+
+#: The first lines of each file over the size limit, by shown path: what noqa reads.
+_HEADS: dict[str, str] = {}
+
+#: How much of an over-limit file is read for the noqa comment of its finding on line 1.
+_HEAD_BYTES = 1 << 16
+
+
+def _head(path: str, data: bytes | None) -> str:
+    """The first whole lines of ``path`` (or of ``data``), at most :data:`_HEAD_BYTES`."""
+    if data is None:
+        try:
+            data = read_head(path, _HEAD_BYTES)
+        except OSError:
+            return ""
+    head = decode_source(data[:_HEAD_BYTES])
+    cut = max(head.rfind("\n"), head.rfind("\r"))
+    return head[: cut + 1] if cut >= 0 else head
 
 
 def _sources(
@@ -119,31 +150,38 @@ def _sources(
     if options.paths == ("-",):
         shown = options.stdin_filename
         if shown == "stdin" or not matches_any(shown, options.exclude, options.root):
-            content = _read("-")
+            content = _read("-", shown)
             if isinstance(content, Finding) or should_analyse(
                 content, shown, options.src, options.cache
             ):
                 yield shown, content
         return
-    files = iter_files(options.paths, options.exclude, options.root, options.respect_gitignore)
+    unlisted: list[tuple[str, OSError]] = []
+    files = iter_files(
+        options.paths, options.exclude, options.root, options.respect_gitignore, unlisted
+    )
     for path in files:
         listed.append(path)
         if path.endswith(".py"):
             absolute = os.path.abspath(path)
             if installed(os.path.dirname(absolute)) or graph.facts(absolute) is None:
-                content = _read(path)  # the markers decide, or the reason it cannot be read
+                content = _read(path, _display(path))  # the markers decide, or why it is unread
                 if isinstance(content, Finding) or might_use_external_streams(content):
                     yield _display(path), content
             elif graph.receives(absolute):
-                yield _display(path), _read(path)
+                yield _display(path), _read(path, _display(path))
             continue
-        content = _read(path)
+        content = _read(path, _display(path))
         if isinstance(content, Finding) or might_use_external_streams(content):
             yield _display(path), content  # not Python: the markers only
+    for directory, error in unlisted:  # what was not linted is said, like a file unread
+        reason = f"cannot list directory: {error.strerror or error}"
+        yield _display(directory), cannot_analyse(reason, unreadable=True)
 
 
 def run(options: Options) -> list[Located]:
     """Lint every file; the kept findings in stable order (path, line, column, code)."""
+    set_max_file_bytes(options.max_file_size)  # files are read no further than it allows
     texts: dict[str, str] = {}
     raw: list[tuple[str, list[Finding]]] = []
     with (
@@ -169,10 +207,13 @@ def run(options: Options) -> list[Located]:
     fixing = options.output_format in ("text", "full", "sarif") or options.fix or options.diff
     results: list[Located] = []
     for shown, findings in raw:
-        results.extend(located(options, shown, texts.get(shown), findings, fixing))
+        results.extend(
+            located(options, shown, texts.get(shown), findings, fixing, head=_HEADS.get(shown))
+        )
     results.sort()
     _TEXTS.clear()
     _TEXTS.update(texts)
+    _HEADS.clear()
     return results
 
 
@@ -187,30 +228,39 @@ def _wanted(options: Options, results: list[Located]) -> list[Located]:
     return [r for r in results if r.fix and (r.fix.safe or options.unsafe_fixes)]
 
 
+def _writable_trees(options: Options) -> list[str]:
+    """The trees a fix (or ``--add-noqa``) may write in: each directory linted, and each
+    linted file's own directory."""
+    return [p if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in options.paths]
+
+
 def _apply_fixes(options: Options, results: list[Located]) -> int:
     """``--fix`` (write) or ``--diff`` (print); the number of findings fixed (or fixable)."""
     by_path: dict[str, list[Located]] = {}
     for r in _wanted(options, results):
         by_path.setdefault(r.path, []).append(r)
+    trees = _writable_trees(options)
     count = 0
     for path, fixed_here in sorted(by_path.items()):
         before = _TEXTS.get(path)
         if before is None:
             continue
         edits = [edit for r in fixed_here if r.fix for edit in r.fix.edits]
+        if not still_parses(before, apply_edits(before, edits)):  # a bug of ours: say so
+            print(
+                f"{PROG}: warning: not fixed, the fix would not parse: {path}; {HOW_TO_REPORT}",
+                file=sys.stderr,
+            )
+            continue
         if options.diff:
             sys.stdout.write(unified_diff(path, before, apply_edits(before, edits)))
             count += len(fixed_here)
             continue
         try:
-            with open(path, "rb") as handle:
-                fixed = fix_source(handle.read(), before, edits)
-            if fixed is None:  # changed since it was linted: the edits would land wrong
-                print(f"{PROG}: warning: not fixed, changed while linting: {path}", file=sys.stderr)
-                continue
-            with open(path, "r+b") as handle:  # in place: the file keeps its mode and owner
-                handle.write(fixed)
-                handle.truncate()
+            write_fix(path, before, edits, trees)
+        except NotWritten as refused:
+            print(f"{PROG}: warning: not fixed, {refused.reason}: {path}", file=sys.stderr)
+            continue
         except OSError as exc:
             print(f"{PROG}: warning: cannot fix {path}: {exc.strerror or exc}", file=sys.stderr)
             continue
@@ -428,7 +478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 output = closing.enter_context(_open_output(options.output_file))
             results = run(options)
             if options.add_noqa:
-                added = add_noqa(results, _TEXTS)
+                added = add_noqa(results, _TEXTS, _writable_trees(options))
                 if not options.quiet:
                     print(f"Added {_plural(added, 'noqa directive')}.", file=sys.stderr)
                 return EXIT_CLEAN

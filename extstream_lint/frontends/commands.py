@@ -14,7 +14,7 @@ from dataclasses import fields
 
 from ..contract import RULES
 from ..project.discovery import iter_files
-from .fixes import Edit, apply_edits, fix_source
+from .fixes import Edit, NotWritten, apply_edits, write_fix
 from .formats import Located, format_text
 from .noqa import NoqaMap, is_silenced_by
 from .options import Options
@@ -62,11 +62,13 @@ def show_files(options: Options) -> str:
     return "".join(os.path.normpath(path) + "\n" for path in sorted(files))
 
 
-def add_noqa(results: Sequence[Located], texts: dict[str, str]) -> int:
+def add_noqa(results: Sequence[Located], texts: dict[str, str], trees: Sequence[str]) -> int:
     """``--add-noqa``: a ``# noqa: CODE`` on each line that has a finding, added to a
     ``# noqa:`` already there (its codes kept), so that a code base adopting extstream
     starts clean and each silenced line says which rule it is about. Returns how many
-    lines changed. A file changed since it was linted is left alone."""
+    lines changed. Files are written as ``--fix`` writes them (:func:`.fixes.write_fix`:
+    a temporary file renamed over it, no link out of ``trees``); a file changed since it
+    was linted is left alone."""
     by_path: dict[str, dict[int, list[str]]] = {}
     for r in results:
         codes = by_path.setdefault(r.path, {}).setdefault(r.finding.line, [])
@@ -79,13 +81,10 @@ def add_noqa(results: Sequence[Located], texts: dict[str, str]) -> int:
         if not edits or text is None:
             continue
         try:
-            with open(path, "rb") as handle:
-                fixed = fix_source(handle.read(), text, edits)
-            if fixed is None:  # changed while linting: the comments would land wrong
-                continue
-            with open(path, "r+b") as handle:  # in place: the file keeps its mode and owner
-                handle.write(fixed)
-                handle.truncate()
+            write_fix(path, text, edits, trees)
+        except NotWritten as refused:
+            print(f"warning: no noqa added to {path}: {refused.reason}", file=sys.stderr)
+            continue
         except OSError as exc:
             print(f"warning: cannot add noqa to {path}: {exc.strerror or exc}", file=sys.stderr)
             continue

@@ -19,9 +19,13 @@ libcst is imported only when a kept finding has a rule with a fix.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import io
+import os
 import re
+import stat
+import tempfile
 import tokenize
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -30,11 +34,22 @@ from typing import TYPE_CHECKING, Any
 
 from ..contract import RULES
 from ..findings import Finding
+from .noqa import physical_lines
 
 if TYPE_CHECKING:
     import libcst as cst
 
-__all__ = ["Edit", "Fix", "apply_edits", "find_fixes", "fix_source", "unified_diff"]
+__all__ = [
+    "Edit",
+    "Fix",
+    "NotWritten",
+    "apply_edits",
+    "find_fixes",
+    "fix_source",
+    "still_parses",
+    "unified_diff",
+    "write_fix",
+]
 
 
 @dataclass(frozen=True, order=True)
@@ -81,6 +96,14 @@ def _find(text: str, wanted: Sequence[Finding]) -> dict[Finding, Fix]:
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
+    from ..project.pytrees import python_parse, too_deep_for_libcst
+
+    try:
+        tree = python_parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    if too_deep_for_libcst(text, tree) is not None:  # libcst's parser would crash
+        return {}
     wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     calls: dict[tuple[int, int], list[cst.Call]] = defaultdict(list)
@@ -96,7 +119,11 @@ def _find(text: str, wanted: Sequence[Finding]) -> dict[Finding, Fix]:
             for call in calls.get((finding.line, finding.col), ())
             if (fix := rewrite(call, context))
         ]
-        if len(fixes) == 1 and not context.has_comment(fixes[0]):
+        if (
+            len(fixes) == 1
+            and not context.has_comment(fixes[0])
+            and (tree is None or still_parses(text, apply_edits(text, fixes[0].edits)))
+        ):
             # the contract has the last word: a rule whose rewrite changes behaviour is unsafe
             safe = fixes[0].safe and RULES[finding.code].autofix == "safe"
             found[finding] = replace(fixes[0], safe=safe)
@@ -215,9 +242,8 @@ def _non_blocking_false(call: cst.Call, context: _Context) -> Fix | None:
         positional = _positional(call)
         receiver = _receiver(call)
         unbound = receiver is not None and _dotted(receiver).split(".")[-1] == "Tensor"
-        if method == "to":  # the first literal bool: non_blocking comes before copy
-            bools = [a for a in positional if _is_bool(a.value)]
-            arg = bools[0] if bools else None
+        if method == "to":
+            arg = _to_non_blocking(positional[1:] if unbound else positional)
         else:
             index = _NON_BLOCKING_INDEX[method] + (1 if unbound else 0)
             arg = positional[index] if len(positional) > index else None
@@ -229,6 +255,57 @@ def _non_blocking_false(call: cst.Call, context: _Context) -> Fix | None:
     # Dropping a name loses nothing; dropping a call or an attribute (a property) might.
     safe = isinstance(value, cst.Name)
     return Fix("Use `non_blocking=False`", safe, (context.replace(value, "False"),))
+
+
+def _to_non_blocking(positional: list[cst.Arg]) -> cst.Arg | None:
+    """The argument that binds ``non_blocking`` in ``Tensor.to(...)``'s positional
+    arguments, by torch's overloads: ``to(device, dtype, non_blocking, copy)``,
+    ``to(dtype, non_blocking, copy)`` and ``to(tensor, non_blocking, copy)``. ``None``
+    when the spelling does not tell which overload binds (``to(x, y)``: a tensor and a
+    flag, or a device and a dtype): a fix must never rewrite ``copy`` or a dtype."""
+    import libcst as cst
+
+    if not positional:
+        return None
+    first = positional[0].value
+    second = positional[1].value if len(positional) > 1 else None
+    if _is_dtype(first):
+        index = 1
+    elif (
+        isinstance(
+            first, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer)
+        )
+        or (isinstance(first, cst.Call) and _dotted(first.func) == "torch.device")
+        or (isinstance(first, cst.Attribute) and first.attr.value == "device")
+        or len(positional) >= 4  # only the device overload takes four
+        or (second is not None and (_is_dtype(second) or _is_none(second)))
+    ):
+        index = 2
+    elif second is not None and _is_bool(second):  # a dtype is never a bool: a tensor first
+        index = 1
+    else:
+        return None
+    return positional[index] if len(positional) > index else None
+
+
+#: torch's dtypes by the names ``torch.<name>`` spells them.
+_DTYPE_NAMES = (
+    "float float16 float32 float64 half double bfloat16 complex32 complex64 complex128 "
+    "cfloat cdouble chalf int int8 int16 int32 int64 short long uint8 uint16 uint32 "
+    "uint64 bool float8_e4m3fn float8_e5m2 float8_e4m3fnuz float8_e5m2fnuz qint8 quint8"
+)
+_DTYPES = frozenset(_DTYPE_NAMES.split())
+
+
+def _is_dtype(node: cst.BaseExpression) -> bool:
+    head, _, name = _dotted(node).rpartition(".")
+    return head == "torch" and name in _DTYPES
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    import libcst as cst
+
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _is_bool(node: cst.BaseExpression) -> bool:
@@ -287,8 +364,8 @@ def _drop_graph_stream(call: cst.Call, context: _Context) -> Fix | None:
     start, end = context.span(arg)
     if index + 1 < len(args):  # "stream=ext, pool=p" -> "pool=p"
         end = context.span(args[index + 1])[0]
-    elif index > 0:  # "g, stream=ext" -> "g"
-        start = context.span(args[index - 1].value)[1]
+    elif index > 0:  # "g, stream=ext" -> "g"; "(g)" or "*(a)" whole (the argument's span)
+        start = context.span(args[index - 1])[1]
     else:
         return None
     return Fix(
@@ -367,9 +444,100 @@ def fix_source(data: bytes, linted: str, edits: Sequence[Edit]) -> bytes | None:
     return (mark + apply_edits(text, edits)).encode(encoding)
 
 
+def still_parses(before: str, after: str) -> bool:
+    """Does the fixed text ``after`` parse as ``before`` did? CPython's parser when it
+    accepts ``before``, libcst's when only libcst does (syntax newer than this Python). A
+    rewrite that breaks the code is a bug of ours, and must never reach the user's file."""
+    from ..project.pytrees import python_parse, too_deep_for_libcst
+
+    try:
+        python_parse(before)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    else:
+        try:
+            python_parse(after)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        return True
+    if too_deep_for_libcst(after, None) is not None:
+        return False
+    import libcst as cst
+
+    try:
+        cst.parse_module(after)
+    except Exception:
+        return False
+    return True
+
+
+class NotWritten(Exception):
+    """``--fix`` left a file as it was; ``reason`` says why, as a user should read it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def write_fix(path: str, linted: str, edits: Sequence[Edit], trees: Sequence[str]) -> None:
+    """Make ``edits`` in the file ``path``, which was linted as ``linted``, or raise
+    :class:`NotWritten` (or ``OSError``) with the file as it was.
+
+    The fixed bytes go to a temporary file beside it, which is flushed to disk, given the
+    file's mode and owner, then renamed over it: a full disk, a quota or a kill leaves the
+    old file or the new one, never half of each. A file reached through a symbolic link is
+    fixed where it lives only when that is inside one of ``trees`` (the paths linted: a
+    directory, or a file's own directory); a file with several hard links is left alone,
+    since a rename would separate them.
+    """
+    target = os.path.realpath(path)
+    if not any(_inside(target, os.path.realpath(tree)) for tree in trees):
+        raise NotWritten("it is a link to a file outside the paths linted")
+    with open(target, "rb") as handle:
+        data = handle.read()
+        status = os.fstat(handle.fileno())
+    if not stat.S_ISREG(status.st_mode):
+        raise NotWritten("it is not a regular file")
+    fixed = fix_source(data, linted, edits)
+    if fixed is None:
+        raise NotWritten("changed while linting")
+    if status.st_nlink > 1:
+        raise NotWritten(f"it has {status.st_nlink} hard links, which a rewrite would separate")
+    _replace(target, fixed, status)
+
+
+def _inside(path: str, tree: str) -> bool:
+    return path == tree or path.startswith(tree.rstrip(os.sep) + os.sep)
+
+
+def _replace(target: str, data: bytes, status: os.stat_result) -> None:
+    """Write ``data`` beside ``target`` and rename it over ``target`` (see :func:`write_fix`)."""
+    directory, name = os.path.split(target)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".fix", dir=directory)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view) :]
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        os.chmod(temporary, stat.S_IMODE(status.st_mode))
+        chown = getattr(os, "chown", None)
+        written = os.stat(temporary)
+        if chown is not None and (written.st_uid, written.st_gid) != (status.st_uid, status.st_gid):
+            try:
+                chown(temporary, status.st_uid, status.st_gid)
+            except PermissionError:
+                raise NotWritten("its owner could not be kept") from None
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
 def unified_diff(path: str, before: str, after: str) -> str:
     """``--diff``: ruff's layout, the path on both header lines."""
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), path, path
-    )
+    lines = difflib.unified_diff(physical_lines(before), physical_lines(after), path, path)
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n" for line in lines)

@@ -252,7 +252,9 @@ def _artifact_location(path: str, root: str) -> dict[str, str]:
     relative = _under(path, root)
     if relative is None:
         return {"uri": Path(os.path.abspath(path)).as_uri()}
-    return {"uri": quote(relative), "uriBaseId": SRCROOT}
+    # the file name's bytes, percent-encoded: a name that is not UTF-8 (decoded with
+    # surrogate escapes) has no text to encode, and crashed the report
+    return {"uri": quote(os.fsencode(relative)), "uriBaseId": SRCROOT}
 
 
 def _sarif_fix(r: Located, root: str) -> dict[str, object]:

@@ -60,14 +60,21 @@ def analyse_one(text: str, filename: str, src: tuple[str, ...], cache: bool) -> 
 
 
 def located(
-    options: Options, shown: str, text: str | None, findings: list[Finding], fixing: bool
+    options: Options,
+    shown: str,
+    text: str | None,
+    findings: list[Finding],
+    fixing: bool,
+    head: str | None = None,
 ) -> list[Located]:
     """What a run reports of one file's findings (``text``: as linted, None if it could not
-    be read): those the selection, per-file ignores and ``# noqa`` keep, with other modules'
-    paths from the working directory, and (``fixing``) each one's fix. The language server
+    be read; ``head``: the start of a file too large to read whole, for its ``# noqa``):
+    those the selection, per-file ignores and ``# noqa`` keep, with other modules' paths
+    from the working directory, and (``fixing``) each one's fix. The language server
     reports through this too, so both say the same of a file."""
     kept = [f for f in findings if options.selection.wants(f.code, shown)]
-    if kept and not options.disable_noqa and text is not None:
-        kept = filter_noqa(kept, normalize_newlines(text))
+    noqa_text = text if text is not None else head
+    if kept and not options.disable_noqa and noqa_text is not None:
+        kept = filter_noqa(kept, normalize_newlines(noqa_text))
     fixes = find_fixes(text, kept) if fixing and kept and text is not None else {}
     return [Located(shown, openable(f, shown, options.src), fixes.get(f)) for f in kept]

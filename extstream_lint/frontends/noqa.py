@@ -27,7 +27,15 @@ from flake8 import utils as _flake8_utils
 
 from ..findings import Finding
 
-__all__ = ["NoqaMap", "file_is_silenced", "filter_noqa", "is_silenced_by"]
+__all__ = ["NoqaMap", "file_is_silenced", "filter_noqa", "is_silenced_by", "physical_lines"]
+
+
+def physical_lines(source: str) -> list[str]:
+    """The lines of ``source`` as flake8 and CPython count them, ends kept: only ``\\n``,
+    ``\\r\\n`` and ``\\r`` end one. ``str.splitlines`` also breaks on a form feed,
+    ``\\x0b``, ``\\x1c``-``\\x1e``, ``\\x85``, ``\\u2028`` and ``\\u2029``: after one, every
+    ``# noqa`` lookup was a line off, and a string literal could silence the whole file."""
+    return io.StringIO(source, newline="").readlines()
 
 
 @lru_cache(maxsize=512)
@@ -63,9 +71,12 @@ class NoqaMap:
     part and almost no file needs it.
     """
 
-    def __init__(self, source: str) -> None:
-        self.lines = source.splitlines(keepends=True)
+    def __init__(self, source: str, upto: int | None = None) -> None:
+        self.lines = physical_lines(source)
         self._mapping: dict[int, str] | None = None
+        #: The last line asked about: tokenizing stops after it (an over-limit file's one
+        #: XST000 is on line 1, and its 30 MB were once tokenized whole for it).
+        self._upto = upto
 
     def text_for(self, line: int) -> str:
         """The physical lines flake8 searches for a finding on ``line``, joined."""
@@ -82,21 +93,30 @@ class NoqaMap:
         """Group physical lines between NL/NEWLINE tokens, as flake8's FileProcessor does."""
         mapping: dict[int, str] = {}
         first, last = len(self.lines) + 2, -1
+        upto = self._upto
         try:
-            tokens = list(tokenize.generate_tokens(io.StringIO("".join(self.lines)).readline))
+            for tok in tokenize.generate_tokens(io.StringIO("".join(self.lines)).readline):
+                if upto is not None and first > upto and tok.start[0] > upto:
+                    break  # every line asked about is mapped
+                first, last = self._take(tok, mapping, first, last)
         except (tokenize.TokenError, SyntaxError):
-            return mapping
-        for tok in tokens:
-            if tok.type in (tokenize.ENDMARKER, tokenize.DEDENT):
-                continue
-            first = min(first, tok.start[0])
-            last = max(last, tok.end[0])
-            if tok.type in (tokenize.NL, tokenize.NEWLINE):
-                joined = "".join(self.lines[first - 1 : last])
-                for number in range(first, last + 1):
-                    mapping[number] = joined
-                first, last = len(self.lines) + 2, -1
+            return mapping if upto is not None and upto in mapping else {}
         return mapping
+
+    def _take(
+        self, tok: tokenize.TokenInfo, mapping: dict[int, str], first: int, last: int
+    ) -> tuple[int, int]:
+        """One token into the current group of lines; the group's bounds after it."""
+        if tok.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+            return first, last
+        first = min(first, tok.start[0])
+        last = max(last, tok.end[0])
+        if tok.type in (tokenize.NL, tokenize.NEWLINE):
+            joined = "".join(self.lines[first - 1 : last])
+            for number in range(first, last + 1):
+                mapping[number] = joined
+            first, last = len(self.lines) + 2, -1
+        return first, last
 
 
 def filter_noqa(findings: Iterable[Finding], source: str) -> list[Finding]:
@@ -104,7 +124,7 @@ def filter_noqa(findings: Iterable[Finding], source: str) -> list[Finding]:
     findings = list(findings)
     if not findings:
         return findings
-    noqa = NoqaMap(source)
+    noqa = NoqaMap(source, max(f.line for f in findings))
     if file_is_silenced(noqa.lines):
         return []
     return [f for f in findings if not is_silenced_by(noqa.text_for(f.line), f.code)]

@@ -97,14 +97,20 @@ def _is_venv(directory: str) -> bool:
 
 
 def iter_files(
-    paths: Sequence[str], exclude: Sequence[str], root: str, respect_gitignore: bool = True
+    paths: Sequence[str],
+    exclude: Sequence[str],
+    root: str,
+    respect_gitignore: bool = True,
+    unlisted: list[tuple[str, OSError]] | None = None,
 ) -> Iterator[str]:
     """Every file to lint under ``paths`` (which exist), each once, directories walked in
-    sorted order. ``respect_gitignore``: skip what git ignores while walking."""
+    sorted order. ``respect_gitignore``: skip what git ignores while walking. A directory
+    that cannot be listed is added to ``unlisted`` with the error (a user must hear that
+    part of the tree was not linted)."""
     seen: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
-            found: Iterator[str] = _walk(path, exclude, root, respect_gitignore)
+            found: Iterator[str] = _walk(path, exclude, root, respect_gitignore, unlisted)
         elif matches_any(path, exclude, root):
             continue
         else:
@@ -116,15 +122,28 @@ def iter_files(
                 yield file
 
 
-def _walk(top: str, exclude: Sequence[str], root: str, respect_gitignore: bool) -> Iterator[str]:
+def _walk(
+    top: str,
+    exclude: Sequence[str],
+    root: str,
+    respect_gitignore: bool,
+    unlisted: list[tuple[str, OSError]] | None,
+) -> Iterator[str]:
+    """Top-down, depth first, in sorted order, as ``os.walk`` without following links to
+    directories; but with a stack of its own: ``os.walk`` recurses (before Python 3.12),
+    and a tree about 1,000 directories deep ended the run with RecursionError."""
     absolute_top = os.path.abspath(top)
-    # The rules in force in each directory still to visit (os.walk goes top-down).
-    rules: dict[str, IgnoreRules] = {
-        absolute_top: rules_above(absolute_top) if respect_gitignore else IgnoreRules()
-    }
-    for directory, dirnames, filenames in os.walk(top):
+    top_rules = rules_above(absolute_top) if respect_gitignore else IgnoreRules()
+    pending: list[tuple[str, IgnoreRules]] = [(top, top_rules)]
+    while pending:
+        directory, here = pending.pop()
         absolute = os.path.abspath(directory)
-        here = rules.pop(absolute, IgnoreRules())
+        try:
+            dirnames, filenames = _list(directory)
+        except OSError as error:
+            if unlisted is not None:
+                unlisted.append((directory, error))
+            continue
         if respect_gitignore:
             here = here.entering(absolute)
         kept = []
@@ -137,9 +156,7 @@ def _walk(top: str, exclude: Sequence[str], root: str, respect_gitignore: bool) 
                 or matches_any(path, exclude, root)
             ):
                 continue
-            kept.append(name)
-            rules[os.path.join(absolute, name)] = here
-        dirnames[:] = kept
+            kept.append((path, here))
         for name in sorted(filenames):
             if name.endswith(SUFFIXES):
                 file = os.path.join(directory, name)
@@ -147,3 +164,27 @@ def _walk(top: str, exclude: Sequence[str], root: str, respect_gitignore: bool) 
                     file, exclude, root
                 ):
                     yield file
+        pending.extend(reversed(kept))
+
+
+def _list(directory: str) -> tuple[list[str], list[str]]:
+    """The directories ``os.walk`` would enter (not links to one) and the other entries."""
+    dirnames, filenames = [], []
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir() and not entry.is_symlink()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                dirnames.append(entry.name)
+            elif not _is_link_to_directory(entry):
+                filenames.append(entry.name)
+    return dirnames, filenames
+
+
+def _is_link_to_directory(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink() and entry.is_dir()
+    except OSError:
+        return False

@@ -86,6 +86,7 @@ def load(location: str) -> object:
     from .safe_pickle import loads
     from .sealing import unseal
 
+    _no_links(location)
     return loads(unseal(_name(location), read_regular(location, MAX_ENTRY_BYTES)))
 
 
@@ -100,6 +101,7 @@ def store(location: str, value: object) -> None:
     if len(data) > MAX_ENTRY_BYTES:
         raise OSError(f"entry larger than {MAX_ENTRY_BYTES} bytes: not kept")
     directory = os.path.dirname(location)
+    _no_links(location)
     _prepare(os.path.dirname(directory), directory)
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".pickle")
     try:
@@ -110,6 +112,17 @@ def store(location: str, value: object) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _no_links(location: str) -> None:
+    """Raise unless the cache directory and the build's directory above the entry
+    ``location`` are real directories, or absent: a repository may commit a link named
+    ``.extstream_cache`` (to ``..``, say), and the cache must not write its ``.gitignore``
+    of ``*`` and its entries wherever that leads."""
+    directory = os.path.dirname(location)
+    for path in (os.path.dirname(directory), directory):
+        if os.path.islink(path):
+            raise OSError(f"{path} is a symbolic link: the cache is not kept through it")
 
 
 def _prepare(cache_dir: str, directory: str) -> None:

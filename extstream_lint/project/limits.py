@@ -13,7 +13,13 @@ before any analysis.
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_MAX_FILE_BYTES", "max_file_bytes", "over_limit", "set_max_file_bytes"]
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "max_file_bytes",
+    "over_limit",
+    "set_max_file_bytes",
+    "too_large",
+]
 
 #: 2 MB: four times the largest module of transformers or the standard library, about
 #: 1 GB at the peak of libcst's parse.
@@ -40,7 +46,17 @@ def over_limit(text: str) -> str | None:
     size = len(text) if len(text) > limit else len(text.encode("utf-8", "surrogatepass"))
     if size <= limit:
         return None
+    return too_large(size)
+
+
+def too_large(size: int | None) -> str:
+    """Why a file of ``size`` bytes (``None``: more than the limit, read no further) is
+    not analysed. Readers check the size on disk before reading (:func:`.sources.
+    read_project_file` reads at most the limit and one byte), so a file of gigabytes costs
+    a ``stat``, never its bytes in memory."""
+    limit = _LIMIT[0]
+    said = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
     return (
-        f"the file is {size:,} bytes, over the limit of {limit:,} bytes on what one file's "
+        f"the file is {said}, over the limit of {limit:,} bytes on what one file's "
         "analysis may take (max-file-size in [tool.extstream-lint], --max-file-size)"
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["NotRegular", "TooLarge", "kind_of", "read_regular"]
+__all__ = ["NotRegular", "TooLarge", "kind_of", "read_head", "read_regular"]
 
 #: Where it matters (Windows), a descriptor that reads bytes as they are.
 _BINARY = getattr(os, "O_BINARY", 0)
@@ -36,7 +36,16 @@ class NotRegular(OSError):
 
 
 class TooLarge(OSError):
-    """The file is larger than the caller's limit: not read."""
+    """The file is larger than the caller's limit: not read. ``size``: its size on disk
+    (``None`` when it grew past the limit while read)."""
+
+    size: int | None = None
+
+
+def _too_large(limit: int, path: str, size: int | None) -> TooLarge:
+    error = TooLarge(0, f"larger than {limit} bytes", path)
+    error.size = size
+    return error
 
 
 def kind_of(mode: int) -> str:
@@ -54,7 +63,7 @@ def read_regular(path: str, limit: int | None = None) -> bytes:
     if not stat.S_ISREG(info.st_mode):
         raise NotRegular(0, f"not a regular file: {kind_of(info.st_mode)}", path)
     if limit is not None and info.st_size > limit:
-        raise TooLarge(0, f"larger than {limit} bytes", path)
+        raise _too_large(limit, path, info.st_size)
     fd = os.open(path, _FLAGS)
     try:
         info = os.fstat(fd)
@@ -71,5 +80,18 @@ def read_regular(path: str, limit: int | None = None) -> bytes:
     finally:
         os.close(fd)
     if limit is not None and total > limit:
-        raise TooLarge(0, f"larger than {limit} bytes", path)
+        raise _too_large(limit, path, None)
     return chunks[0] if len(chunks) <= 2 else b"".join(chunks)
+
+
+def read_head(path: str, size: int) -> bytes:
+    """The first ``size`` bytes of the regular file ``path`` (as :func:`read_regular`
+    opens it: never a FIFO or a device)."""
+    fd = os.open(path, _FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegular(0, f"not a regular file: {kind_of(info.st_mode)}", path)
+        return os.read(fd, size)
+    finally:
+        os.close(fd)

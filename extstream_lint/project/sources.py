@@ -18,6 +18,7 @@ import os
 from collections import Counter
 
 from .diskio import entry_directory, load, project_root, store
+from .limits import max_file_bytes
 from .markers import enables_transfer, hands_out_external, may_reach_refused
 from .modules import (
     Probes,
@@ -39,7 +40,10 @@ OPENS: Counter[str] = Counter()
 
 def read_project_file(path: str) -> bytes:
     """The bytes of the project file ``path`` (absolute), opened once per run; raises
-    ``OSError`` as ``open`` does (remembered too: the file is not tried twice)."""
+    ``OSError`` as ``open`` does (remembered too: the file is not tried twice), and
+    :class:`.regular.TooLarge` for a file over the limit on one file's analysis
+    (:mod:`.limits`), known from its size before any byte is read: such a file is
+    analysed by no one, and a sparse file of gigabytes must not be read to learn it."""
     texts = run_memo("texts", dict)
     if texts is not None and path in texts:
         found = texts[path]
@@ -65,7 +69,7 @@ def _read_bytes(path: str) -> bytes:
     hanging the run. ``open(path, "rb").read()`` also makes a file object and a buffer,
     and asks the terminal and the position; the census reads every file of a project on
     its first run."""
-    return read_regular(path)
+    return read_regular(path, max_file_bytes())
 
 
 def decode_python(data: bytes) -> str:
@@ -325,6 +329,9 @@ class SourceFacts:
             for path, facts in self._facts.items():
                 if path.startswith(prefix):
                     table[path] = tuple(facts)
+            for path in _gone(table):  # a deleted file's entry would be kept forever
+                del table[path]
+                self._facts.pop(path, None)
             self._write_table(root, "imports", _shared(table))
         self._dirty.clear()
         for root in sorted(self._spelled_dirty):
@@ -335,6 +342,9 @@ class SourceFacts:
                 for p, (stamp, asked, found) in self._spelled.items()
                 if p.startswith(prefix)
             }
+            for path in _gone(kept):
+                del kept[path]
+                self._spelled.pop(path, None)
             self._write_table(root, "spelled", kept)
         self._spelled_dirty.clear()
         for root in sorted(self._census_dirty):
@@ -387,6 +397,13 @@ class SourceFacts:
 
 #: :func:`_roots_key` of no configured roots, the common case: the digest of nothing.
 _NO_ROOTS = "da39a3ee5e6b4b0d"
+
+
+def _gone(table: dict[str, object]) -> list[str]:
+    """The files of ``table`` that no longer exist. Asked only when the table is written
+    anyway (a stat per entry beside pickling every entry): the tables of a project whose
+    files come and go (3,000 created and deleted grew them by 263 KB) hold its live files."""
+    return [path for path in table if not os.path.lexists(path)]
 
 
 def _roots_key(src: tuple[str, ...]) -> str:

@@ -41,7 +41,8 @@ class FakeAnalysis:
         text = source.decode() if isinstance(source, bytes) else source
         self.calls.append((filename, text))
         findings = []
-        for number, line in enumerate(text.splitlines(), start=1):
+        # lines as Python counts them: only \n, \r\n and \r end one (not str.splitlines)
+        for number, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
             for match in _MARK.finditer(line):
                 code = match.group(1)
                 findings.append(Finding(number, match.start(), code, f"{code} fake finding"))

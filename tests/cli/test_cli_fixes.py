@@ -79,6 +79,18 @@ NON_BLOCKING = [
         '         .to("npu",\n             non_blocking = False))\n',
         id="multi-line-with-comment",
     ),
+    pytest.param(  # issue 43: torch binds non_blocking third, before copy
+        "with torch.npu.stream(ext):\n    nb = True\n"
+        '    h = out.to("cpu", torch.float32, nb, True)\n',
+        "with torch.npu.stream(ext):\n    nb = True\n"
+        '    h = out.to("cpu", torch.float32, False, True)\n',
+        id="to-device-dtype-flag-copy",
+    ),
+    pytest.param(
+        "with torch.npu.stream(ext):\n    z = pinned.to(out, True, True)\n",
+        "with torch.npu.stream(ext):\n    z = pinned.to(out, False, True)\n",
+        id="to-tensor-flag-copy",
+    ),
     pytest.param(
         "torch.npu.set_stream(ext)\ny = pinned.npu(non_blocking=True)\n",
         "torch.npu.set_stream(ext)\ny = pinned.npu(non_blocking=False)\n",
@@ -159,6 +171,26 @@ UNSAFE = [
         "with torch.npu.graph(g, stream=ext, pool=p):\n    pass\n",
         "with torch.npu.graph(g, pool=p):\n    pass\n",
         id="XST106-keyword-middle",
+    ),
+    pytest.param(  # issue 43: the span of a parenthesised argument holds its parentheses
+        "with torch.npu.graph((g), stream=ext):\n    pass\n",
+        "with torch.npu.graph((g)):\n    pass\n",
+        id="XST106-parenthesised",
+    ),
+    pytest.param(
+        "with torch.npu.graph((h := g), stream=ext):\n    pass\n",
+        "with torch.npu.graph((h := g)):\n    pass\n",
+        id="XST106-walrus",
+    ),
+    pytest.param(
+        "with torch.npu.graph(*(g,), stream=ext):\n    pass\n",
+        "with torch.npu.graph(*(g,)):\n    pass\n",
+        id="XST106-star",
+    ),
+    pytest.param(
+        "with torch.npu.graph(\n    (g\n    ),\n    stream=ext,\n):\n    pass\n",
+        "with torch.npu.graph(\n    (g\n    ),\n):\n    pass\n",
+        id="XST106-multi-line",
     ),
     pytest.param(
         "with torch.npu.graph(g, None, ext):\n    pass\n",

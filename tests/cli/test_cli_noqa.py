@@ -111,6 +111,13 @@ DIFFERENTIAL_CASES = {
     "fileleveltrailing.py": "BAD_XST101()  # flake8: noqa\n",
     "with.py": "with BAD_XST106():  # noqa: XST106\n    BAD_XST111()\n",
     "continued.py": "x = 1 + \\\n    BAD_XST101()  # noqa\n",
+    # issue 43: only \n, \r\n and \r end a line, as flake8 reads files (str.splitlines
+    # also breaks on these, which shifted every later noqa lookup by a line)
+    "separators.py": "".join(
+        f"# {i}: a{c}b\nBAD_XST101()  # noqa\nBAD_XST102()\n"
+        for i, c in enumerate("\x0c\x0b\x1c\x1d\x1e\x85\u2028\u2029")
+    ),
+    "stringsilence.py": 's = "\u2028# flake8: noqa"\nBAD_XST101()\n',
 }
 
 
@@ -122,7 +129,7 @@ def test_same_report_as_flake8(
     disable: bool,
 ) -> None:
     for name, body in DIFFERENTIAL_CASES.items():
-        (in_tmp / name).write_text(HEADER + body)
+        (in_tmp / name).write_text(HEADER + body, encoding="utf-8")
     extra = ["--disable-noqa"] if disable else []
     assert flake8_main(["--isolated", "--select=XST", "-j", "1", *extra, "."]) == 1
     expected = sorted(line.removeprefix("./") for line in capsys.readouterr().out.splitlines())

@@ -135,3 +135,70 @@ def test_a_project_module_nested_beyond_cpython_never_crashes_its_importer(
     else:
         assert [(line, code) for line, code, _ in found] == [(1, "XST000")], found
         assert "nested too deeply" in found[0][2]
+
+
+#: Chains CPython keeps flat and libcst nests (issue 43): 8,000 terms overflow the stack of
+#: libcst's native parser (exit 139, every other file's findings lost); 7,000 did not.
+FLAT_CHAINS = {
+    "and": lambda n: "y = " + " and ".join(["ext"] * n) + "\n",
+    "or": lambda n: "y = " + " or ".join(["ext"] * n) + "\n",
+    "mixed boolean": lambda n: "y = " + " or ".join(["ext and ext"] * (n // 2)) + "\n",
+    "import": lambda n: "import " + ".".join(["a"] * n) + "\n",
+    "import as": lambda n: "def f():\n    import " + ".".join(["a"] * n) + " as b\n",
+    "from import": lambda n: "from " + ".".join(["a"] * n) + " import b\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(FLAT_CHAINS))
+def test_chains_cpython_keeps_flat_give_one_xst000_without_crashing(shape: str) -> None:
+    source = HEAD + FLAT_CHAINS[shape](8_000) + TAIL
+    result = _analyse_in_subprocess(source)
+    assert result["cpython"] is True, "CPython accepts these: only libcst's parser is at risk"
+    findings = result["findings"]
+    assert [f[:3] for f in findings] == [[1, 0, "XST000"]], result  # type: ignore[index]
+    assert "levels deep" in findings[0][3], findings  # type: ignore[index]
+
+
+@pytest.mark.parametrize("shape", ["and", "import"])
+def test_chains_within_the_bound_are_analysed(shape: str) -> None:
+    source = HEAD + FLAT_CHAINS[shape](1_000) + TAIL
+    result = _analyse_in_subprocess(source)
+    assert [f[:3] for f in result["findings"]] == [[4, 0, "XST101"]], result  # type: ignore[index]
+
+
+def test_string_annotation_of_a_long_chain_never_reaches_libcst() -> None:
+    annotation = " and ".join(["ext"] * 8_000)
+    source = HEAD + f'def f(s: "{annotation}"):\n    s.synchronize()\n' + TAIL
+    result = _analyse_in_subprocess(source)
+    assert [f[:3] for f in result["findings"]] == [[5, 0, "XST101"]], result  # type: ignore[index]
+
+
+def test_a_deep_chain_costs_its_file_only_in_a_cli_run(tmp_path) -> None:
+    """One file of 8,000 'and' terms and one imported 8,000-name chain: the run ends
+    normally, with the other files' findings and one XST000."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'deep'\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "deep.py").write_text(
+        "import torch\nE = torch.npu.ExternalStream(3)\ndef drain(s):\n    s.synchronize()\n\n\n"
+        "y = " + " and ".join(["s"] * 8_000) + "\n"
+    )
+    (package / "main.py").write_text(
+        "import torch\nfrom pkg.deep import drain\n\n"
+        "drain(torch.npu.ExternalStream(1))\ntorch.npu.ExternalStream(2).query()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "extstream_lint", "--no-cache", "--format", "json", "pkg"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 1, f"the run died with {proc.returncode}:\n{proc.stderr}"
+    found = sorted(
+        (item["filename"].replace("\\", "/"), item["code"])
+        for item in json.loads(proc.stdout)["findings"]
+    )
+    assert found == [("pkg/deep.py", "XST000"), ("pkg/main.py", "XST102")], proc.stdout

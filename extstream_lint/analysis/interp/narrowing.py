@@ -46,6 +46,8 @@ class Narrowing:
             return resolved is not None and is_external_class(resolved)
         if isinstance(node, cst.SimpleString):
             text = node.evaluated_value if isinstance(node.evaluated_value, str) else ""
+            if len(text) > 1000:  # no annotation of a stream is longer; a chain of 'and'
+                return False  # thousands long would crash libcst's parser (issue 43)
             try:
                 return self._annotation_is_external(cst.parse_expression(text), depth + 1)
             except Exception:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import libcst as cst
 from libcst._nodes.base import CSTNode
 
-from ...project.pytrees import python_parse
+from ...project.pytrees import python_parse, too_deep_for_libcst
 
 __all__ = ["Unparsable", "one_line", "parse", "python_parse"]
 
@@ -58,6 +58,9 @@ def parse(text: str, tree: ast.Module | None = None) -> tuple[cst.Module, ast.Mo
             python_rejects = _syntax_error(error)
         except ValueError as error:  # a null byte (a SyntaxError from Python 3.12 on)
             python_rejects = f"syntax error: {one_line(error)}"
+    too_deep = too_deep_for_libcst(text, tree)  # libcst's parser would crash the process
+    if too_deep is not None:
+        raise Unparsable(python_rejects or too_deep)
     try:
         module = _parse_module(text)
     except (RecursionError, MemoryError):
