@@ -13,6 +13,85 @@ from .values import Current, Value, join_all, join_current
 __all__ = ["State", "join_states"]
 
 
+class Env(dict):  # type: ignore[type-arg]
+    """The bindings of a state (name or dotted path -> value), indexed by path prefix.
+
+    Rebinding ``b`` forgets ``b.x`` and ``b.x.y``; scanning every key for them made ``b.a1 =
+    b.a0`` ... ``b.aN = ...`` quadratic (issue 43). The index is built at the first such
+    question and kept by every write after it: each dotted key under each of its prefixes
+    (``a.b.c`` under ``a`` and ``a.b``), so the keys under a prefix are exactly those that
+    start with it and a dot."""
+
+    __slots__ = ("_under",)
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self._under: dict[str, set[str]] | None = None
+
+    def under(self, name: str) -> list[str]:
+        """The keys that start with ``name`` and a dot."""
+        index = self._under
+        if index is None:
+            index = self._under = {}
+            for key in self:
+                _index(index, key)
+        found = index.get(name)
+        return list(found) if found else []
+
+    def __setitem__(self, key: str, value: Value) -> None:
+        if self._under is not None and key not in self:
+            _index(self._under, key)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        if self._under is not None:
+            _unindex(self._under, key)
+
+    def update(self, *args: object, **kwargs: object) -> None:
+        super().update(*args, **kwargs)
+        self._under = None  # rebuilt when next asked
+
+    def pop(self, key: str, *default: object) -> object:
+        self._under = None
+        return super().pop(key, *default)
+
+    def popitem(self) -> tuple[str, Value]:
+        self._under = None
+        return super().popitem()
+
+    def setdefault(self, key: str, default: Value = None) -> Value:
+        self._under = None
+        return super().setdefault(key, default)
+
+    def clear(self) -> None:
+        self._under = None
+        super().clear()
+
+    def __ior__(self, other: object) -> Env:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def copy(self) -> Env:
+        return Env(self)
+
+
+def _index(index: dict[str, set[str]], key: str) -> None:
+    at = key.find(".")
+    while at >= 0:
+        index.setdefault(key[:at], set()).add(key)
+        at = key.find(".", at + 1)
+
+
+def _unindex(index: dict[str, set[str]], key: str) -> None:
+    at = key.find(".")
+    while at >= 0:
+        keys = index.get(key[:at])
+        if keys is not None:
+            keys.discard(key)
+        at = key.find(".", at + 1)
+
+
 @dataclass
 class State:
     """What is known at one program point: the bindings and the current stream."""
@@ -22,8 +101,12 @@ class State:
     #: Some key is a dotted path (``self.x``): rebinding ``self`` must forget it.
     has_paths: bool = False
 
+    def __post_init__(self) -> None:
+        if type(self.env) is not Env:
+            self.env = Env(self.env)
+
     def copy(self) -> State:
-        return State(dict(self.env), self.current, self.has_paths)
+        return State(Env(self.env), self.current, self.has_paths)
 
     def set_path(self, key: str, value: Value) -> None:
         """Bind an attribute path and forget the longer paths under it."""
@@ -33,9 +116,11 @@ class State:
 
     def forget_paths_under(self, name: str) -> None:
         if self.has_paths:
-            prefix = name + "."
-            for key in [k for k in self.env if k.startswith(prefix)]:
-                del self.env[key]
+            env = self.env
+            if type(env) is not Env:  # a caller replaced the mapping: index it
+                env = self.env = Env(env)
+            for key in env.under(name):
+                del env[key]
 
 
 def join_states(states: list[State | None]) -> State | None:

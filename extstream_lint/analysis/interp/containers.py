@@ -157,6 +157,16 @@ def _keyed(value: Seq) -> bool:
     return bool(value.keys) or (value.is_dict and not value.items)
 
 
+#: Elements a list grown in place keeps one by one; past it, the list is "one of" them
+#: (:func:`.core.may_contain`). Unbounded, ``items.append(x)`` n times copied and joined
+#: lists of every length up to n: quadratic (issue 43; docs/limitations.md).
+MAX_GROWN = 64
+
+
+def _grown(items: tuple[Value, ...]) -> Value:
+    return Seq(items) if len(items) <= MAX_GROWN else may_contain(list(items))
+
+
 def _changed(receiver: Seq, method: str, site: CallSite) -> Value:
     """The list after ``append``/``appendleft``/``extend``/``insert``/``clear``; ``None``
     when it is not known (a dict's ``clear`` aside, dicts are not changed by these)."""
@@ -169,19 +179,19 @@ def _changed(receiver: Seq, method: str, site: CallSite) -> Value:
     if site.star_at is not None or site.keywords:
         return None
     if method == "append" and len(args) == 1:
-        return Seq((*items, args[0]))
+        return _grown((*items, args[0]))
     if method == "appendleft" and len(args) == 1:
-        return Seq((args[0], *items))
+        return _grown((args[0], *items))
     if method == "extend" and len(args) == 1:
         added = args[0]
         if isinstance(added, Seq) and not added.keys and not added.is_dict:
-            return Seq((*items, *added.items))
+            return _grown((*items, *added.items))
         return may_contain([*items, sm.element(added)])
     if method == "insert" and len(args) == 2:
         where = args[0]
         if isinstance(where, Const) and type(where.value) is int:
             at = where.value
-            return Seq((*items[:at], args[1], *items[at:]))
+            return _grown((*items[:at], args[1], *items[at:]))
         return may_contain([*items, args[1]])
     return None
 

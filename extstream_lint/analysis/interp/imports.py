@@ -45,11 +45,14 @@ class Imports:
     def _import_effects(self, *names: str | None) -> None:
         """Importing a project module runs it, after every package above it: if one of
         them (or a module they import) imports ``transfer_to_npu``, ``torch.cuda`` is
-        remapped here too."""
+        remapped here too. Each module is asked of the text graph first: where it cannot
+        remap (nothing it or its packages run spells ``transfer_to_npu``), no summary is
+        (``import pkg.adapter as ad`` would otherwise summarise ``pkg/__init__.py``,
+        which follows its whole package)."""
         if self.transfer_to_npu or self.facts is None:
             return
-        for name in names:  # the modules the statement resolves anyway: no more reads
-            if not name:
+        for name in names:
+            if not name or not self.facts.remaps(name):
                 continue
             if self._remapped_by(name) or self._remapped_by_packages(name):
                 return
