@@ -65,6 +65,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("functions", "Function definitions and decorators", "8.7 Function definitions"),
     Section("closures", "Lambdas, closures, global and nonlocal", "4.2 Naming and binding"),
     Section("classes", "Class definitions and the object model", "8.8, 3.3 Data model"),
+    Section("class_guarantees", "What a class guarantees its instances", "3.3.1, 3.3.2"),
     Section("dataclasses", "Dataclasses and named tuples", "dataclasses, typing.NamedTuple"),
     Section("with_stmt", "`with` and context managers", "8.5 The with statement"),
     Section("generators", "Generators and iteration", "6.2.9 Yield expressions"),

@@ -113,6 +113,7 @@ class Calls:
             info, key = self.method_run(node, cls)
         scope = self._scope(key, "function", parent)  # type: ignore[arg-type]
         general, scope.function = scope.function, info
+        self.note_method_class(info, cls)
         # The body starts with whatever the caller has: symbolic values (summaries.py).
         state = State({}, sm.caller_current(info))
         params = node.params
@@ -125,7 +126,9 @@ class Calls:
             if fixed and index in fixed:
                 value = fixed[index]
             if index == 0 and cls is not None and "staticmethod" not in decorators:
-                value = cls if "classmethod" in decorators else Instance(cls, (), ParamRef(info, 0))
+                # ``__new__`` is bound to the class, as a classmethod is
+                as_class = "classmethod" in decorators or info.name == "__new__"
+                value = cls if as_class else Instance(cls, (), ParamRef(info, 0))
             self.bind(param.name.value, value, state, scope)
         for index in range(len(ordered), len(info.params)):  # *args, **kwargs
             self.bind(info.params[index][0], sm.symbolic(ParamRef(info, index)), state, scope)
@@ -234,6 +237,8 @@ class Calls:
         site = self._arguments(node, state, scope, callee_text)
         self._note_recorded_events(site, receiver if method == "record" else None)
         current = self._current(state)
+        if method == "__new__" and callee is None and (receiver is None or bound is not None):
+            return self.new_instance(method, site)  # super().__new__(cls) (guarantees.py)
         if method is not None:
             if isinstance(receiver, Instance) and isinstance(callee, (FunctionInfo, Closure)):
                 issues, yielded = [], None  # the class's own wait()/query(): not torch's

@@ -437,7 +437,10 @@ class Core:
                 # the value, e.g. when returned), not every Holder. ``self.x = ...`` in a
                 # method and instances held in globals still go to the class (below).
                 state.env[target.value.value] = owner.with_field(target.attr.value, value)
+                self.guarantee(owner.cls, target.attr.value, value)  # obj = cls(); obj.s = ...
                 return
+            if isinstance(owner, ClassInfo):  # cls.s = make() in a classmethod (guarantees.py)
+                self.learn_class_attr(owner, target.attr.value, value)
             if isinstance(owner, Instance) and self.learning:
                 name = target.attr.value
                 ref = owner.param
