@@ -235,6 +235,8 @@ class Calls:
                 return self._super(scope, state, node)
         callee_text = dotted_name(func) or (method or _UNNAMED_CALLEE)
         site = self._arguments(node, state, scope, callee_text)
+        if bound is not None and method is not None:  # self.m(...): receivers.py
+            self.note_self_call(node, receiver, method, callee, site, state)
         self._note_recorded_events(site, receiver if method == "record" else None)
         current = self._current(state)
         if method == "__new__" and callee is None and (receiver is None or bound is not None):

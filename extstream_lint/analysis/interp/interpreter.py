@@ -31,6 +31,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
 * :mod:`.interp.objects`: the object model (construction, copies, holders, delegation);
 * :mod:`.interp.guarantees`: what a class's own code gives every instance;
+* :mod:`.interp.receivers`: calls on ``self`` resolved where a summary is applied;
 * :mod:`.interp.views`: subclasses' views of inherited methods (dispatch on ``self``);
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
 """
@@ -53,6 +54,7 @@ from .library import Library
 from .narrowing import Narrowing
 from .objects import Objects
 from .patterns import Patterns
+from .receivers import Receivers
 from .statements import Statements
 from .unpacking import Unpacking
 from .views import Views
@@ -77,6 +79,7 @@ class Interpreter(
     Classes,
     Objects,
     Guarantees,
+    Receivers,
     Views,
     Narrowing,
     Core,

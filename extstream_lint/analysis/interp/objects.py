@@ -170,6 +170,8 @@ class Objects:
         for name, value in own:
             fields[name] = sm.substitute(value, binding)
         made = Instance(instance.cls, tuple(fields.items())) if fields else instance
+        if method.summary.overridable:  # self.s = self._make(h), _make overridden
+            made = self.apply_overrides(method, made, node, binding, state)
         if any(_holds_self(value, method) for _, value in own):
             # ``self.helper = Helper(self)``: the helper holds the object as the method
             # leaves it (its other fields set), not as it was when the method began.

@@ -77,6 +77,7 @@ class Statements:
             value = self.eval(stmt.value, state, scope)
             for target in stmt.targets:
                 self.bind_target(target.target, value, state, scope)
+            self.note_overridable(stmt)  # self.x = self.m(...) (receivers.py)
         elif kind is cst.AnnAssign:
             declared = self.annotation_value(stmt.annotation, stmt)
             value = self.eval(stmt.value, state, scope) if stmt.value is not None else None
