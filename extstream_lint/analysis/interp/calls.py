@@ -471,7 +471,8 @@ class Calls:
         )
         if changed:
             self._make_current(stream, label, node, state)
-        return self._returned(info, node, binding)
+        overridden = self.override_return(info, node, binding, state)  # receivers.py
+        return overridden if overridden is not None else self._returned(info, node, binding)
 
     def _apply(
         self, info: FunctionInfo, node: cst.CSTNode, binding: sm.Binding, state: State, name: str
@@ -508,6 +509,8 @@ class Calls:
                     state.env[arg.text] = target = target.with_field(path[0], actual)
                     arg = Arg(target, arg.text)
                 state.set_path(".".join((arg.text, *path)), actual)
+        if info.summary.overridable:  # obj.reset(): self.s = self._make() (receivers.py)
+            self.override_attrs(info, node, binding, state)
 
     def _apply_capture(self, summary: sm.Summary, binding: sm.Binding, state: State) -> None:
         value = sm.substitute(summary.capture_set, binding)
