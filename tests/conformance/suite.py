@@ -65,6 +65,8 @@ SECTIONS: tuple[Section, ...] = (
     Section("functions", "Function definitions and decorators", "8.7 Function definitions"),
     Section("closures", "Lambdas, closures, global and nonlocal", "4.2 Naming and binding"),
     Section("classes", "Class definitions and the object model", "8.8, 3.3 Data model"),
+    Section("class_guarantees", "What a class guarantees its instances", "3.3.1, 3.3.2"),
+    Section("placement", "One finding per defect, where the code must change", "6.3.4 Calls"),
     Section("dataclasses", "Dataclasses and named tuples", "dataclasses, typing.NamedTuple"),
     Section("with_stmt", "`with` and context managers", "8.5 The with statement"),
     Section("generators", "Generators and iteration", "6.2.9 Yield expressions"),
@@ -177,6 +179,8 @@ class Measurement:
 
     cli: set[Key]
     flake8_tree: set[Key]
+    #: The CLI's message for each finding (:mod:`.placement` reads the defect it names).
+    messages: dict[Key, str] = field(default_factory=dict)
     #: Files given to flake8 one at a time, and what it reported on them.
     flake8_each: dict[str, set[Key]] = field(default_factory=dict)
     seconds: float = 0.0
@@ -231,7 +235,8 @@ def _run(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _cli(root: Path, folders: Sequence[str]) -> set[Key]:
+def _cli(root: Path, folders: Sequence[str]) -> dict[Key, str]:
+    """Each finding of one CLI project run, with its message."""
     done = _run(
         [
             "-m",
@@ -249,7 +254,10 @@ def _cli(root: Path, folders: Sequence[str]) -> set[Key]:
     if done.returncode not in (0, 1):
         raise RuntimeError(f"extstream-lint failed ({done.returncode}):\n{done.stderr}")
     report = json.loads(done.stdout)
-    return {(f["filename"].removeprefix("./"), f["line"], f["code"]) for f in report["findings"]}
+    return {
+        (f["filename"].removeprefix("./"), f["line"], f["code"]): f["message"]
+        for f in report["findings"]
+    }
 
 
 def _parse_flake8(output: str) -> set[Key]:
@@ -297,7 +305,10 @@ def measure(cases: Sequence[Case], each: bool = True) -> Measurement:
             shutil.copytree(
                 FIXTURES / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__")
             )
-        measured = Measurement(cli=_cli(root, folders), flake8_tree=_flake8(root, folders))
+        messages = _cli(root, folders)
+        measured = Measurement(
+            cli=set(messages), flake8_tree=_flake8(root, folders), messages=messages
+        )
         if each:
             sample = flake8_sample(c for c in cases if c.runs_here)
             done = _run(["-m", "tests.conformance.flake8_each", *sample], root)

@@ -25,17 +25,11 @@ from tests.conformance.suite import (
     Measurement,
     expectations,
     load_cases,
-    measure,
     verdict,
 )
 
 CASES = load_cases()
 _BY_ID = {case.id: case for case in CASES}
-
-
-@pytest.fixture(scope="session")
-def measured() -> Measurement:
-    return measure(CASES)
 
 
 def _params(twin: str) -> list[object]:

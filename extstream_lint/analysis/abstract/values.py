@@ -98,6 +98,12 @@ class Summary:
     capture_kept: bool = False
     #: Calls of a function-valued parameter (:class:`.callables.ParamCall`), in order.
     calls: list[object] = field(default_factory=list)
+    #: Attributes of ``self`` (by name) set from a call of a method of ``self``
+    #: (``self.s = self._make(h)``): the method's name, the function the body ran for it and
+    #: the call's arguments (a :class:`.callables.ParamCall`). Applied to an instance whose
+    #: class resolves the name to another function (an override in a subclass of another
+    #: module), the attribute is what that override returns (:mod:`.interp.receivers`).
+    overridable: dict[str, tuple[str, FunctionInfo, object]] = field(default_factory=dict)
     #: Bumped on every change, so the interpreter knows when a learning pass is stable.
     version: int = 0
 

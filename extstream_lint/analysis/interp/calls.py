@@ -113,6 +113,7 @@ class Calls:
             info, key = self.method_run(node, cls)
         scope = self._scope(key, "function", parent)  # type: ignore[arg-type]
         general, scope.function = scope.function, info
+        self.note_method_class(info, cls)
         # The body starts with whatever the caller has: symbolic values (summaries.py).
         state = State({}, sm.caller_current(info))
         params = node.params
@@ -125,7 +126,9 @@ class Calls:
             if fixed and index in fixed:
                 value = fixed[index]
             if index == 0 and cls is not None and "staticmethod" not in decorators:
-                value = cls if "classmethod" in decorators else Instance(cls, (), ParamRef(info, 0))
+                # ``__new__`` is bound to the class, as a classmethod is
+                as_class = "classmethod" in decorators or info.name == "__new__"
+                value = cls if as_class else Instance(cls, (), ParamRef(info, 0))
             self.bind(param.name.value, value, state, scope)
         for index in range(len(ordered), len(info.params)):  # *args, **kwargs
             self.bind(info.params[index][0], sm.symbolic(ParamRef(info, index)), state, scope)
@@ -232,8 +235,12 @@ class Calls:
                 return self._super(scope, state, node)
         callee_text = dotted_name(func) or (method or _UNNAMED_CALLEE)
         site = self._arguments(node, state, scope, callee_text)
+        if bound is not None and method is not None:  # self.m(...): receivers.py
+            self.note_self_call(node, receiver, method, callee, site, state)
         self._note_recorded_events(site, receiver if method == "record" else None)
         current = self._current(state)
+        if method == "__new__" and callee is None and (receiver is None or bound is not None):
+            return self.new_instance(method, site)  # super().__new__(cls) (guarantees.py)
         if method is not None:
             if isinstance(receiver, Instance) and isinstance(callee, (FunctionInfo, Closure)):
                 issues, yielded = [], None  # the class's own wait()/query(): not torch's
@@ -464,7 +471,8 @@ class Calls:
         )
         if changed:
             self._make_current(stream, label, node, state)
-        return self._returned(info, node, binding)
+        overridden = self.override_return(info, node, binding, state)  # receivers.py
+        return overridden if overridden is not None else self._returned(info, node, binding)
 
     def _apply(
         self, info: FunctionInfo, node: cst.CSTNode, binding: sm.Binding, state: State, name: str
@@ -501,6 +509,8 @@ class Calls:
                     state.env[arg.text] = target = target.with_field(path[0], actual)
                     arg = Arg(target, arg.text)
                 state.set_path(".".join((arg.text, *path)), actual)
+        if info.summary.overridable:  # obj.reset(): self.s = self._make() (receivers.py)
+            self.override_attrs(info, node, binding, state)
 
     def _apply_capture(self, summary: sm.Summary, binding: sm.Binding, state: State) -> None:
         value = sm.substitute(summary.capture_set, binding)

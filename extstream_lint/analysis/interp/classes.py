@@ -63,7 +63,10 @@ class Classes:
         if info.fields and self.learning:
             self._learn_field_defaults(node, info, class_state, inner)
         if self.learning:
+            declared = _declared_only(node)
             for name, value in class_state.env.items():
+                if name in declared:  # s: T = field(init=False): no class attribute
+                    continue
                 if "." not in name and not isinstance(value, FunctionInfo):
                     self.learn_attr(info, name, value)
         self.make_views(info, {name for name in class_state.env if "." not in name})
@@ -280,6 +283,24 @@ def _field_line(small: cst.BaseSmallStatement) -> tuple[str | None, cst.BaseExpr
     ):
         return small.targets[0].target.value, small.value
     return None, None
+
+
+def _declared_only(node: cst.ClassDef) -> set[str]:
+    """Record fields declared by ``field(...)`` with neither a default nor a factory: the
+    class gets no attribute of that name (``__init__`` or ``__post_init__`` sets it)."""
+    names = set()
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    for line in body:
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            name, value = _field_line(small)
+            if name is None or not isinstance(value, cst.Call):
+                continue
+            if tail_name(value.func) not in _FIELD_FUNCTIONS:
+                continue
+            keywords = {a.keyword.value for a in value.args if a.keyword is not None}
+            if not keywords & {"default", "default_factory", "factory"}:
+                names.add(name)
+    return names
 
 
 def _keyword_is_false(value: cst.BaseExpression | None, keyword: str) -> bool:

@@ -35,6 +35,7 @@ from ..semantics.sites import Issue
 from ..source.bodies import bodies_for
 from ..source.syntax import dotted_name
 from . import summaries as sm
+from .placement import drop_stale_sinks
 
 if TYPE_CHECKING:
     from ..abstract.facts import ModuleFacts
@@ -309,6 +310,9 @@ class Core:
             for ref in stream.refs():
                 self._learn_sink(anchor, issue, ref)
             return
+        if self.learning and isinstance(stream, ExtStream) and self._function is not None:
+            # known external here, without the caller: not also a sink (placement.py)
+            drop_stale_sinks(self._function.summary, anchor, issue)
         if not self.reporting:
             return
         key = (id(anchor), issue.code)
@@ -437,7 +441,10 @@ class Core:
                 # the value, e.g. when returned), not every Holder. ``self.x = ...`` in a
                 # method and instances held in globals still go to the class (below).
                 state.env[target.value.value] = owner.with_field(target.attr.value, value)
+                self.guarantee(owner.cls, target.attr.value, value)  # obj = cls(); obj.s = ...
                 return
+            if isinstance(owner, ClassInfo):  # cls.s = make() in a classmethod (guarantees.py)
+                self.learn_class_attr(owner, target.attr.value, value)
             if isinstance(owner, Instance) and self.learning:
                 name = target.attr.value
                 ref = owner.param

@@ -30,6 +30,8 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.constants`: literal tests decide branches; summaries copied per literal;
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
 * :mod:`.interp.objects`: the object model (construction, copies, holders, delegation);
+* :mod:`.interp.guarantees`: what a class's own code gives every instance;
+* :mod:`.interp.receivers`: calls on ``self`` resolved where a summary is applied;
 * :mod:`.interp.views`: subclasses' views of inherited methods (dispatch on ``self``);
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
 """
@@ -45,12 +47,14 @@ from .constants import Constants
 from .containers import Containers
 from .core import Core
 from .expressions import Expressions
+from .guarantees import Guarantees
 from .higher_order import HigherOrder
 from .imports import Imports
 from .library import Library
 from .narrowing import Narrowing
 from .objects import Objects
 from .patterns import Patterns
+from .receivers import Receivers
 from .statements import Statements
 from .unpacking import Unpacking
 from .views import Views
@@ -74,6 +78,8 @@ class Interpreter(
     Library,
     Classes,
     Objects,
+    Guarantees,
+    Receivers,
     Views,
     Narrowing,
     Core,

@@ -97,9 +97,10 @@ class Objects:
         stream = self._stream_subclass(cls, site, current)
         if stream is not None:
             return stream
-        instance = Instance(cls)
+        instance = self.allocate(cls, node, site, state, current)
         init = cls.method("__init__")
         if init is None:
+            self.guarantee_fields(instance)
             return instance
         made = self._run_on(init, instance, node, site, state, current, cls.name)
         if RECORD_INIT in init.decorators:
@@ -108,7 +109,26 @@ class Objects:
                 made = self._run_on(post, made, node, None, state, current, cls.name)
         if self.learning:
             self._hold_self(cls, made)
+        self.guarantee_fields(made)  # cls(make()) in the class's own code (guarantees.py)
         return made
+
+    def allocate(
+        self,
+        cls: ClassInfo,
+        node: cst.Call,
+        site: CallSite,
+        state: State,
+        current: ExtStream | None,
+    ) -> Instance:
+        """The object ``cls(...)`` starts from: what a project ``__new__`` returns when it
+        is an object of the class (``super().__new__(cls)``, a class cache), else a new one."""
+        new = cls.method("__new__")
+        if new is None:
+            return Instance(cls)
+        made = self._call_function(new, node, site, Arg(cls, None), state, current)
+        if isinstance(made, Instance) and made.param is None and cls in made.cls.mro():
+            return made
+        return Instance(cls)
 
     def _stream_subclass(self, cls: ClassInfo, site: CallSite, current: ExtStream | None) -> Value:
         """An instance of a class derived from a library class is what that class makes:
@@ -150,6 +170,8 @@ class Objects:
         for name, value in own:
             fields[name] = sm.substitute(value, binding)
         made = Instance(instance.cls, tuple(fields.items())) if fields else instance
+        if method.summary.overridable:  # self.s = self._make(h), _make overridden
+            made = self.apply_overrides(method, made, node, binding, state)
         if any(_holds_self(value, method) for _, value in own):
             # ``self.helper = Helper(self)``: the helper holds the object as the method
             # leaves it (its other fields set), not as it was when the method began.

@@ -77,6 +77,7 @@ class Statements:
             value = self.eval(stmt.value, state, scope)
             for target in stmt.targets:
                 self.bind_target(target.target, value, state, scope)
+            self.note_overridable(stmt)  # self.x = self.m(...) (receivers.py)
         elif kind is cst.AnnAssign:
             declared = self.annotation_value(stmt.annotation, stmt)
             value = self.eval(stmt.value, state, scope) if stmt.value is not None else None
@@ -99,6 +100,7 @@ class Statements:
                 info.summary.note_exit(self._restores[0] if self._restores else state.current, info)
             if info is not None and self.learning and not info.returns_known:
                 self._learn_return(info, value)
+                self.note_overridable(stmt)  # return self.m(...) (receivers.py)
             return None
         elif kind is cst.Raise:
             exc = stmt.exc  # type: ignore[attr-defined]

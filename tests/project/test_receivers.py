@@ -1,0 +1,123 @@
+"""Summaries polymorphic in the receiver, counted on a generated project (issue 38, Cost).
+
+One base class in its own module: its ``__init__`` stores what ``self._make(h)`` returns, its
+``flush`` synchronizes that. Many subclasses in other modules override ``_make`` (half of
+them with an ExternalStream, half with a managed stream) and call ``Sub(h).flush()``. Python
+runs each subclass's ``_make`` from the base's ``__init__``; the analysis keeps that call in
+the base's summary and resolves it on each subclass where the summary is applied, so no body
+runs twice: the base's bodies run as often for n subclasses as for 10n, and the whole run's
+body executions grow linearly. Counted (body executions, summaries), never timed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from extstream_lint.analysis.driver import projects
+from extstream_lint.analysis.interp.calls import Calls
+from extstream_lint.frontends import cli
+from extstream_lint.project import sources
+
+_BASE = """\
+import torch
+
+
+class Base:
+    def __init__(self, h):
+        self.s = self._make(h)
+
+    def _make(self, h):
+        return torch.npu.Stream()
+
+    def flush(self):
+        self.s.synchronize()
+"""
+
+_EXTERNAL = """\
+from torch_npu.npu import ExternalStream
+from gen.base import Base
+
+
+class Sub{n}(Base):
+    def _make(self, h):
+        return ExternalStream(h)
+
+
+def run(h):
+    Sub{n}(h).flush()
+"""
+
+_MANAGED = """\
+import torch
+from gen.base import Base
+
+
+class Sub{n}(Base):
+    def _make(self, h):
+        return torch.npu.Stream(priority=-1)
+
+
+def run(h):
+    Sub{n}(h).flush()
+"""
+
+#: The line of ``Sub(h).flush()`` in a subclass module.
+_CALL_LINE = 11
+
+
+def _project(root: Path, size: int) -> Path:
+    gen = root / "gen"
+    gen.mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'g'\n", encoding="utf-8")
+    (gen / "__init__.py").write_text("", encoding="utf-8")
+    (gen / "base.py").write_text(_BASE, encoding="utf-8")
+    for n in range(size):
+        text = (_EXTERNAL if n % 2 == 0 else _MANAGED).format(n=n)
+        (gen / f"sub{n:04d}.py").write_text(text, encoding="utf-8")
+    return root
+
+
+def _run(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[set[tuple[str, int]], Counter]:
+    projects._INDEXES.clear()
+    sources._SHARED.clear()
+    runs: Counter = Counter()
+    original = Calls._run_function
+
+    def counted(self, node, parent, cls, special=None, fixed=None):  # type: ignore[no-untyped-def]
+        runs[(self.module_name, node.name.value)] += 1
+        return original(self, node, parent, cls, special, fixed)
+
+    monkeypatch.setattr(Calls, "_run_function", counted)
+    options = cli.Options(
+        (str(root / "gen"),),
+        cli.Selection(("XST",), (), (), str(root)),
+        (),
+        str(root),
+        jobs=1,
+        cache=False,
+    )
+    found = {(Path(i.path).name, i.finding.line) for i in cli.run(options)}
+    monkeypatch.undo()
+    return found, runs
+
+
+@pytest.mark.parametrize("size", [8])
+def test_each_override_is_followed_and_no_base_body_runs_per_subclass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int
+) -> None:
+    small, small_runs = _run(_project(tmp_path / "small", size), monkeypatch)
+    large, large_runs = _run(_project(tmp_path / "large", 10 * size), monkeypatch)
+    for found, count in ((small, size), (large, 10 * size)):
+        expected = {(f"sub{n:04d}.py", _CALL_LINE) for n in range(0, count, 2)}
+        assert found == expected  # the external overrides, at their calls; no managed one
+    base_small = {k: v for k, v in small_runs.items() if k[0] == "gen.base"}
+    base_large = {k: v for k, v in large_runs.items() if k[0] == "gen.base"}
+    assert base_small and base_small == base_large  # the base's bodies: as often for 10n
+    total_small, total_large = sum(small_runs.values()), sum(large_runs.values())
+    per_module = (total_large - total_small) / (9 * size)
+    # linear: the subclasses' own bodies, a fixed number of runs per module
+    assert total_large <= 10 * total_small
+    assert per_module <= max(v for k, v in small_runs.items() if k[0] != "gen.base") * 2
