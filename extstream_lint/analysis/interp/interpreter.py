@@ -45,6 +45,7 @@ from .constants import Constants
 from .containers import Containers
 from .core import Core
 from .expressions import Expressions
+from .flows import Flows
 from .higher_order import HigherOrder
 from .imports import Imports
 from .library import Library
@@ -65,6 +66,7 @@ class Interpreter(
     Expressions,
     Calls,
     Alternatives,
+    Flows,
     HigherOrder,
     Constants,
     Unpacking,
