@@ -50,9 +50,9 @@ KINDS: dict[str, str] = {
     RETURNS: "{arg} flows to the return",
     ENTERS: "entering the returned context manager gives {arg}",
     ELEMENTS: "the returned iterable holds any element of {arg}",
-    HOLDER: "makes an object holding values its methods move ({arg} flows into it)",
+    HOLDER: "makes a holder: the method rows of its class move values in and out",
     STORES: "{arg} flows into the receiver's contents",
-    LOADS: "returns the receiver's contents (or {arg}, when given)",
+    LOADS: "returns the receiver's contents",
     CALLS: "calls {arg} with {args}",
     FOLDS: "calls {arg} with the value so far and each element of the iterable",
     CALLS_METHOD: "returns a callable that calls method {arg} of its argument",
@@ -63,6 +63,26 @@ KINDS: dict[str, str] = {
     CHAIN_MAP: "a dict of every argument's keys, the first mapping's value first",
     LIST: "a list of the elements of {arg}",
     ATTRIBUTES: "an object whose attributes are its keyword arguments",
+}
+
+#: Each kind in general, for the documentation's vocabulary table.
+KIND_MEANINGS: dict[str, str] = {
+    RETURNS: "argument i flows to the return",
+    ENTERS: "`with call(x) as v`: v is argument i",
+    ELEMENTS: "the return iterates elements of argument i",
+    HOLDER: "makes an object whose contents its method rows move",
+    STORES: "argument i flows into the receiver's contents",
+    LOADS: "the method returns the receiver's contents (joined with argument i when given)",
+    CALLS: "calls argument i with given arguments, here, in another thread or later",
+    FOLDS: "calls argument i as `functools.reduce` does",
+    CALLS_METHOD: "returns a callable calling method NAME of its argument",
+    GETS_ATTRIBUTE: "returns a getter of attributes",
+    GETS_ITEM: "returns a getter of items",
+    DICT: "a dict of the arguments",
+    DEFAULT_DICT: "a dict whose missing keys read a factory's result",
+    CHAIN_MAP: "a dict of several mappings, looked up in order",
+    LIST: "a list of argument i's elements",
+    ATTRIBUTES: "an object whose attributes are the keyword arguments",
 }
 
 #: What a ``CALLS`` row gives the function (``args``).
@@ -134,6 +154,10 @@ class FlowModel:
                 FUTURE: "; returns a future whose `result()` is what it returns",
                 RESULTS: "; returns an iterable of what it returns",
             }[self.result]
+        if self.kind == HOLDER and (self.arg is not None or self.keyword is not None):
+            text += f"; {self.argument_text()} flows into it"
+        if self.kind == LOADS and (self.arg is not None or self.keyword is not None):
+            text += f", or {self.argument_text()} when given"
         if self.kind == HOLDER and self.like:
             text += f"; its methods are `{self.like}`'s"
         if self.kind == HOLDER and self.shared:
@@ -298,11 +322,19 @@ def render_markdown() -> str:
         "made; `*.method` rows to a method of an object the analysis does not know (an",
         "executor, an event loop). Each row names the conformance case that shows it.",
         "",
-        "| Callee | What it does to values | Case |",
-        "| --- | --- | --- |",
+        "## The vocabulary",
+        "",
+        "| Kind | Meaning |",
+        "| --- | --- |",
+        *(f"| `{kind}` | {meaning} |" for kind, meaning in KIND_MEANINGS.items()),
+        "",
+        "## The models",
+        "",
+        "| Callee | Kind | What it does to values | Case |",
+        "| --- | --- | --- | --- |",
     ]
     for model in MODELS:
-        lines.append(f"| `{model.callee}` | {model.describe()} | `{model.case}` |")
+        lines.append(f"| `{model.callee}` | `{model.kind}` | {model.describe()} | `{model.case}` |")
     lines.append("")
     lines.append(f"{len(MODELS)} rows, {len({m.kind for m in MODELS})} kinds.")
     return "\n".join(lines) + "\n"
