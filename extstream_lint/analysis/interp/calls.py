@@ -255,7 +255,7 @@ class Calls:
                 # (higher_order.py); as a tensor method, its result keeps the tensor facts
                 attr = sm.attribute(receiver, method)
                 made = self.record_param_call(attr, site, state, method=True)  # type: ignore[arg-type]
-                return made if yielded is None else yielded
+                return self.loaded_or(method, site, made, yielded)
             if yielded is not None:
                 return yielded
             if method == "__enter__" and isinstance(receiver, StreamCtx):

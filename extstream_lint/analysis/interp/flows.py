@@ -16,7 +16,11 @@ one called here with the caller's current stream.
 
 from __future__ import annotations
 
-from ..abstract.atoms import Const, ExtStream
+import libcst as cst
+
+from ..abstract.atoms import Const, ExtStream, ParamRef
+from ..abstract.callables import ParamCall
+from ..abstract.paths import symbolic
 from ..abstract.state import State
 from ..abstract.values import ClassInfo, Instance, Seq, StreamCtx, Value, join, join_all
 from ..semantics import flowmodels as fm
@@ -67,6 +71,44 @@ class Flows:
         if made is not None and made.kind in _CALLED:
             return True, self._apply_callable(made.kind, callee, site, state, current)
         return self.flow_method(callee, "__call__", site, state, current)
+
+    @staticmethod
+    def loaded_or(method: str, site: CallSite, made: Value, yielded: Value) -> Value:
+        """``obj.m()`` on a parameter: the call's own result (``made``, resolved where the
+        caller's object is known) or what the method's name yields as a tensor method. A
+        holder's load with no positional argument (``q.get()``, ``fut.result()``: no
+        tensor method, nor ``dict.get``, is called so) is its result."""
+        if yielded is None:
+            return made
+        if method in fm.LOAD_METHODS and made is not None and not site.positional:
+            return made
+        return yielded
+
+    def flow_recorded(
+        self, call: ParamCall, callee: Value, node: cst.CSTNode, binding: sm.Binding, state: State
+    ) -> Value:
+        """A call a summary recorded on a parameter (``q.get()``, ``ref()``, ``getter(x)``),
+        made where the caller passes an object a row made: that row, with the caller's
+        values. ``None`` (nothing done) for anything else."""
+        name: str | None = None
+        if isinstance(callee, Instance) and callee.cls.name in fm.BY_CALLEE:
+            receiver: Value = callee
+        elif callee is None and isinstance(call.callee, ExtStream) and call.callee.param:
+            ref = call.callee.param
+            if not ref.path or ref.path[-1].startswith("["):
+                return None
+            name = ref.path[-1]
+            owner = symbolic(ParamRef(ref.owner, ref.index, ref.path[:-1]))
+            receiver = sm.substitute(owner, binding)
+            if not isinstance(receiver, Instance) or receiver.cls.name not in fm.HOLDERS:
+                return None
+        else:
+            return None
+        site = self._recorded_site(call, node, binding)
+        current = self._recorded_current(call, binding)
+        if name is None:
+            return self.flow_called(receiver, site, state, current)[1]  # type: ignore[arg-type]
+        return self.flow_method(receiver, name, site, state, current)[1]
 
     # --- the kinds --------------------------------------------------------------------------
 

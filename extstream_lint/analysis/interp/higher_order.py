@@ -176,6 +176,10 @@ class HigherOrder:
             for position, call in enumerate(list(calls)):
                 callee = sm.substitute(call.callee, binding)
                 if not isinstance(callee, CALLABLE) and not _symbolic(callee):
+                    # q.get(), ref(), getter(obj) on what the caller passed (flows.py)
+                    made = self.flow_recorded(call, callee, node, binding, state)
+                    if made is not None:
+                        binding.args[result_index(position)] = Arg(made, None)
                     continue
                 site = self._recorded_site(call, node, binding)
                 current = self._recorded_current(call, binding)

@@ -283,6 +283,10 @@ BY_CALLEE: dict[str, FlowModel] = {model.callee: model for model in MODELS}
 HOLDERS: dict[str, FlowModel] = {m.callee: m for m in MODELS if m.kind == HOLDER}
 #: Names of methods modelled on objects the analysis does not know (``*.submit``).
 ANY_RECEIVER: frozenset[str] = frozenset(m.callee[2:] for m in MODELS if m.callee.startswith("*."))
+#: Names of the methods that return a holder's contents (``get``, ``result``...).
+LOAD_METHODS: frozenset[str] = frozenset(
+    m.callee.rsplit(".", 1)[1] for m in MODELS if m.kind == LOADS and "." in m.callee
+)
 #: The classes whose method rows apply to holders' objects.
 _HOLDER_CLASSES = frozenset(m.like or m.callee for m in HOLDERS.values())
 #: Qualified names of the functions and classes modelled (a call's one set lookup).
