@@ -268,14 +268,20 @@ class HigherOrder:
         """``@d`` over a definition: ``value = d(value)``, innermost first, for each
         decorator the project defines; the definition itself when a result is unknown."""
         for decorator, applied in reversed(decorators):
-            if not isinstance(applied, (FunctionInfo, Closure, Partial, Bound)):
+            modelled = self.flow_decorator(applied)  # @functools.singledispatch (flows.py)
+            if not isinstance(applied, (FunctionInfo, Closure, Partial, Bound)) and not modelled:
                 continue
             expression = decorator.decorator
             anchor = expression if isinstance(expression, cst.Call) else node
             site = CallSite(anchor, "call", [Arg(value, None)])  # type: ignore[arg-type]
             with self._silenced():
-                result = self._call_value(applied, anchor, site, state, self._current(state))
-            if isinstance(result, (FunctionInfo, Closure, ClassInfo, Partial, Bound)):
+                if isinstance(applied, Ref):
+                    result = self.flow_call(applied.qualname, site, state, None)[1]
+                else:
+                    result = self._call_value(applied, anchor, site, state, self._current(state))
+            if isinstance(
+                result, (FunctionInfo, Closure, ClassInfo, Partial, Bound)
+            ) or self.flow_decorator(result):
                 value = result
         return value
 

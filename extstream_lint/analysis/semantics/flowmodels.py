@@ -44,6 +44,8 @@ DEFAULT_DICT = "default-dict"
 CHAIN_MAP = "chain-map"
 LIST = "list"
 ATTRIBUTES = "attributes"
+DISPATCHER = "dispatcher"
+REGISTERS = "registers"
 
 #: Each kind, as the documentation says it (``{arg}`` is the row's argument).
 KINDS: dict[str, str] = {
@@ -63,6 +65,10 @@ KINDS: dict[str, str] = {
     CHAIN_MAP: "a dict of every argument's keys, the first mapping's value first",
     LIST: "a list of the elements of {arg}",
     ATTRIBUTES: "an object whose attributes are its keyword arguments",
+    DISPATCHER: "a function calling the implementation registered for the class of its "
+    "first argument, else {arg}",
+    REGISTERS: "registers {arg} (or its first parameter's annotation) as the class of an "
+    "implementation",
 }
 
 #: Each kind in general, for the documentation's vocabulary table.
@@ -83,6 +89,8 @@ KIND_MEANINGS: dict[str, str] = {
     CHAIN_MAP: "a dict of several mappings, looked up in order",
     LIST: "a list of argument i's elements",
     ATTRIBUTES: "an object whose attributes are the keyword arguments",
+    DISPATCHER: "calls the implementation registered for its first argument's class",
+    REGISTERS: "registers an implementation for a class",
 }
 
 #: What a ``CALLS`` row gives the function (``args``).
@@ -253,6 +261,16 @@ MODELS: tuple[FlowModel, ...] = (
     ),
     # functools, operator
     FlowModel("functools.reduce", FOLDS, 0, "function", case="functions/reduce_builtin"),
+    FlowModel(
+        "functools.singledispatch", DISPATCHER, 0, "func", case=_Q + "singledispatch_annotation"
+    ),
+    FlowModel(
+        "functools.singledispatch.register",
+        REGISTERS,
+        0,
+        "cls",
+        case=_Q + "singledispatch_register_call",
+    ),
     FlowModel("operator.methodcaller", CALLS_METHOD, 0, "name", case=_Q + "methodcaller"),
     FlowModel("operator.attrgetter", GETS_ATTRIBUTE, case=_Q + "attrgetter"),
     FlowModel("operator.itemgetter", GETS_ITEM, case=_Q + "itemgetter"),
@@ -280,7 +298,7 @@ MODELS: tuple[FlowModel, ...] = (
 #: Rows by callee.
 BY_CALLEE: dict[str, FlowModel] = {model.callee: model for model in MODELS}
 #: The holders' classes: a method row applies to a holder of its class or one ``like`` it.
-HOLDERS: dict[str, FlowModel] = {m.callee: m for m in MODELS if m.kind == HOLDER}
+HOLDERS: dict[str, FlowModel] = {m.callee: m for m in MODELS if m.kind in (HOLDER, DISPATCHER)}
 #: Names of methods modelled on objects the analysis does not know (``*.submit``).
 ANY_RECEIVER: frozenset[str] = frozenset(m.callee[2:] for m in MODELS if m.callee.startswith("*."))
 #: Names of the methods that return a holder's contents (``get``, ``result``...).
