@@ -250,14 +250,19 @@ class Calls:
                 issues = []  # torch.Event.wait returns early: nothing to wait for (X07)
             for issue in issues:
                 self._report(node, issue)
-            if callee is None and receiver is None:  # pool.submit(f, s): f(s) runs
-                self.call_forwarding_method(method, site, state, current)
+            if callee is None and (
+                receiver is None or isinstance(receiver, Instance) or is_symbolic(receiver)
+            ):
+                # pool.submit(f, s), q.get(), var.set(s): the flow-model table (flows.py)
+                found, made = self.flow_method(receiver, method, site, state, current)
+                if found and (made is not None or yielded is None):
+                    return made
             if callee is None and is_symbolic(receiver):
                 # obj.m(...) on a parameter: dispatched where the caller's object is known
                 # (higher_order.py); as a tensor method, its result keeps the tensor facts
                 attr = sm.attribute(receiver, method)
                 made = self.record_param_call(attr, site, state, method=True)  # type: ignore[arg-type]
-                return made if yielded is None else yielded
+                return self.loaded_or(method, site, made, yielded)
             if yielded is not None:
                 return yielded
             if method == "__enter__" and isinstance(receiver, StreamCtx):
@@ -289,8 +294,6 @@ class Calls:
                 first, rest = site.positional[0], site.positional[1:]
                 keywords = tuple(site.keywords.items())
                 return Partial(first.value, tuple(rest), keywords, node, first.text)
-            if self.call_forwarding(callee.qualname, site, state, current):
-                return None
             return self._call_ref(callee.qualname, site, state, scope, current)
         if callee is None and type(func) is cst.Name and func.value in BUILTINS:
             if func.value == "setattr":  # setattr(obj, "name", v): obj.name = v (objects.py)
@@ -381,6 +384,9 @@ class Calls:
         if isinstance(callee, ClassInfo):  # __init__, __post_init__ (objects.py)
             return self.construct(callee, node, site, state, current)
         if isinstance(callee, Instance):  # obj(...): type(obj).__call__(obj, ...), by the MRO
+            found, made = self.flow_called(callee, site, state, current)
+            if found:  # weakref.ref(x)(), operator.itemgetter(k)(obj) (flows.py)
+                return made
             dunder = callee.cls.method("__call__")
             if dunder is not None:
                 text = None if site.callee_text == _UNNAMED_CALLEE else site.callee_text
@@ -541,7 +547,10 @@ class Calls:
         current: ExtStream | None,
     ) -> Value:
         """A call of a torch API (or any resolved name): :mod:`.effects` says what it does."""
-        if qualname in OBJECT_CALLS:  # copy.copy, dataclasses.replace, threading.local...
+        found, made = self.flow_call(qualname, site, state, current)
+        if found:  # queue.Queue, threading.Thread, copy.copy... (the flow-model table)
+            return made
+        if qualname in OBJECT_CALLS:  # dataclasses.replace, namedtuple (objects.py)
             return self.object_call(qualname, site)
         if qualname in LIBRARY_CALLS:  # contextlib.nullcontext(v), itertools (library.py)
             return self.call_library(qualname, site)

@@ -150,6 +150,10 @@ class Classes:
         if isinstance(base, Instance):
             if name == "__class__":
                 return base.cls
+            if name == "register":  # a singledispatch function's (flows.py)
+                registrar = self.flow_attribute(base, name)
+                if registrar is not None:
+                    return registrar
             method = base.cls.method(name)
             if method is not None and not base.field(name)[0] and not base.cls.has_attr(name):
                 if method.is_property:  # the getter's value, named where it was made

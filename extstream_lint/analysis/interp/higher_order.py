@@ -13,11 +13,10 @@ the enclosing function's parameters, so a decorator factory's wrapper knows its 
 A decorator application is the call it is (``f = d(f)``, innermost first): a decorator the
 project defines is applied, and its result is what the name binds when it is a function
 value; a decorator the analysis does not follow (``functools.lru_cache``, ``torch.no_grad()``)
-leaves the function as it is. The builtins and library functions that call a function they
-are given (``sorted(key=)``, ``min``/``max``, ``filter``, ``functools.reduce``,
-``asyncio.to_thread``, ``threading.Thread(target=)``, ``Executor.submit``,
-``loop.run_in_executor``) call it here; those that run it in another thread run it with no
-external stream current (a thread starts on its default stream).
+leaves the function as it is. The builtins that call a function they are given
+(``sorted(key=)``, ``min``/``max``, ``filter``) and ``functools.reduce`` call it here; the
+library functions that do (``threading.Thread(target=)``, ``Executor.submit``...) are rows
+of the flow-model table (:mod:`.flows`).
 """
 
 from __future__ import annotations
@@ -48,18 +47,6 @@ CALLABLE = (FunctionInfo, Closure, ClassInfo, Partial, Bound, StreamMethod, Ref)
 
 #: How deep recorded calls are made through one another (a callback given a callback...).
 _MAX_DEPTH = 4
-
-#: Library functions that call a function they are given: qualified name -> (position of
-#: the function, keyword naming it, whether it runs in another thread). The arguments
-#: after the function are its arguments.
-_FORWARDING = {
-    "asyncio.to_thread": (0, "func", True),
-    "functools.reduce": (0, "function", False),
-    "threading.Thread": (-1, "target", True),
-}
-#: Methods that call the function they are given with the rest of their arguments, in a
-#: worker thread: ``concurrent.futures.Executor.submit``, ``loop.run_in_executor``.
-_FORWARDING_METHODS = {"submit": 0, "run_in_executor": 1}
 
 
 class HigherOrder:
@@ -189,6 +176,10 @@ class HigherOrder:
             for position, call in enumerate(list(calls)):
                 callee = sm.substitute(call.callee, binding)
                 if not isinstance(callee, CALLABLE) and not _symbolic(callee):
+                    # q.get(), ref(), getter(obj) on what the caller passed (flows.py)
+                    made = self.flow_recorded(call, callee, node, binding, state)
+                    if made is not None:
+                        binding.args[result_index(position)] = Arg(made, None)
                     continue
                 site = self._recorded_site(call, node, binding)
                 current = self._recorded_current(call, binding)
@@ -277,57 +268,22 @@ class HigherOrder:
         """``@d`` over a definition: ``value = d(value)``, innermost first, for each
         decorator the project defines; the definition itself when a result is unknown."""
         for decorator, applied in reversed(decorators):
-            if not isinstance(applied, (FunctionInfo, Closure, Partial, Bound)):
+            modelled = self.flow_decorator(applied)  # @functools.singledispatch (flows.py)
+            if not isinstance(applied, (FunctionInfo, Closure, Partial, Bound)) and not modelled:
                 continue
             expression = decorator.decorator
             anchor = expression if isinstance(expression, cst.Call) else node
             site = CallSite(anchor, "call", [Arg(value, None)])  # type: ignore[arg-type]
             with self._silenced():
-                result = self._call_value(applied, anchor, site, state, self._current(state))
-            if isinstance(result, (FunctionInfo, Closure, ClassInfo, Partial, Bound)):
+                if isinstance(applied, Ref):
+                    result = self.flow_call(applied.qualname, site, state, None)[1]
+                else:
+                    result = self._call_value(applied, anchor, site, state, self._current(state))
+            if isinstance(
+                result, (FunctionInfo, Closure, ClassInfo, Partial, Bound)
+            ) or self.flow_decorator(result):
                 value = result
         return value
-
-    def call_forwarding(
-        self, qualname: str, site: CallSite, state: State, current: ExtStream | None
-    ) -> bool:
-        """A library function that calls a function it is given (``asyncio.to_thread(f, s)``,
-        ``functools.reduce(f, xs)``): call it as it would. False: not one of those."""
-        known = _FORWARDING.get(qualname)
-        if known is None:
-            return False
-        position, keyword, threaded = known
-        if qualname == "functools.reduce":
-            return self._reduce(site, state, current)
-        if position < 0:  # threading.Thread(target=f, args=(...), kwargs={...})
-            func = site.keywords.get(keyword)
-            given = site.keywords.get("args")
-            named = site.keywords.get("kwargs")
-            args = list(given.value.items) if given and _exact(given.value) else []  # type: ignore[union-attr]
-            keys = named.value.keys if named and isinstance(named.value, Seq) else ()
-            rest = CallSite(site.node, "call", [Arg(v, None) for v in args])
-            rest.keywords = {k: Arg(v, None) for k, v in keys if isinstance(k, str)}
-        else:
-            func = site.arg(position, keyword)
-            rest = _after(site, position + 1)
-        if func is None or not isinstance(func.value, CALLABLE):
-            return func is not None
-        self._call_value(func.value, site.node, rest, state, None if threaded else current)
-        return True
-
-    def call_forwarding_method(
-        self, method: str, site: CallSite, state: State, current: ExtStream | None
-    ) -> bool:
-        """``executor.submit(f, s)``, ``loop.run_in_executor(None, f, s)``: ``f(s)`` runs,
-        in a worker thread (no external stream current there)."""
-        position = _FORWARDING_METHODS.get(method)
-        if position is None or len(site.positional) <= position:
-            return False
-        func = site.positional[position].value
-        if not isinstance(func, (FunctionInfo, Closure, Partial, Bound)):
-            return False
-        self._call_value(func, site.node, _after(site, position + 1), state, None)
-        return True
 
     def call_with_key(
         self, name: str, site: CallSite, state: State, current: ExtStream | None
@@ -375,15 +331,6 @@ class HigherOrder:
 
 #: The longest literal sequence ``functools.reduce`` is folded over element by element.
 _FOLD_LIMIT = 16
-
-
-def _after(site: CallSite, start: int) -> CallSite:
-    """The arguments after the function (its own arguments), keywords included."""
-    rest = CallSite(site.node, "call", site.positional[start:], dict(site.keywords))
-    if site.star_at is not None:
-        rest.star_at, rest.spread = max(site.star_at - start, 0), site.spread
-    rest.double_star, rest.kw_spread = site.double_star, site.kw_spread
-    return rest
 
 
 def _symbolic(value: Value) -> bool:

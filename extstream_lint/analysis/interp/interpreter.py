@@ -47,6 +47,7 @@ from .constants import Constants
 from .containers import Containers
 from .core import Core
 from .expressions import Expressions
+from .flows import Flows
 from .guarantees import Guarantees
 from .higher_order import HigherOrder
 from .imports import Imports
@@ -69,6 +70,7 @@ class Interpreter(
     Expressions,
     Calls,
     Alternatives,
+    Flows,
     HigherOrder,
     Constants,
     Unpacking,

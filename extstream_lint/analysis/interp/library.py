@@ -2,15 +2,16 @@
 imports by call (``importlib.import_module("pkg.mod")``, ``__import__``).
 
 They hold no stream semantics of their own, but a stream given to them comes back out:
-``with contextlib.nullcontext(ext) as s`` binds ``s`` to ``ext`` (``closing(x)`` too), and
 each ``itertools`` function that rearranges elements gives an iterable of the elements of
-its arguments, as :mod:`.builtins` does for ``zip`` and ``list``:
+its arguments, as :mod:`.builtins` does for ``zip`` and ``list``. Those the flow-model table
+can say (``contextlib.nullcontext``/``closing``, ``cycle``, ``compress``, ``filterfalse``,
+``takewhile``, ``dropwhile``: :mod:`..semantics.flowmodels`) are rows there; these keep
+their order-aware code here:
 
 * ``chain(a, b)``: a's then b's, kept in order when both are known element by element;
   ``chain.from_iterable(xs)``: the elements of the elements;
 * ``islice(xs, ...)``: a slice of a known sequence by literal bounds, else any element;
-* ``cycle``, ``compress``, ``filterfalse``, ``takewhile``, ``dropwhile``, ``accumulate``
-  (no function): any element; ``repeat(x)``: ``x``;
+* ``accumulate`` (no function): any element; ``repeat(x)``: ``x``;
 * ``zip_longest(a, b, fillvalue=f)``: tuples of an element of each (or the fill value);
   ``product``: tuples of an element of each; ``pairwise``: pairs of elements;
   ``permutations``, ``combinations``: tuples of any element; ``groupby``: (key, group)
@@ -24,28 +25,14 @@ per resolved call.
 from __future__ import annotations
 
 from ..abstract.atoms import Const, Ref
-from ..abstract.values import Seq, StreamCtx, Value, join
+from ..abstract.values import Seq, Value, join
 from ..semantics.effects import canonical, enables_transfer_to_npu
 from ..semantics.sites import CallSite
 from .core import may_contain
 
-#: Entering gives the first argument (``enter_result`` for ``nullcontext``).
-_GIVES_ARGUMENT = {"contextlib.nullcontext": "enter_result", "contextlib.closing": "thing"}
-
-#: Iterables whose elements are any element of the iterable they are given (by position).
-_ELEMENTS_OF = {
-    "itertools.cycle": 0,
-    "itertools.compress": 0,
-    "itertools.filterfalse": 1,
-    "itertools.takewhile": 1,
-    "itertools.dropwhile": 1,
-}
-
 LIBRARY_CALLS = frozenset(
     {
         "importlib.import_module",
-        *_GIVES_ARGUMENT,
-        *_ELEMENTS_OF,
         "itertools.accumulate",
         "itertools.chain",
         "itertools.chain.from_iterable",
@@ -70,12 +57,6 @@ class Library:
         """The value of a call of one of :data:`LIBRARY_CALLS`."""
         if qualname == "importlib.import_module":
             return self.import_by_call(site, whole=True)
-        if qualname in _GIVES_ARGUMENT:
-            given = site.arg(0, _GIVES_ARGUMENT[qualname])
-            if given is None or given.value is None:
-                return None
-            # entering it makes nothing current, and gives what it was given
-            return StreamCtx(None, "", given.value, keeps_current=True)
         if site.star_at is not None:  # chain(*lists): any element of any of them
             spread = self.element_of(site.spread)
             values = [arg.value for arg in site.positional] + [spread]
@@ -94,9 +75,6 @@ class Library:
         if qualname == "itertools.repeat":
             obj = site.arg(0, "object")
             return may_contain([obj.value]) if obj is not None else None
-        if qualname in _ELEMENTS_OF:
-            index = _ELEMENTS_OF[qualname]
-            return may_contain([self.element_of(values[index])]) if index < len(values) else None
         if qualname == "itertools.accumulate":
             return None if len(values) > 1 or "func" in site.keywords else _any(values[0], self)
         if qualname in ("itertools.zip_longest", "itertools.product"):

@@ -32,24 +32,16 @@ from .core import Scope
 RECORD_INIT = "<record __init__>"
 
 #: Library calls that make or copy objects, answered by :meth:`Objects.object_call`. The
-#: holders (``threading.local()``, ``SimpleNamespace``, ``ContextVar``) are an instance per
+#: holders ``threading.local()`` and ``SimpleNamespace`` (rows of the flow-model table,
+#: :mod:`.flows`, which calls :meth:`Objects.object_call` for them) are an instance per
 #: allocation site, of a class of that site: what one of them holds is what was stored in it.
 OBJECT_CALLS = frozenset(
     {
-        "copy.copy",
-        "copy.deepcopy",
         "dataclasses.replace",
-        "threading.local",
-        "types.SimpleNamespace",
-        "contextvars.ContextVar",
-        "collections.deque",
         "collections.namedtuple",
         "typing.NamedTuple",
     }
 )
-_HOLDERS = frozenset({"threading.local", "types.SimpleNamespace", "contextvars.ContextVar"})
-#: What a ``ContextVar`` holds, as an attribute of its allocation site's class.
-_VAR_VALUE = "<value>"
 
 
 class Objects:
@@ -217,14 +209,8 @@ class Objects:
     def object_call(self, qualname: str, site: CallSite) -> Value:
         """A library call of :data:`OBJECT_CALLS`."""
         first = site.positional[0].value if site.positional else None
-        if qualname in ("copy.copy", "copy.deepcopy"):
-            return first  # the same class, the same attributes
         if qualname == "dataclasses.replace":
             return self._replaced(first, site)
-        if qualname == "collections.deque":  # a list of the iterable's elements
-            if not site.positional:
-                return Seq(())
-            return self._call_builtin("list", site, None, None)  # type: ignore[arg-type]
         cls = self._site_classes.get(site.node)
         if cls is None:
             cls = self._site_classes[site.node] = ClassInfo(qualname)
@@ -236,11 +222,6 @@ class Objects:
             if cls.fields and self.learning:  # the class itself: Pair(a, b) takes its fields
                 cls.methods["__init__"] = self._record_init(cls)
             return cls
-        if qualname == "contextvars.ContextVar":
-            default = site.keywords.get("default")
-            if default is not None and self.learning:
-                self.learn_attr(cls, _VAR_VALUE, default.value)
-            return Instance(cls)
         fields = () if site.double_star else tuple((k, a.value) for k, a in site.keywords.items())
         return Instance(cls, fields)
 
@@ -252,19 +233,9 @@ class Objects:
         state: State,
         current: ExtStream | None,
     ) -> Value:
-        """A method the class does not define: a ``ContextVar``'s ``set`` / ``get``, a
-        ``NamedTuple``'s ``_replace``, ``__class__``, one a ``__getattr__`` delegates."""
+        """A method the class does not define: a ``NamedTuple``'s ``_replace``,
+        ``__class__``, one a ``__getattr__`` delegates."""
         cls = receiver.cls
-        if cls.name == "contextvars.ContextVar":
-            if method == "set" and site.positional and self.learning:
-                value = site.positional[0].value
-                if not (isinstance(value, ExtStream) and value.param is not None):
-                    self.learn_attr(cls, _VAR_VALUE, value)
-            elif method == "get":
-                held = cls.attrs.get(_VAR_VALUE)
-                default = site.positional[0].value if site.positional else None
-                return join(held, default) if default is not None else held
-            return None
         if method == "_replace" and cls.fields:
             return self._replaced(receiver, site)
         if method == "__class__":  # self.__class__(...): a new instance of the same class

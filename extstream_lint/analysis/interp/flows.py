@@ -1,0 +1,485 @@
+"""The one routine that applies the flow-model table (:mod:`..semantics.flowmodels`).
+
+A call is looked up once: by qualified name (:meth:`Flows.flow_call`), by method of an object
+a holder row made or of an object the analysis does not know (:meth:`Flows.flow_method`),
+or as a call of a callable a row made (a weak reference, ``operator``'s getters:
+:meth:`Flows.flow_called`). :meth:`Flows.apply_flow` then does what the row's kind says.
+
+Objects a row makes (a queue, a future, a weak reference, a getter) are instances of a class
+made once per place in the file (the allocation site, as ``threading.local`` and
+``ContextVar`` are): a shared holder keeps its contents on that class, so a ``put`` in one
+thread is what a ``get`` in another reads; any other keeps them on the instance. A function a
+row calls in another thread runs with no external stream current (a thread starts on its
+default stream), one called later by an event loop too (what is current then is not known),
+one called here with the caller's current stream.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
+from ..abstract.callables import ParamCall
+from ..abstract.paths import symbolic
+from ..abstract.state import State
+from ..abstract.values import (
+    ClassInfo,
+    FunctionInfo,
+    Instance,
+    Seq,
+    StreamCtx,
+    Value,
+    join,
+    join_all,
+)
+from ..semantics import flowmodels as fm
+from ..semantics.effects import method_effects
+from ..semantics.sites import Arg, CallSite
+from ..source.syntax import dotted_name
+from . import summaries as sm
+from .core import is_symbolic, may_contain
+from .higher_order import CALLABLE
+
+#: Where an object a row made keeps what it holds (never an identifier: no clash).
+CONTENTS = "<contents>"
+_NAMES, _ARGS, _KEYWORDS = "<names>", "<args>", "<keywords>"
+#: Rows whose objects are called: what calling one does.
+_CALLED = frozenset({fm.CALLS_METHOD, fm.GETS_ATTRIBUTE, fm.GETS_ITEM})
+_BASE, _DISPATCHER, _TYPE = "<base>", "<dispatcher>", "<type>"
+#: What a ``singledispatch`` function's ``register`` attribute is an instance of.
+_REGISTRAR = "functools.singledispatch.register"
+#: The classes an external stream is an instance of, most specific first (torch_npu's
+#: ``ExternalStream`` derives from its ``Stream``, which derives from ``torch.Stream``).
+_STREAM_CLASSES = (
+    ("torch_npu.npu.ExternalStream", "torch_npu.npu.streams.ExternalStream"),
+    ("torch_npu.npu.Stream", "torch_npu.npu.streams.Stream", "torch.npu.Stream"),
+    ("torch.Stream",),
+    ("object", "builtins.object"),
+)
+
+
+class Flows:
+    """Library calls, applied from the flow-model table."""
+
+    def flow_call(
+        self, qualname: str, site: CallSite, state: State, current: ExtStream | None
+    ) -> tuple[bool, Value]:
+        """A call of a modelled function or class: (whether it is one, its value)."""
+        if qualname not in fm.FUNCTIONS:
+            return False, None
+        return True, self.apply_flow(fm.BY_CALLEE[qualname], None, site, state, current)
+
+    def flow_method(
+        self, receiver: Value, method: str, site: CallSite, state: State, current: ExtStream | None
+    ) -> tuple[bool, Value]:
+        """``receiver.method(...)`` on an object a holder row made, or (``*.method`` rows) on
+        an object the analysis does not know."""
+        if isinstance(receiver, Instance):
+            model = fm.method_model(receiver.cls.name, method)
+        elif (receiver is None or is_symbolic(receiver)) and method in fm.ANY_RECEIVER:
+            model = fm.BY_CALLEE[f"*.{method}"]
+        else:
+            return False, None
+        if model is None:
+            return False, None
+        return True, self.apply_flow(model, receiver, site, state, current)
+
+    def flow_called(
+        self, callee: Instance, site: CallSite, state: State, current: ExtStream | None
+    ) -> tuple[bool, Value]:
+        """``obj(...)`` where ``obj`` is a weak reference or one of ``operator``'s callables."""
+        made = fm.BY_CALLEE.get(callee.cls.name)
+        if made is not None and made.kind == fm.DISPATCHER:
+            return True, self._dispatch(callee, site, state, current)
+        if made is not None and made.kind == fm.REGISTERS:  # @f.register, @f.register(T)
+            dispatcher = callee.field(_DISPATCHER)[1]
+            given = callee.field(_TYPE)
+            args = [Arg(given[1], None), *site.positional] if given[0] else site.positional
+            return True, self._register(dispatcher, args, state)
+        if made is not None and made.kind in _CALLED:
+            return True, self._apply_callable(made.kind, callee, site, state, current)
+        return self.flow_method(callee, "__call__", site, state, current)
+
+    def flow_decorator(self, value: Value) -> bool:
+        """A decorator the table models (``functools.singledispatch``, ``f.register``)."""
+        if isinstance(value, Ref):
+            model = fm.BY_CALLEE.get(value.qualname)
+            return model is not None and model.kind == fm.DISPATCHER
+        return isinstance(value, Instance) and value.cls.name in fm.BY_CALLEE
+
+    def flow_attribute(self, base: Instance, name: str) -> Value:
+        """``f.register`` of a ``singledispatch`` function ``f``: a registrar for it."""
+        if fm.BY_CALLEE.get(base.cls.name) is None or f"{base.cls.name}.{name}" != _REGISTRAR:
+            return None
+        return Instance(self._registrar_class(), ((_DISPATCHER, base),))
+
+    def _registrar_class(self) -> ClassInfo:
+        cls = self.__dict__.get("_flow_registrar")
+        if cls is None:
+            cls = self.__dict__["_flow_registrar"] = ClassInfo(_REGISTRAR)
+            self._own_classes.add(id(cls))
+        return cls  # type: ignore[no-any-return]
+
+    def _register(self, dispatcher: Value, args: list[Arg], state: State) -> Value:
+        """``register(T, impl)``, ``register(impl)`` (``T``: its first parameter's
+        annotation), ``register(T)`` (a registrar that takes ``impl`` next): ``impl`` is
+        what the dispatcher calls for an argument of class ``T``."""
+        if not isinstance(dispatcher, Instance) or not args:
+            return None
+        first = args[0].value
+        if len(args) == 1 and isinstance(first, (ClassInfo, Ref)):
+            return Instance(self._registrar_class(), ((_DISPATCHER, dispatcher), (_TYPE, first)))
+        kind, impl = (first, args[1].value) if len(args) > 1 else (None, first)
+        if not isinstance(impl, CALLABLE) or isinstance(impl, (ClassInfo, Ref)):
+            return impl
+        if kind is None and isinstance(impl, FunctionInfo):
+            kind = self._first_annotation(impl, state)
+        if isinstance(kind, (ClassInfo, Ref)):
+            registry = self.__dict__.setdefault("_flow_registry", {})
+            registry.setdefault(id(dispatcher.cls), {})[id(impl)] = (kind, impl)
+        return impl
+
+    def _first_annotation(self, impl: FunctionInfo, state: State) -> Value:
+        """The class the first parameter of ``impl`` is annotated with (by name)."""
+        node = next((n for n, info in self._functions.items() if info is impl), None)
+        params = node.params.posonly_params or node.params.params if node is not None else ()
+        annotation = params[0].annotation if params else None
+        parts = (dotted_name(annotation.annotation) or "").split(".") if annotation else []
+        if not parts or not parts[0]:
+            return None
+        value = state.env.get(parts[0])
+        for part in parts[1:]:
+            value = Ref(f"{value.qualname}.{part}") if isinstance(value, Ref) else None
+        return value
+
+    def _dispatch(
+        self, dispatcher: Instance, site: CallSite, state: State, current: ExtStream | None
+    ) -> Value:
+        """``f(x)`` of a ``singledispatch`` function: the implementation registered for the
+        nearest class of ``x`` (its class's MRO; an external stream's classes), else the
+        base. An argument whose class is not known calls the base, as an unregistered one."""
+        registry = self.__dict__.get("_flow_registry", {}).get(id(dispatcher.cls), {})
+        arg = site.positional[0].value if site.positional else None
+        best, chosen = None, dispatcher.field(_BASE)[1]
+        for kind, impl in registry.values():
+            rank = _rank(kind, arg)
+            if rank is not None and (best is None or rank < best):
+                best, chosen = rank, impl
+        return self._call_value(chosen, site.node, site, state, current)
+
+    @staticmethod
+    def loaded_or(method: str, site: CallSite, made: Value, yielded: Value) -> Value:
+        """``obj.m()`` on a parameter: the call's own result (``made``, resolved where the
+        caller's object is known) or what the method's name yields as a tensor method. A
+        holder's load with no positional argument (``q.get()``, ``fut.result()``: no
+        tensor method, nor ``dict.get``, is called so) is its result."""
+        if yielded is None:
+            return made
+        if method in fm.LOAD_METHODS and made is not None and not site.positional:
+            return made
+        return yielded
+
+    def flow_recorded(
+        self, call: ParamCall, callee: Value, node: cst.CSTNode, binding: sm.Binding, state: State
+    ) -> Value:
+        """A call a summary recorded on a parameter (``q.get()``, ``ref()``, ``getter(x)``),
+        made where the caller passes an object a row made: that row, with the caller's
+        values. ``None`` (nothing done) for anything else."""
+        name: str | None = None
+        if isinstance(callee, Instance) and callee.cls.name in fm.BY_CALLEE:
+            receiver: Value = callee
+        elif callee is None and isinstance(call.callee, ExtStream) and call.callee.param:
+            ref = call.callee.param
+            if not ref.path or ref.path[-1].startswith("["):
+                return None
+            name = ref.path[-1]
+            owner = symbolic(ParamRef(ref.owner, ref.index, ref.path[:-1]))
+            receiver = sm.substitute(owner, binding)
+            if not isinstance(receiver, Instance) or receiver.cls.name not in fm.HOLDERS:
+                return None
+        else:
+            return None
+        site = self._recorded_site(call, node, binding)
+        current = self._recorded_current(call, binding)
+        if name is None:
+            return self.flow_called(receiver, site, state, current)[1]  # type: ignore[arg-type]
+        return self.flow_method(receiver, name, site, state, current)[1]
+
+    # --- the kinds --------------------------------------------------------------------------
+
+    def apply_flow(
+        self,
+        model: fm.FlowModel,
+        receiver: Value,
+        site: CallSite,
+        state: State,
+        current: ExtStream | None,
+    ) -> Value:
+        """What the call ``site`` does, by ``model``'s kind."""
+        kind = model.kind
+        given = site.arg(model.arg, model.keyword) if model.arg is not None else None
+        if given is None and model.keyword is not None:
+            given = site.keywords.get(model.keyword)
+        value = given.value if given is not None else None
+        if kind == fm.RETURNS:
+            return value
+        if kind == fm.ENTERS:  # entering makes nothing current, and gives what it was given
+            return None if value is None else StreamCtx(None, "", value, keeps_current=True)
+        if kind == fm.ELEMENTS:
+            return None if given is None else may_contain([self.element_of(value)])
+        if kind == fm.HOLDER:
+            return self._holder(model, site, value)
+        if kind == fm.STORES:
+            if isinstance(receiver, Instance) and given is not None:
+                self._store(receiver.cls, value)
+            return None
+        if kind == fm.LOADS:
+            held = _held(receiver)
+            return join(held, value) if given is not None else held
+        if kind == fm.CALLS:
+            return self._calls(model, site, state, current, value)
+        if kind == fm.FOLDS:
+            self._reduce(site, state, current)
+            return None
+        if kind in _CALLED:
+            return self._callable(model, site)
+        if kind == fm.DICT:
+            if site.positional or site.keywords:
+                return self._make_dict(site)
+            return Seq((), is_dict=True)
+        if kind == fm.DEFAULT_DICT:
+            return self._default_dict(site, state, value)
+        if kind == fm.CHAIN_MAP:
+            return _chain_map([arg.value for arg in site.positional])
+        if kind == fm.LIST:  # deque(xs): a list of xs's elements
+            if not site.positional:
+                return Seq(())
+            return self._call_builtin("list", site, None, None)  # type: ignore[arg-type]
+        if kind == fm.ATTRIBUTES:
+            return self.object_call(model.callee, site)
+        if kind == fm.DISPATCHER:  # @functools.singledispatch def f(...)
+            if not isinstance(value, CALLABLE):
+                return None
+            return Instance(self._site_class(site, model.callee), ((_BASE, value),))
+        if kind == fm.REGISTERS:  # f.register(T, impl), f.register(T)
+            return self._register(receiver, site.positional, state)
+        return None
+
+    def _site_class(self, site: CallSite, name: str) -> ClassInfo:
+        """The class of the objects made at ``site`` (one per place in the file)."""
+        cls = self._site_classes.get(site.node)
+        if cls is None or cls.name != name:
+            cls = self._site_classes[site.node] = ClassInfo(name)
+            self._own_classes.add(id(cls))
+        return cls
+
+    def _holder(self, model: fm.FlowModel, site: CallSite, value: Value) -> Value:
+        cls = self._site_class(site, model.callee)
+        if model.shared:
+            if value is not None:
+                self._store(cls, value)
+            return Instance(cls)
+        return Instance(cls, ((CONTENTS, value),) if value is not None else ())
+
+    def _store(self, cls: ClassInfo, value: Value) -> None:
+        """``value`` flows into what every object of ``cls`` holds (learnt, as class
+        attributes are; a parameter of the function being summarised is not a value)."""
+        if self.learning and not is_symbolic(value):
+            self.learn_attr(cls, CONTENTS, value)
+
+    def _calls(
+        self,
+        model: fm.FlowModel,
+        site: CallSite,
+        state: State,
+        current: ExtStream | None,
+        func: Value,
+    ) -> Value:
+        """A row that calls its function argument: with which arguments, on which stream."""
+        if not isinstance(func, CALLABLE):
+            return None
+        if model.args == fm.THREAD_ARGS:
+            rest = _thread_args(site, model.extra)
+        elif model.args == fm.EACH_ELEMENT:
+            start = model.arg + 1  # type: ignore[operator]
+            iterables = site.positional[start:]
+            if not iterables or site.star_at is not None:
+                return None
+            rest = CallSite(
+                site.node, "call", [Arg(self.element_of(a.value), None) for a in iterables]
+            )
+        else:
+            rest = _after(site, model.arg + 1)  # type: ignore[operator]
+        made = self._call_value(
+            func, site.node, rest, state, current if model.runs == fm.HERE else None
+        )
+        if model.result == fm.RESULT:
+            return made
+        if model.result == fm.RESULTS:
+            return may_contain([made])
+        if model.result == fm.FUTURE:
+            cls = self._site_class(site, "concurrent.futures.Future")
+            return Instance(cls, ((CONTENTS, made),) if made is not None else ())
+        return None
+
+    def _callable(self, model: fm.FlowModel, site: CallSite) -> Value:
+        """``methodcaller("name", *args)``, ``attrgetter("a.b", ...)``, ``itemgetter(k, ...)``:
+        an object that remembers its literal arguments, called later."""
+        names = []
+        for arg in site.positional:
+            literal = arg.value.value if isinstance(arg.value, Const) else None
+            if model.kind != fm.GETS_ITEM and not isinstance(literal, str):
+                return None
+            if model.kind == fm.GETS_ITEM and type(literal) not in (str, int):
+                names.append(None)  # a key the analysis does not know: any item
+            else:
+                names.append(Const(literal))
+            if model.kind == fm.CALLS_METHOD:
+                break
+        if not names or site.star_at is not None or site.double_star:
+            return None
+        fields: list[tuple[str, Value]] = [(_NAMES, Seq(tuple(names)))]
+        if model.kind == fm.CALLS_METHOD:
+            keywords = tuple((k, a.value) for k, a in site.keywords.items())
+            fields.append((_ARGS, Seq(tuple(a.value for a in site.positional[1:]))))
+            fields.append((_KEYWORDS, Seq((), keywords)))
+        return Instance(self._site_class(site, model.callee), tuple(fields))
+
+    def _apply_callable(
+        self, kind: str, callee: Instance, site: CallSite, state: State, current: ExtStream | None
+    ) -> Value:
+        """Calling what :meth:`_callable` made, with the object as the first argument."""
+        if not site.positional:
+            return None
+        target = site.positional[0].value
+        names = callee.field(_NAMES)[1]
+        if not isinstance(names, Seq):
+            return None
+        if kind == fm.CALLS_METHOD:
+            name = names.items[0].value  # type: ignore[union-attr]
+            args = callee.field(_ARGS)[1]
+            keywords = callee.field(_KEYWORDS)[1]
+            inner = CallSite(
+                site.node,
+                name,
+                [Arg(v, None) for v in args.items] if isinstance(args, Seq) else [],
+                {k: Arg(v, None) for k, v in keywords.keys} if isinstance(keywords, Seq) else {},  # type: ignore[misc]
+            )
+            return self.call_method_of(target, name, inner, state, current)
+        read = [self._get(kind, target, name, site) for name in names.items]
+        return read[0] if len(read) == 1 else Seq(tuple(read))
+
+    def _get(self, kind: str, target: Value, name: Value, site: CallSite) -> Value:
+        if kind == fm.GETS_ITEM:
+            base = self._as_seq(target)
+            if not isinstance(name, Const):
+                return sm.contents(base)
+            return sm.item(base, name.value)  # type: ignore[arg-type]
+        value = target
+        for part in str(name.value).split("."):  # type: ignore[union-attr]
+            value = self._stream_method(value, part, None, site.node) or self._attribute_of(
+                value, part, None
+            )
+        return value
+
+    def call_method_of(
+        self, receiver: Value, name: str, site: CallSite, state: State, current: ExtStream | None
+    ) -> Value:
+        """``receiver.name(...)`` made by a library callable (``methodcaller``), as the
+        method call would be: the class's method, a parameter's (dispatched where it is
+        known), a modelled holder's, or torch's semantics of that method."""
+        if isinstance(receiver, Instance):
+            method = receiver.cls.method(name)
+            if method is not None:
+                return self._call_function(
+                    method, site.node, site, Arg(receiver, None), state, current
+                )
+            found, made = self.flow_method(receiver, name, site, state, current)
+            return made if found else self.object_method(receiver, name, site, state, current)
+        if is_symbolic(receiver):
+            attr = sm.attribute(receiver, name)
+            return self.record_param_call(attr, site, state, method=True)  # type: ignore[arg-type]
+        if isinstance(receiver, Seq):
+            return None
+        issues, yielded = method_effects(site, name, receiver, None, current)
+        for issue in issues:
+            self._report(site.node, issue)
+        return yielded
+
+    def _default_dict(self, site: CallSite, state: State, factory: Value) -> Value:
+        """``defaultdict(factory, ...)``: reading a missing key stores and gives what
+        ``factory()`` returns (called here, silently: it runs where the key is read)."""
+        made: Value = None
+        if isinstance(factory, CALLABLE):
+            with self._silenced():
+                empty = CallSite(site.node, "call", [])
+                made = self._call_value(factory, site.node, empty, state, self._current(state))
+        rest = CallSite(site.node, "dict", site.positional[1:], dict(site.keywords))
+        base = self._make_dict(rest) if rest.positional or rest.keywords else None
+        held = [made]
+        if isinstance(base, Seq):
+            held.extend(base.items)
+        if all(value is None for value in held):
+            return Seq((), is_dict=True)
+        return Seq((join_all(held),), is_dict=True)
+
+
+def _rank(kind: Value, arg: Value) -> int | None:
+    """How near class ``kind`` is to ``arg``'s class (0: its own), ``None``: not a base."""
+    if isinstance(kind, ClassInfo) and isinstance(arg, Instance) and arg.param is None:
+        order = arg.cls.mro()
+        return order.index(kind) if kind in order else None
+    if isinstance(kind, Ref) and isinstance(arg, ExtStream) and arg.param is None and arg.must:
+        for rank, names in enumerate(_STREAM_CLASSES):
+            if kind.qualname in names:
+                return rank
+    return None
+
+
+def _held(receiver: Value) -> Value:
+    """What an object a holder row made holds: on its class when shared, else its own."""
+    if not isinstance(receiver, Instance):
+        return None
+    found, value = receiver.field(CONTENTS)
+    return value if found else receiver.cls.attrs.get(CONTENTS)
+
+
+def _chain_map(maps: list[Value]) -> Value:
+    """``ChainMap(a, b)``: a key is looked up in ``a`` first, then ``b``."""
+    if not maps:
+        return Seq((), is_dict=True)
+    if all(isinstance(m, Seq) and m.keys for m in maps):
+        keys: dict[object, Value] = {}
+        for mapping in maps:
+            for key, value in mapping.keys:  # type: ignore[union-attr]
+                keys.setdefault(key, value)
+        return Seq((join_all(list(keys.values())),), tuple(keys.items()))
+    held = [sm.contents(m) for m in maps]
+    return Seq((join_all(held),), is_dict=True)
+
+
+def _thread_args(site: CallSite, positions: tuple[int, int]) -> CallSite:
+    """``Thread(target=f, args=(...), kwargs={...})``: what ``f`` is called with."""
+    given = site.arg(positions[0], "args")
+    named = site.arg(positions[1], "kwargs")
+    args = given.value.items if given is not None and _exact(given.value) else ()  # type: ignore[union-attr]
+    keys = named.value.keys if named is not None and isinstance(named.value, Seq) else ()
+    rest = CallSite(site.node, "call", [Arg(v, None) for v in args])
+    rest.keywords = {k: Arg(v, None) for k, v in keys if isinstance(k, str)}
+    return rest
+
+
+def _after(site: CallSite, start: int) -> CallSite:
+    """The arguments after the function (its own arguments), keywords included."""
+    rest = CallSite(site.node, "call", site.positional[start:], dict(site.keywords))
+    if site.star_at is not None:
+        rest.star_at, rest.spread = max(site.star_at - start, 0), site.spread
+    rest.double_star, rest.kw_spread = site.double_star, site.kw_spread
+    return rest
+
+
+def _exact(value: Value) -> bool:
+    return isinstance(value, Seq) and not value.keys and not value.is_dict
+
+
+__all__ = ["CONTENTS", "Flows"]
