@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..abstract.atoms import ExtStream, ParamRef, Ref
+from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
 from ..abstract.callables import Closure
 from ..abstract.choices import OneOf
 from ..abstract.handles import CapturingGraph, Event, Graph, Work
@@ -55,6 +55,7 @@ from .builtins import BUILTINS
 from .classes import Super
 from .containers import CONTAINER_METHODS
 from .core import Scope, is_symbolic, may_contain
+from .datamodel import enum_mark
 from .library import LIBRARY_CALLS
 from .objects import OBJECT_CALLS
 
@@ -123,8 +124,8 @@ class Calls:
             if value is None:
                 value = sm.symbolic(ParamRef(info, index))
             if fixed and index in fixed:
-                value = fixed[index]
-            if index == 0 and cls is not None and "staticmethod" not in decorators:
+                value = fixed[index]  # a literal; for ``self``, an enum member (datamodel.py)
+            elif index == 0 and cls is not None and "staticmethod" not in decorators:
                 value = cls if "classmethod" in decorators else Instance(cls, (), ParamRef(info, 0))
             self.bind(param.name.value, value, state, scope)
         for index in range(len(ordered), len(info.params)):  # *args, **kwargs
@@ -213,6 +214,12 @@ class Calls:
                         bound = Arg(receiver, receiver_text)
             elif isinstance(receiver, ClassInfo):
                 callee = receiver.method(method)
+            elif isinstance(receiver, Const):  # Kind.EXTERNAL.make(h) (datamodel.py)
+                callee = self.member_call(receiver, method)
+                if callee is not None:
+                    bound = Arg(receiver, receiver_text)
+                else:  # Kind.EXTERNAL.value(h): what the member holds, called
+                    callee, method = self.member_value(receiver, method), None
             elif isinstance(receiver, Module):  # streams.make_ext(p): a function, not a method
                 callee = self._attribute_of(receiver, method, None)
                 method = None
@@ -235,7 +242,9 @@ class Calls:
         self._note_recorded_events(site, receiver if method == "record" else None)
         current = self._current(state)
         if method is not None:
-            if isinstance(receiver, Instance) and isinstance(callee, (FunctionInfo, Closure)):
+            if isinstance(receiver, (Instance, Const)) and isinstance(
+                callee, (FunctionInfo, Closure)
+            ):
                 issues, yielded = [], None  # the class's own wait()/query(): not torch's
             else:
                 issues, yielded = method_effects(site, method, receiver, receiver_text, current)
@@ -278,6 +287,9 @@ class Calls:
                 )
             return made
         if isinstance(callee, Ref):
+            marked, value = enum_mark(callee, site)
+            if marked:  # enum.member(f): f, a member of the class being made (datamodel.py)
+                return value
             if callee.qualname == "functools.partial" and site.positional:
                 first, rest = site.positional[0], site.positional[1:]
                 keywords = tuple(site.keywords.items())

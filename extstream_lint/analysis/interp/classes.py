@@ -16,6 +16,7 @@ import libcst as cst
 
 from ..abstract.atoms import ExtStream, ParamRef, Ref
 from ..abstract.choices import OneOf
+from ..abstract.members import member_of
 from ..abstract.state import State
 from ..abstract.values import Bound, ClassInfo, FunctionInfo, Instance, Module, Seq, Value
 from ..semantics.sites import Arg
@@ -65,7 +66,7 @@ class Classes:
         if self.learning:
             for name, value in class_state.env.items():
                 if "." not in name and not isinstance(value, FunctionInfo):
-                    self.learn_attr(info, name, value)
+                    self.learn_attr(info, name, self.enum_value(node, info, name, value))
         self.make_views(info, {name for name in class_state.env if "." not in name})
         applied = list(zip(node.decorators, decorators))
         # @d over the class: Cls = d(Cls), whose body may set class attributes (calls.py)
@@ -132,6 +133,9 @@ class Classes:
 
     def _attribute_of(self, base: Value, name: str, text: str | None) -> Value:
         """``base.name`` for values that are not torch modules (``getattr(obj, "x")``)."""
+        member = member_of(base)
+        if member is not None:  # Kind.EXTERNAL.value (datamodel.py)
+            return self.member_attribute(member, name, text)
         if isinstance(base, OneOf):  # one of several modules or classes: each one's
             return self.attribute_each(base, name, text)
         if isinstance(base, Module):

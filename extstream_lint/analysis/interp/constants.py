@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..abstract.atoms import Const, ExtStream
+from ..abstract.members import Member, member_of, member_truth
 from ..abstract.values import FunctionInfo, Summary, Value
 from . import summaries as sm
 from .core import is_symbolic
@@ -35,7 +36,8 @@ def const_truth(value: Value) -> bool | None:
     """Whether a literal is true, when the value is one the analysis knows exactly."""
     if isinstance(value, Const) and (value.value is None or type(value.value) in (bool, int)):
         return bool(value.value)
-    return None
+    member = member_of(value)
+    return member_truth(member) if member is not None else None
 
 
 class Constants:
@@ -100,4 +102,4 @@ class Constants:
 
 def _flag(value: Value) -> bool:
     """A literal that a copy of a summary is learnt for: ``True``, ``False``, an integer."""
-    return isinstance(value, Const) and type(value.value) in (bool, int)
+    return isinstance(value, Const) and type(value.value) in (bool, int, Member)

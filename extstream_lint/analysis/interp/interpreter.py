@@ -29,6 +29,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.unpacking`: one unpacking routine for every binding site;
 * :mod:`.interp.constants`: literal tests decide branches; summaries copied per literal;
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
+* :mod:`.interp.datamodel`: enum members, descriptors, ``__new__``, metaclasses;
 * :mod:`.interp.objects`: the object model (construction, copies, holders, delegation);
 * :mod:`.interp.views`: subclasses' views of inherited methods (dispatch on ``self``);
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
@@ -44,6 +45,7 @@ from .classes import Classes
 from .constants import Constants
 from .containers import Containers
 from .core import Core
+from .datamodel import DataModel
 from .expressions import Expressions
 from .higher_order import HigherOrder
 from .imports import Imports
@@ -73,6 +75,7 @@ class Interpreter(
     Containers,
     Library,
     Classes,
+    DataModel,
     Objects,
     Views,
     Narrowing,

@@ -97,6 +97,10 @@ class Objects:
         stream = self._stream_subclass(cls, site, current)
         if stream is not None:
             return stream
+        if site.positional and len(site.positional) == 1:  # Kind("external"): a member
+            found, member = self.enum_lookup(cls, site.positional[0].value, "value")
+            if found:
+                return member
         instance = Instance(cls)
         init = cls.method("__init__")
         if init is None:

@@ -122,10 +122,30 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
             test = test.expression
         if type(test) is cst.Name and test.value in names:
             found.add(test.value)
+        elif type(test) is cst.Comparison:  # ``kind is Kind.X``, ``kind.value == "x"``
+            found.update(_compared(test, names))  # type: ignore[arg-type]
         elif type(item) is cst.Arg and _flag_keyword(item, names):  # type: ignore[arg-type]
             found.add(item.value.value)  # type: ignore[attr-defined]
         push_children(item, stack)
     return frozenset(found)
+
+
+#: The comparisons a literal argument decides (an enum member's identity or value).
+_DECIDED = (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
+
+
+def _compared(test: cst.Comparison, names: set[str]) -> set[str]:
+    """The parameters an identity or equality test compares, themselves or their
+    ``.value`` / ``.name`` (an enum member's)."""
+    if not all(type(t.operator) in _DECIDED for t in test.comparisons):
+        return set()
+    found = set()
+    for operand in (test.left, *(t.comparator for t in test.comparisons)):
+        if type(operand) is cst.Attribute and operand.attr.value in ("value", "name"):
+            operand = operand.value
+        if type(operand) is cst.Name and operand.value in names:
+            found.add(operand.value)
+    return found
 
 
 def _flag_keyword(arg: cst.Arg, names: set[str]) -> bool:
