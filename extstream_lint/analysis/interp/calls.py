@@ -55,7 +55,7 @@ from .builtins import BUILTINS
 from .classes import Super
 from .containers import CONTAINER_METHODS
 from .core import Scope, is_symbolic, may_contain
-from .datamodel import enum_mark
+from .datamodel import CLASS_HOOKS, ENUM_MARKS
 from .library import LIBRARY_CALLS
 from .objects import OBJECT_CALLS
 
@@ -212,14 +212,10 @@ class Calls:
                     callee = receiver.cls.attr(method) or receiver.cls.method(method)
                     if isinstance(callee, (FunctionInfo, Closure)):
                         bound = Arg(receiver, receiver_text)
-            elif isinstance(receiver, ClassInfo):
-                callee = receiver.method(method)
+            elif isinstance(receiver, ClassInfo):  # its metaclass's too (datamodel.py)
+                callee, method, bound = self.class_callee(receiver, method, receiver_text)
             elif isinstance(receiver, Const):  # Kind.EXTERNAL.make(h) (datamodel.py)
-                callee = self.member_call(receiver, method)
-                if callee is not None:
-                    bound = Arg(receiver, receiver_text)
-                else:  # Kind.EXTERNAL.value(h): what the member holds, called
-                    callee, method = self.member_value(receiver, method), None
+                callee, method, bound = self.member_callee(receiver, method, receiver_text)
             elif isinstance(receiver, Module):  # streams.make_ext(p): a function, not a method
                 callee = self._attribute_of(receiver, method, None)
                 method = None
@@ -239,6 +235,10 @@ class Calls:
                 return self._super(scope, state, node)
         callee_text = dotted_name(func) or (method or _UNNAMED_CALLEE)
         site = self._arguments(node, state, scope, callee_text)
+        if callee is None and method in CLASS_HOOKS:  # object.__new__(cls), Pair._make(it)
+            found, made = self.class_hook(receiver, method, node, site, state)
+            if found:
+                return made
         self._note_recorded_events(site, receiver if method == "record" else None)
         current = self._current(state)
         if method is not None:
@@ -287,9 +287,8 @@ class Calls:
                 )
             return made
         if isinstance(callee, Ref):
-            marked, value = enum_mark(callee, site)
-            if marked:  # enum.member(f): f, a member of the class being made (datamodel.py)
-                return value
+            if callee.qualname in ENUM_MARKS:  # enum.member(f): f, a member (datamodel.py)
+                return site.positional[0].value if site.positional else None
             if callee.qualname == "functools.partial" and site.positional:
                 first, rest = site.positional[0], site.positional[1:]
                 keywords = tuple(site.keywords.items())

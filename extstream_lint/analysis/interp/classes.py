@@ -47,6 +47,7 @@ class Classes:
             info.library = tuple(b.qualname for b in bases if isinstance(b, Ref))
             with self._silenced():
                 meta = [self.eval(k.value, state, scope) for k in node.keywords if _is_meta(k)]
+            info.meta = next((m for m in meta if isinstance(m, ClassInfo)), None)
             if _is_record_class(node) or self.transformed(node, info, decorators, meta):
                 inherited = [f for base in info.bases for f in base.fields]
                 own = [f for f in _annotated_fields(node) if f not in inherited]
@@ -68,6 +69,7 @@ class Classes:
                 if "." not in name and not isinstance(value, FunctionInfo):
                     self.learn_attr(info, name, self.enum_value(node, info, name, value))
         self.make_views(info, {name for name in class_state.env if "." not in name})
+        self.class_created(node, info, state, scope)  # __init_subclass__ (datamodel.py)
         applied = list(zip(node.decorators, decorators))
         # @d over the class: Cls = d(Cls), whose body may set class attributes (calls.py)
         value = self.decorate(node, info, applied, state) if applied else info
@@ -151,6 +153,9 @@ class Classes:
         if isinstance(base, Instance):
             if name == "__class__":
                 return base.cls
+            found, got = self.descriptor_get(base, name)
+            if found:  # a descriptor on the class: its __get__ answers (datamodel.py)
+                return got
             method = base.cls.method(name)
             if method is not None and not base.field(name)[0] and not base.cls.has_attr(name):
                 if method.is_property:  # the getter's value, named where it was made

@@ -10,7 +10,7 @@ A function whose body tests a parameter that way (``if enable:``, ``... if enabl
 contextlib.nullcontext()``) is summarised once with that parameter unknown, so both
 branches count. A call that passes a literal there, or leaves a literal default, uses a copy
 of the summary learnt with that literal instead (bounded call-site sensitivity: one copy per
-function and tuple of literals, :data:`_MAX_COPIES` per pass), so ``maybe_on(ext, False)``
+function and tuple of literals, :data:`MAX_COPIES` per pass), so ``maybe_on(ext, False)``
 makes nothing current.
 A ``None`` argument is not one of those literals (a parameter that may be ``None`` is
 tested against ``None``, and asking every function with a ``None`` default costs a walk of
@@ -29,7 +29,7 @@ from . import summaries as sm
 from .core import is_symbolic
 
 #: Copies learnt per pass at most (each is one more run of a body).
-_MAX_COPIES = 64
+MAX_COPIES = 64
 
 
 def const_truth(value: Value) -> bool | None:
@@ -74,7 +74,7 @@ class Constants:
         special = self._specialised.get(key)
         if special is not None:
             return special
-        if sum(1 for k in self._specialised if k[1] == self._passes) >= _MAX_COPIES:
+        if sum(1 for k in self._specialised if k[1] == self._passes) >= MAX_COPIES:
             return None
         special = replace(info, summary=Summary(), returns=None, returns_seen=False)
         special.returns_pass = -1

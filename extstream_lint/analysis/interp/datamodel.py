@@ -1,4 +1,5 @@
-"""Python's data model beyond plain classes (language reference 3.3): enum members.
+"""Python's data model beyond plain classes (language reference 3.3): enum members,
+descriptors, ``__new__``, metaclasses and ``__init_subclass__``.
 
 An ``enum.Enum`` class body's names become its members when the class is created (not its
 functions, descriptors, ``_sunder_``/``__dunder__`` names or ``nonmember(...)``; a function
@@ -12,15 +13,31 @@ name; a method called on a member is bound to it, and what an enum's ``__init__`
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
-from ..abstract.atoms import Const, Ref
+from ..abstract.atoms import Const, ExtStream
 from ..abstract.members import ENUM_BASES, Member, member_of
-from ..abstract.values import Bound, ClassInfo, FunctionInfo, Instance, Seq, Value
+from ..abstract.state import State
+from ..abstract.values import (
+    Bound,
+    ClassInfo,
+    FunctionInfo,
+    Instance,
+    Seq,
+    Summary,
+    Value,
+    join_all,
+)
 from ..semantics.sites import Arg, CallSite
 from ..source.syntax import tail_name
 from . import summaries as sm
 from .binding import bind_arguments
+from .constants import MAX_COPIES
+
+#: Methods answered by :meth:`DataModel.class_hook` when the project defines none.
+CLASS_HOOKS = frozenset({"__new__", "_make"})
 
 #: ``enum.member(x)`` / ``enum.nonmember(x)`` evaluate to ``x`` (the class body decides).
 ENUM_MARKS = frozenset({"enum.member", "enum.nonmember"})
@@ -36,8 +53,147 @@ def enum_mixin(cls: ClassInfo) -> str | None:
     return None
 
 
+def metaclass_of(cls: ClassInfo) -> ClassInfo | None:
+    """The project metaclass of ``cls``: its own, or the first of its bases'."""
+    for klass in cls.mro():
+        if klass.meta is not None:
+            return klass.meta
+    return None
+
+
 class DataModel:
-    """Enum members made by a class body, and what they answer."""
+    """Enum members, descriptors, ``__new__``, metaclasses and ``__init_subclass__``."""
+
+    def for_class(self, info: FunctionInfo, cls: ClassInfo) -> FunctionInfo:
+        """``info`` (a metaclass's ``__call__``, a ``__new__``) learnt with its first
+        parameter the class ``cls`` itself, so that ``cls.make(h)`` and ``cls._cache`` in its
+        body are that class's; one copy per function, class and pass, as for the literal
+        copies of :mod:`.constants` (bounded the same way). ``info`` as summarised when it is
+        not defined in this module or the copies are spent."""
+        where = self._definitions.get(info)
+        if where is None:
+            return info
+        key = (info, self._passes, ("<class>", id(cls)))
+        special = self._specialised.get(key)
+        if special is not None:
+            return special
+        if sum(1 for k in self._specialised if k[1] == self._passes) >= MAX_COPIES:
+            return info
+        special = replace(info, summary=Summary(), returns=None, returns_seen=False)
+        special.returns_pass = -1
+        self._specialised[key] = special
+        node, scope, owner = where
+        saved = (self.learning, self.reporting, self._loops)
+        self.learning, self.reporting, self._loops = True, False, []
+        try:
+            self._run_function(node, scope, owner, special, {0: cls})
+        finally:
+            self.learning, self.reporting, self._loops = saved
+        return special
+
+    def made_by_class(
+        self,
+        cls: ClassInfo,
+        node: cst.Call,
+        site: CallSite,
+        state: State,
+        current: ExtStream | None,
+    ) -> tuple[bool, Value]:
+        """``Cls(...)`` answered by ``type(Cls).__call__`` (a metaclass's) or by
+        ``Cls.__new__`` returning something that is not a fresh instance of ``Cls`` (then
+        ``__init__`` does not run): ``(True, value)``; ``(False, instance)`` to go on with
+        the instance ``__new__`` made (``None``: a plain one)."""
+        meta = metaclass_of(cls)
+        call = meta.method("__call__") if meta is not None else None
+        if call is not None:
+            special = self.for_class(call, cls)
+            made = self._call_function(special, node, site, Arg(cls, None), state, current)
+            if made is not None and not (isinstance(made, Instance) and made.cls is cls):
+                return True, made
+        new = cls.method("__new__")
+        if new is None:
+            return False, None
+        special = self.for_class(new, cls)
+        made = self._call_function(special, node, site, Arg(cls, None), state, current)
+        if isinstance(made, Instance) and made.cls is cls:
+            return False, made
+        return made is not None, made
+
+    def class_created(
+        self, node: cst.ClassDef, cls: ClassInfo, state: State, scope: object
+    ) -> None:
+        """After a ``class`` statement: the first base's ``__init_subclass__`` with the
+        class and its keywords (``class P(Plugin, key="x")``), for what it sets on ``cls``."""
+        if not self.learning or not cls.bases:
+            return
+        hook = next(
+            (
+                k.methods["__init_subclass__"]
+                for k in cls.mro()[1:]
+                if "__init_subclass__" in k.methods
+            ),
+            None,
+        )
+        if hook is None:
+            return
+        keywords = {}
+        with self._silenced():
+            for arg in node.keywords:
+                if arg.keyword is not None and arg.keyword.value != "metaclass":
+                    keywords[arg.keyword.value] = Arg(self.eval(arg.value, state, scope), None)
+        site = CallSite(node, "__init_subclass__", [], keywords)  # type: ignore[arg-type]
+        with self._silenced():
+            self._call_function(hook, node, site, Arg(cls, None), state, None)
+
+    def record_made(self, cls: ClassInfo, site: CallSite) -> CallSite:
+        """``Record._make(iterable)``: the call ``Record(*iterable)``, the iterable's
+        elements given to the fields in order when its length is known."""
+        given = site.positional[0].value if len(site.positional) == 1 else None
+        if isinstance(given, Seq) and not given.keys and not given.is_dict:
+            items = [Arg(item, None) for item in given.items]
+            if len(items) == len(cls.fields):
+                return CallSite(site.node, site.callee_text, items)
+        return CallSite(site.node, site.callee_text, [])
+
+    @staticmethod
+    def record_dict(record: Instance) -> Value:
+        """``record._asdict()``: a dict keyed by the field names, in order."""
+        keys = tuple((name, sm.attribute(record, name)) for name in record.cls.fields)
+        return Seq((join_all([v for _, v in keys]),), keys)
+
+    def descriptor_get(
+        self,
+        obj: Instance,
+        name: str,
+        node: cst.CSTNode | None = None,
+        state: State | None = None,
+    ) -> tuple[bool, Value]:
+        """``obj.name`` where the class attribute ``name`` is a descriptor: what its
+        ``__get__(obj, type(obj))`` returns. A data descriptor (one with ``__set__``) wins
+        over the instance's own attribute, a non-data one only answers when there is none
+        (``functools.cached_property`` stores into the instance). ``(False, None)`` when the
+        attribute is no descriptor. With the attribute's ``node`` and ``state`` the getter
+        is called there (its calls of what the descriptor holds are made, its refusals
+        reported), else its summary is read (``getattr(obj, "name")``)."""
+        descriptor = obj.cls.attr(name)
+        if not isinstance(descriptor, Instance):
+            return False, None
+        getter = descriptor.cls.method("__get__")
+        if getter is None:
+            return False, None
+        if obj.field(name)[0] and descriptor.cls.method("__set__") is None:
+            return False, None
+        site = CallSite(node, "__get__", [Arg(obj, None), Arg(obj.cls, None)])  # type: ignore[arg-type]
+        if node is not None and state is not None:
+            current = self._current(state)
+            return True, self._call_function(
+                getter, node, site, Arg(descriptor, None), state, current
+            )
+        if self.learning:
+            self._applied.append((getter.summary, getter.summary.version))
+        return True, sm.substitute(
+            getter.returns, bind_arguments(getter, site, Arg(descriptor, None))
+        )
 
     def enum_value(self, node: cst.ClassDef, cls: ClassInfo, name: str, value: Value) -> Value:
         """What the class attribute ``name`` of the class just created holds: a member when
@@ -104,25 +260,52 @@ class DataModel:
                     return True, value
         return True, None
 
-    def member_value(self, receiver: Value, name: str) -> Value:
-        """``member.name`` read to be called (``Factory.EXTERNAL.value(h)``); ``None`` when
-        ``receiver`` is no member."""
-        member = member_of(receiver)
-        return None if member is None else self.member_attribute(member, name, None)
-
-    def member_call(self, receiver: Value, method: str) -> FunctionInfo | None:
-        """``member.method(...)``: the enum class's method, bound to the member."""
+    def member_callee(
+        self, receiver: Const, method: str, text: str | None
+    ) -> tuple[Value, str | None, Arg | None]:
+        """``member.method(...)``: the enum class's method bound to the member; else
+        ``member.value(h)``: what the member holds, called as it is (no method)."""
         member = member_of(receiver)
         if member is None:
-            return None
-        return member.cls.method(method)  # type: ignore[attr-defined, no-any-return]
+            return None, method, None
+        found = member.cls.method(method)  # type: ignore[attr-defined]
+        if found is not None:
+            return found, method, Arg(receiver, text)
+        return self.member_attribute(member, method, None), None, None
 
+    def class_callee(
+        self, cls: ClassInfo, method: str, text: str | None
+    ) -> tuple[Value, str | None, Arg | None]:
+        """``Cls.m(...)``: the class's method, else its metaclass's bound to the class
+        (``type(Cls).m``), else a class attribute holding a callable (a class keyword's,
+        set by ``__init_subclass__``) called as it is."""
+        found = cls.method(method)
+        if found is not None:
+            return found, method, None
+        meta = metaclass_of(cls)
+        found = meta.method(method) if meta is not None else None
+        if found is not None:
+            return found, method, Arg(cls, text)
+        held = cls.attr(method)
+        if held is not None:
+            return held, None, None
+        return None, method, None
 
-def enum_mark(callee: Value, site: CallSite) -> tuple[bool, Value]:
-    """``enum.member(x)`` / ``enum.nonmember(x)``: ``x`` (the class body decides which)."""
-    if isinstance(callee, Ref) and callee.qualname in ENUM_MARKS:
-        return True, site.positional[0].value if site.positional else None
-    return False, None
+    def class_hook(
+        self, receiver: Value, method: str, node: cst.Call, site: CallSite, state: State
+    ) -> tuple[bool, Value]:
+        """The calls :data:`CLASS_HOOKS` names, when nothing of the project defines them:
+        ``object.__new__(cls)`` / ``super().__new__(cls)`` make a fresh instance of ``cls``;
+        ``Record._make(iterable)`` is ``Record(*iterable)``."""
+        if method == "__new__":
+            first = site.positional[0].value if site.positional else None
+            if isinstance(first, ClassInfo):
+                return True, Instance(first)
+            return False, None
+        if isinstance(receiver, ClassInfo) and receiver.fields:
+            made = self.record_made(receiver, site)
+            return True, self.construct(receiver, node, made, state, self._current(state))
+        return False, None
 
 
 def _marks(node: cst.ClassDef) -> dict[str, str]:

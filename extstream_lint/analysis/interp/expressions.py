@@ -313,6 +313,10 @@ class Expressions:
         if isinstance(base, Ref):
             return Ref(canonical(f"{base.qualname}.{name}", self.transfer_to_npu))
         text = dotted_name(node.value)
+        if isinstance(base, Instance):  # a descriptor's __get__, called here (datamodel.py)
+            found, got = self.descriptor_get(base, name, node, state)
+            if found:
+                return got
         return self._stream_method(base, name, text, node) or self._attribute_of(base, name, text)
 
 

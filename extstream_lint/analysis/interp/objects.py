@@ -101,7 +101,10 @@ class Objects:
             found, member = self.enum_lookup(cls, site.positional[0].value, "value")
             if found:
                 return member
-        instance = Instance(cls)
+        done, made = self.made_by_class(cls, node, site, state, current)  # datamodel.py
+        if done:  # a metaclass's __call__, or a __new__ returning another object
+            return made
+        instance = made if isinstance(made, Instance) else Instance(cls)
         init = cls.method("__init__")
         if init is None:
             return instance
@@ -249,6 +252,8 @@ class Objects:
             return None
         if method == "_replace" and cls.fields:
             return self._replaced(receiver, site)
+        if method == "_asdict" and cls.fields:  # a dict keyed by the field names
+            return self.record_dict(receiver)
         if method == "__class__":  # self.__class__(...): a new instance of the same class
             return self.construct(cls, site.node, site, state, current)
         target = self.delegate(receiver, method)
