@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..abstract.atoms import Const, ExtStream
+from ..abstract.atoms import Const, ExtStream, ParamRef
 from ..abstract.members import Member, member_of, member_truth
-from ..abstract.values import FunctionInfo, Summary, Value
+from ..abstract.values import FunctionInfo, Instance, Summary, Value
+from ..semantics.sites import Arg
 from . import summaries as sm
 from .core import is_symbolic
 
@@ -52,7 +53,8 @@ class Constants:
         args = binding.args
         # Cheap first: most calls give no flag literal (``None`` defaults do not count: a
         # parameter that may be None is tested against None, not for truth).
-        if not any(_flag(arg.value) or is_symbolic(arg.value) for arg in args.values()):
+        given = any(_flag(arg.value) or is_symbolic(arg.value) for arg in args.values())
+        if not given and not _has_flags(args.get(0)):  # nor an instance holding a flag
             return None
         node, scope, cls = where
         tested = self._bodies.tested(node)  # one walk per function per run (bodies.py)
@@ -68,9 +70,10 @@ class Constants:
                 fixed[index] = arg.value
             else:
                 self._note_passed_on(arg.value)
-        if not fixed:
+        flags = _attribute_flags(args.get(0), info, tested)
+        if not fixed and not flags:
             return None
-        key = (info, self._passes, tuple(sorted((i, repr(v)) for i, v in fixed.items())))
+        key = (info, self._passes, tuple(sorted((i, repr(v)) for i, v in fixed.items())), flags)
         special = self._specialised.get(key)
         if special is not None:
             return special
@@ -78,6 +81,8 @@ class Constants:
             return None
         special = replace(info, summary=Summary(), returns=None, returns_seen=False)
         special.returns_pass = -1
+        if flags and cls is not None:  # self.external read in the copy is the literal
+            fixed[0] = Instance(cls, flags, ParamRef(special, 0))
         self._specialised[key] = special
         saved = (self.learning, self.reporting, self._loops)
         self.learning, self.reporting, self._loops = True, False, []
@@ -98,6 +103,25 @@ class Constants:
             return
         if owner in self._definitions:
             self._passed_on.setdefault(owner, set()).add(ref.index)
+
+
+def _has_flags(receiver: Arg | None) -> bool:
+    """An instance (``self``) holding a literal flag in one of its own attributes."""
+    value = receiver.value if receiver is not None else None
+    return isinstance(value, Instance) and any(_flag(v) for _, v in value.fields)
+
+
+def _attribute_flags(
+    receiver: Arg | None, info: FunctionInfo, tested: frozenset[str]
+) -> tuple[tuple[str, Value], ...]:
+    """The literal flags of the receiver's own attributes that the body tests
+    (``Factory(True)`` and ``if self.external:`` in its method): its copy is learnt with
+    them (an attribute of an instance per allocation site, as :class:`.values.Instance`)."""
+    if not _has_flags(receiver) or not info.params:
+        return ()
+    this = info.params[0][0]
+    fields = receiver.value.fields  # type: ignore[union-attr]
+    return tuple((name, v) for name, v in fields if _flag(v) and f"{this}.{name}" in tested)
 
 
 def _flag(value: Value) -> bool:

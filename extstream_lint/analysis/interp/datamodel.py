@@ -291,6 +291,19 @@ class DataModel:
             return held, None, None
         return None, method, None
 
+    def exit_managers(self, node: cst.With, managers: list[Arg], state: State) -> None:
+        """The block of ``with`` / ``async with`` ends: each manager's ``__exit__`` /
+        ``__aexit__``, innermost first, for what it does to the values it holds (its
+        refusals are reported at the statement). The current stream it restores is
+        :meth:`.statements.Statements.exec_With`'s concern."""
+        dunder = "__aexit__" if node.asynchronous is not None else "__exit__"
+        for manager in reversed(managers):
+            exit_ = manager.value.cls.method(dunder)  # type: ignore[union-attr]
+            if exit_ is not None:
+                binding = bind_arguments(exit_, None, manager)
+                binding.current = self._current(state)
+                self._apply(exit_, node, binding, state, dunder)
+
     def class_hook(
         self, receiver: Value, method: str, node: cst.Call, site: CallSite, state: State
     ) -> tuple[bool, Value]:
