@@ -78,6 +78,9 @@ SECTIONS: tuple[Section, ...] = (
     Section("constants", "Constants, conditions and literal flags", "8.1 The if statement"),
     Section("imports", "The import system", "5 The import system"),
     Section("match", "`match`", "8.6 The match statement", (3, 10)),
+    Section(
+        "data_model", "The data model: descriptors, metaclasses, enums", "3.3 Special method names"
+    ),
 )
 
 _EXPECT = re.compile(r"#\s*expect:\s*(XST\d{3}(?:\s*,\s*XST\d{3})*)")

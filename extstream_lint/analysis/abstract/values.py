@@ -232,6 +232,8 @@ class ClassInfo:
     #: classes derived from it get a generated ``__init__`` taking their fields (PEP 681).
     transform: bool = False
     library: tuple[str, ...] = ()  #: library classes among its bases, by qualified name
+    #: ``class C(metaclass=M)`` with ``M`` a class of the project (inherited: :mod:`.datamodel`).
+    meta: ClassInfo | None = None
 
     def mro(self) -> list[ClassInfo]:
         """This class then its bases in Python's order (C3, :func:`linearise`), kept while

@@ -53,7 +53,7 @@ class Builtins:
             inner.positional = [Arg(_mapped_element(self.element_of, v), None) for v in values[1:]]
             made = self._call_value(values[0], site.node, inner, state, current)
             return may_contain([made])
-        if name == "next" and values:
+        if name in ("next", "anext") and values:  # anext(agen): awaited, what it yields
             return self.element_of(values[0])
         if name == "type" and len(values) == 1 and not site.keywords:  # type(self)(...)
             return values[0].cls if isinstance(values[0], Instance) else None
@@ -119,6 +119,7 @@ BUILTINS = frozenset(
         "zip",
         "map",
         "next",
+        "anext",
         "list",
         "tuple",
         "set",

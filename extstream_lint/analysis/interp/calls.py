@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..abstract.atoms import ExtStream, ParamRef, Ref
+from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
 from ..abstract.callables import Closure
 from ..abstract.choices import OneOf
 from ..abstract.handles import CapturingGraph, Event, Graph, Work
@@ -55,6 +55,7 @@ from .builtins import BUILTINS
 from .classes import Super
 from .containers import CONTAINER_METHODS
 from .core import Scope, is_symbolic, may_contain
+from .datamodel import CLASS_HOOKS, ENUM_MARKS
 from .library import LIBRARY_CALLS
 from .objects import OBJECT_CALLS
 
@@ -124,8 +125,8 @@ class Calls:
             if value is None:
                 value = sm.symbolic(ParamRef(info, index))
             if fixed and index in fixed:
-                value = fixed[index]
-            if index == 0 and cls is not None and "staticmethod" not in decorators:
+                value = fixed[index]  # a literal; for ``self``, an enum member (datamodel.py)
+            elif index == 0 and cls is not None and "staticmethod" not in decorators:
                 # ``__new__`` is bound to the class, as a classmethod is
                 as_class = "classmethod" in decorators or info.name == "__new__"
                 value = cls if as_class else Instance(cls, (), ParamRef(info, 0))
@@ -214,8 +215,10 @@ class Calls:
                     callee = receiver.cls.attr(method) or receiver.cls.method(method)
                     if isinstance(callee, (FunctionInfo, Closure)):
                         bound = Arg(receiver, receiver_text)
-            elif isinstance(receiver, ClassInfo):
-                callee = receiver.method(method)
+            elif isinstance(receiver, ClassInfo):  # its metaclass's too (datamodel.py)
+                callee, method, bound = self.class_callee(receiver, method, receiver_text)
+            elif isinstance(receiver, Const):  # Kind.EXTERNAL.make(h) (datamodel.py)
+                callee, method, bound = self.member_callee(receiver, method, receiver_text)
             elif isinstance(receiver, Module):  # streams.make_ext(p): a function, not a method
                 callee = self._attribute_of(receiver, method, None)
                 method = None
@@ -237,12 +240,16 @@ class Calls:
         site = self._arguments(node, state, scope, callee_text)
         if bound is not None and method is not None:  # self.m(...): receivers.py
             self.note_self_call(node, receiver, method, callee, site, state)
+        if callee is None and method in CLASS_HOOKS:  # object.__new__(cls), Pair._make(it)
+            found, made = self.class_hook(receiver, method, node, site, state)
+            if found:
+                return made
         self._note_recorded_events(site, receiver if method == "record" else None)
         current = self._current(state)
-        if method == "__new__" and callee is None and (receiver is None or bound is not None):
-            return self.new_instance(method, site)  # super().__new__(cls) (guarantees.py)
         if method is not None:
-            if isinstance(receiver, Instance) and isinstance(callee, (FunctionInfo, Closure)):
+            if isinstance(receiver, (Instance, Const)) and isinstance(
+                callee, (FunctionInfo, Closure)
+            ):
                 issues, yielded = [], None  # the class's own wait()/query(): not torch's
             else:
                 issues, yielded = method_effects(site, method, receiver, receiver_text, current)
@@ -290,6 +297,8 @@ class Calls:
                 )
             return made
         if isinstance(callee, Ref):
+            if callee.qualname in ENUM_MARKS:  # enum.member(f): f, a member (datamodel.py)
+                return site.positional[0].value if site.positional else None
             if callee.qualname == "functools.partial" and site.positional:
                 first, rest = site.positional[0], site.positional[1:]
                 keywords = tuple(site.keywords.items())

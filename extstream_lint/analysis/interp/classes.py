@@ -16,6 +16,7 @@ import libcst as cst
 
 from ..abstract.atoms import ExtStream, ParamRef, Ref
 from ..abstract.choices import OneOf
+from ..abstract.members import member_of
 from ..abstract.state import State
 from ..abstract.values import Bound, ClassInfo, FunctionInfo, Instance, Module, Seq, Value
 from ..semantics.sites import Arg
@@ -46,6 +47,7 @@ class Classes:
             info.library = tuple(b.qualname for b in bases if isinstance(b, Ref))
             with self._silenced():
                 meta = [self.eval(k.value, state, scope) for k in node.keywords if _is_meta(k)]
+            info.meta = next((m for m in meta if isinstance(m, ClassInfo)), None)
             if _is_record_class(node) or self.transformed(node, info, decorators, meta):
                 inherited = [f for base in info.bases for f in base.fields]
                 own = [f for f in _annotated_fields(node) if f not in inherited]
@@ -68,8 +70,9 @@ class Classes:
                 if name in declared:  # s: T = field(init=False): no class attribute
                     continue
                 if "." not in name and not isinstance(value, FunctionInfo):
-                    self.learn_attr(info, name, value)
+                    self.learn_attr(info, name, self.enum_value(node, info, name, value))
         self.make_views(info, {name for name in class_state.env if "." not in name})
+        self.class_created(node, info, state, scope)  # __init_subclass__ (datamodel.py)
         applied = list(zip(node.decorators, decorators))
         # @d over the class: Cls = d(Cls), whose body may set class attributes (calls.py)
         value = self.decorate(node, info, applied, state) if applied else info
@@ -135,6 +138,9 @@ class Classes:
 
     def _attribute_of(self, base: Value, name: str, text: str | None) -> Value:
         """``base.name`` for values that are not torch modules (``getattr(obj, "x")``)."""
+        member = member_of(base)
+        if member is not None:  # Kind.EXTERNAL.value (datamodel.py)
+            return self.member_attribute(member, name, text)
         if isinstance(base, OneOf):  # one of several modules or classes: each one's
             return self.attribute_each(base, name, text)
         if isinstance(base, Module):
@@ -154,6 +160,9 @@ class Classes:
                 registrar = self.flow_attribute(base, name)
                 if registrar is not None:
                     return registrar
+            found, got = self.descriptor_get(base, name)
+            if found:  # a descriptor on the class: its __get__ answers (datamodel.py)
+                return got
             method = base.cls.method(name)
             if method is not None and not base.field(name)[0] and not base.cls.has_attr(name):
                 if method.is_property:  # the getter's value, named where it was made

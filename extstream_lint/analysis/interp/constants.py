@@ -10,7 +10,7 @@ A function whose body tests a parameter that way (``if enable:``, ``... if enabl
 contextlib.nullcontext()``) is summarised once with that parameter unknown, so both
 branches count. A call that passes a literal there, or leaves a literal default, uses a copy
 of the summary learnt with that literal instead (bounded call-site sensitivity: one copy per
-function and tuple of literals, :data:`_MAX_COPIES` per pass), so ``maybe_on(ext, False)``
+function and tuple of literals, :data:`MAX_COPIES` per pass), so ``maybe_on(ext, False)``
 makes nothing current.
 A ``None`` argument is not one of those literals (a parameter that may be ``None`` is
 tested against ``None``, and asking every function with a ``None`` default costs a walk of
@@ -22,20 +22,23 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..abstract.atoms import Const, ExtStream
-from ..abstract.values import FunctionInfo, Summary, Value
+from ..abstract.atoms import Const, ExtStream, ParamRef
+from ..abstract.members import Member, member_of, member_truth
+from ..abstract.values import FunctionInfo, Instance, Summary, Value
+from ..semantics.sites import Arg
 from . import summaries as sm
 from .core import is_symbolic
 
 #: Copies learnt per pass at most (each is one more run of a body).
-_MAX_COPIES = 64
+MAX_COPIES = 64
 
 
 def const_truth(value: Value) -> bool | None:
     """Whether a literal is true, when the value is one the analysis knows exactly."""
     if isinstance(value, Const) and (value.value is None or type(value.value) in (bool, int)):
         return bool(value.value)
-    return None
+    member = member_of(value)
+    return member_truth(member) if member is not None else None
 
 
 class Constants:
@@ -50,7 +53,8 @@ class Constants:
         args = binding.args
         # Cheap first: most calls give no flag literal (``None`` defaults do not count: a
         # parameter that may be None is tested against None, not for truth).
-        if not any(_flag(arg.value) or is_symbolic(arg.value) for arg in args.values()):
+        given = any(_flag(arg.value) or is_symbolic(arg.value) for arg in args.values())
+        if not given and not _has_flags(args.get(0)):  # nor an instance holding a flag
             return None
         node, scope, cls = where
         tested = self._bodies.tested(node)  # one walk per function per run (bodies.py)
@@ -66,16 +70,19 @@ class Constants:
                 fixed[index] = arg.value
             else:
                 self._note_passed_on(arg.value)
-        if not fixed:
+        flags = _attribute_flags(args.get(0), info, tested)
+        if not fixed and not flags:
             return None
-        key = (info, self._passes, tuple(sorted((i, repr(v)) for i, v in fixed.items())))
+        key = (info, self._passes, tuple(sorted((i, repr(v)) for i, v in fixed.items())), flags)
         special = self._specialised.get(key)
         if special is not None:
             return special
-        if sum(1 for k in self._specialised if k[1] == self._passes) >= _MAX_COPIES:
+        if sum(1 for k in self._specialised if k[1] == self._passes) >= MAX_COPIES:
             return None
         special = replace(info, summary=Summary(), returns=None, returns_seen=False)
         special.returns_pass = -1
+        if flags and cls is not None:  # self.external read in the copy is the literal
+            fixed[0] = Instance(cls, flags, ParamRef(special, 0))
         self._specialised[key] = special
         saved = (self.learning, self.reporting, self._loops)
         self.learning, self.reporting, self._loops = True, False, []
@@ -98,6 +105,25 @@ class Constants:
             self._passed_on.setdefault(owner, set()).add(ref.index)
 
 
+def _has_flags(receiver: Arg | None) -> bool:
+    """An instance (``self``) holding a literal flag in one of its own attributes."""
+    value = receiver.value if receiver is not None else None
+    return isinstance(value, Instance) and any(_flag(v) for _, v in value.fields)
+
+
+def _attribute_flags(
+    receiver: Arg | None, info: FunctionInfo, tested: frozenset[str]
+) -> tuple[tuple[str, Value], ...]:
+    """The literal flags of the receiver's own attributes that the body tests
+    (``Factory(True)`` and ``if self.external:`` in its method): its copy is learnt with
+    them (an attribute of an instance per allocation site, as :class:`.values.Instance`)."""
+    if not _has_flags(receiver) or not info.params:
+        return ()
+    this = info.params[0][0]
+    fields = receiver.value.fields  # type: ignore[union-attr]
+    return tuple((name, v) for name, v in fields if _flag(v) and f"{this}.{name}" in tested)
+
+
 def _flag(value: Value) -> bool:
     """A literal that a copy of a summary is learnt for: ``True``, ``False``, an integer."""
-    return isinstance(value, Const) and type(value.value) in (bool, int)
+    return isinstance(value, Const) and type(value.value) in (bool, int, Member)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract.atoms import Const
+from ..abstract.members import Member
 from ..abstract.state import State
 from ..abstract.values import Seq, Value, join, join_all
 from ..semantics.sites import CallSite
@@ -33,8 +34,8 @@ def literal_key(node: cst.CSTNode, value: Value) -> object:
     if type(node) is cst.SimpleString:
         text = string_value(node)  # type: ignore[arg-type]
         return NO_KEY if text is None else text
-    if isinstance(value, Const) and type(value.value) is int:
-        return value.value
+    if isinstance(value, Const) and type(value.value) in (int, Member):
+        return value.value  # an enum member is a key like a literal (members.py)
     return NO_KEY
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream, Ref
+from ..abstract.members import UNDECIDED, Member, compare_members
 from ..abstract.state import State
-from ..abstract.values import Instance, Seq, Tensor, Value, is_none, join, join_all
+from ..abstract.values import ClassInfo, Instance, Seq, Tensor, Value, is_none, join, join_all
 from ..semantics.effects import canonical
 from ..semantics.hazards import computed
 from ..source.syntax import children, dotted_name, string_value
@@ -159,6 +160,10 @@ class Expressions:
             base = self._as_seq(base)
         elif isinstance(base, Instance):  # obj[key]: type(obj).__getitem__ (objects.py)
             found, value = self.dunder_item(base, index)
+            if found:
+                return value
+        elif isinstance(base, ClassInfo):  # Kind["EXTERNAL"]: a member by name (datamodel.py)
+            found, value = self.enum_lookup(base, index, "name")
             if found:
                 return value
         wanted = NO_KEY
@@ -308,6 +313,10 @@ class Expressions:
         if isinstance(base, Ref):
             return Ref(canonical(f"{base.qualname}.{name}", self.transfer_to_npu))
         text = dotted_name(node.value)
+        if isinstance(base, Instance):  # a descriptor's __get__, called here (datamodel.py)
+            found, got = self.descriptor_get(base, name, node, state)
+            if found:
+                return got
         return self._stream_method(base, name, text, node) or self._attribute_of(base, name, text)
 
 
@@ -338,11 +347,14 @@ def _known(value: Value) -> bool:
     if not isinstance(value, Const):
         return False
     raw = value.value
-    return raw is None or type(raw) in (bool, int) or (type(raw) is str and raw != "")
+    return raw is None or type(raw) in (bool, int, Member) or (type(raw) is str and raw != "")
 
 
 def compare(left: Value, operator: str, right: Value) -> Value:
     """``left <operator> right`` as a literal ``bool``, or ``None`` when it is not known."""
+    decided = compare_members(left, operator, right)  # an enum member (members.py)
+    if decided is not UNDECIDED:
+        return decided
     if operator in ("in", "not in"):
         if not _known(left) or not isinstance(right, Seq) or right.is_dict:
             return None

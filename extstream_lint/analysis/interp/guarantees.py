@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from ..abstract.atoms import ExtStream
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Value
-from ..semantics.sites import CallSite
 
 
 class Guarantees:
@@ -71,14 +70,6 @@ class Guarantees:
         a parameter is the caller's, not the class's."""
         if self.learning and not (isinstance(value, ExtStream) and value.param is not None):  # type: ignore[attr-defined]
             self.learn_attr(cls, name, value)  # type: ignore[attr-defined]
-
-    @staticmethod
-    def new_instance(method: str, site: CallSite) -> Value:
-        """``super().__new__(cls)`` / ``object.__new__(cls)``: a new object of ``cls``."""
-        if method != "__new__" or not site.positional:
-            return None
-        cls = site.positional[0].value
-        return Instance(cls) if isinstance(cls, ClassInfo) else None
 
 
 def _made_here(value: Value) -> bool:

@@ -29,6 +29,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.unpacking`: one unpacking routine for every binding site;
 * :mod:`.interp.constants`: literal tests decide branches; summaries copied per literal;
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
+* :mod:`.interp.datamodel`: enum members, descriptors, ``__new__``, metaclasses;
 * :mod:`.interp.objects`: the object model (construction, copies, holders, delegation);
 * :mod:`.interp.guarantees`: what a class's own code gives every instance;
 * :mod:`.interp.receivers`: calls on ``self`` resolved where a summary is applied;
@@ -46,6 +47,7 @@ from .classes import Classes
 from .constants import Constants
 from .containers import Containers
 from .core import Core
+from .datamodel import DataModel
 from .expressions import Expressions
 from .flows import Flows
 from .guarantees import Guarantees
@@ -79,6 +81,7 @@ class Interpreter(
     Containers,
     Library,
     Classes,
+    DataModel,
     Objects,
     Guarantees,
     Receivers,

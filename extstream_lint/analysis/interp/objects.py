@@ -89,7 +89,14 @@ class Objects:
         stream = self._stream_subclass(cls, site, current)
         if stream is not None:
             return stream
-        instance = self.allocate(cls, node, site, state, current)
+        if site.positional and len(site.positional) == 1:  # Kind("external"): a member
+            found, member = self.enum_lookup(cls, site.positional[0].value, "value")
+            if found:
+                return member
+        done, made = self.made_by_class(cls, node, site, state, current)  # datamodel.py
+        if done:  # a metaclass's __call__, or a __new__ returning another object
+            return made
+        instance = made if isinstance(made, Instance) else Instance(cls)
         init = cls.method("__init__")
         if init is None:
             self.guarantee_fields(instance)
@@ -103,24 +110,6 @@ class Objects:
             self._hold_self(cls, made)
         self.guarantee_fields(made)  # cls(make()) in the class's own code (guarantees.py)
         return made
-
-    def allocate(
-        self,
-        cls: ClassInfo,
-        node: cst.Call,
-        site: CallSite,
-        state: State,
-        current: ExtStream | None,
-    ) -> Instance:
-        """The object ``cls(...)`` starts from: what a project ``__new__`` returns when it
-        is an object of the class (``super().__new__(cls)``, a class cache), else a new one."""
-        new = cls.method("__new__")
-        if new is None:
-            return Instance(cls)
-        made = self._call_function(new, node, site, Arg(cls, None), state, current)
-        if isinstance(made, Instance) and made.param is None and cls in made.cls.mro():
-            return made
-        return Instance(cls)
 
     def _stream_subclass(self, cls: ClassInfo, site: CallSite, current: ExtStream | None) -> Value:
         """An instance of a class derived from a library class is what that class makes:
@@ -238,6 +227,8 @@ class Objects:
         cls = receiver.cls
         if method == "_replace" and cls.fields:
             return self._replaced(receiver, site)
+        if method == "_asdict" and cls.fields:  # a dict keyed by the field names
+            return self.record_dict(receiver)
         if method == "__class__":  # self.__class__(...): a new instance of the same class
             return self.construct(cls, site.node, site, state, current)
         target = self.delegate(receiver, method)

@@ -270,13 +270,16 @@ class Statements:
         changed = False
         loop = self._loops[-1] if self._loops else None
         marks = (len(loop.breaks), len(loop.continues)) if loop else (0, 0)
+        managers: list[Arg] = []  # whose __exit__ / __aexit__ runs when the block ends
+        dunder = "__aenter__" if node.asynchronous is not None else "__enter__"
         for item in node.items:
             value = self.eval(item.item, state, scope)
             entered = value
             if isinstance(item.item, cst.Call) and tail_name(item.item.func) == "ExitStack":
                 changed = True  # its enter_context() calls are undone when the block ends
             if isinstance(value, Instance):
-                enter = value.cls.method("__enter__")
+                enter = value.cls.method(dunder)
+                managers.append(Arg(value, dotted_name(item.item)))
                 if enter is not None:
                     entered = self._call_function(
                         enter,
@@ -314,6 +317,7 @@ class Statements:
         finally:
             if changed:
                 self._restores.pop()
+        self.exit_managers(node, managers, end or state)  # datamodel.py
         if changed:  # __exit__ restores the stream, however the block is left
             if end is not None:
                 end.current = saved

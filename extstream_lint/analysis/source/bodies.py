@@ -106,8 +106,10 @@ def bodies_for(module: cst.Module) -> Bodies:
 
 def tested_params(node: cst.FunctionDef) -> frozenset[str]:
     """The parameters ``node``'s body tests for truth (``if p:``, ``not p``, ``x if p else
-    y``, ``while p:``) or passes as a copy's ``non_blocking=p`` (the hazard rules decide on
-    that flag's truth: XST201), nested functions included."""
+    y``, ``while p:``), compares (``p is Kind.X``, ``p.value == "x"``) or passes as a
+    copy's ``non_blocking=p`` (the hazard rules decide on that flag's truth: XST201),
+    nested functions included; and as ``"p.name"``, the attributes of a parameter it tests
+    for truth (``if self.external:``)."""
     params = node.params
     names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     found: set[str] = set()
@@ -122,10 +124,33 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
             test = test.expression
         if type(test) is cst.Name and test.value in names:
             found.add(test.value)
+        elif type(test) is cst.Attribute and type(test.value) is cst.Name:  # if self.flag:
+            if test.value.value in names:  # type: ignore[attr-defined]
+                found.add(f"{test.value.value}.{test.attr.value}")  # type: ignore[attr-defined]
+        elif type(test) is cst.Comparison:  # ``kind is Kind.X``, ``kind.value == "x"``
+            found.update(_compared(test, names))  # type: ignore[arg-type]
         elif type(item) is cst.Arg and _flag_keyword(item, names):  # type: ignore[arg-type]
             found.add(item.value.value)  # type: ignore[attr-defined]
         push_children(item, stack)
     return frozenset(found)
+
+
+#: The comparisons a literal argument decides (an enum member's identity or value).
+_DECIDED = (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
+
+
+def _compared(test: cst.Comparison, names: set[str]) -> set[str]:
+    """The parameters an identity or equality test compares, themselves or their
+    ``.value`` / ``.name`` (an enum member's)."""
+    if not all(type(t.operator) in _DECIDED for t in test.comparisons):
+        return set()
+    found = set()
+    for operand in (test.left, *(t.comparator for t in test.comparisons)):
+        if type(operand) is cst.Attribute and operand.attr.value in ("value", "name"):
+            operand = operand.value
+        if type(operand) is cst.Name and operand.value in names:
+            found.add(operand.value)
+    return found
 
 
 def _flag_keyword(arg: cst.Arg, names: set[str]) -> bool:
