@@ -75,6 +75,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("constants", "Constants, conditions and literal flags", "8.1 The if statement"),
     Section("imports", "The import system", "5 The import system"),
     Section("match", "`match`", "8.6 The match statement", (3, 10)),
+    Section("autograd", "Autograd and grad mode", "torch.autograd, hazards.md hazard 3"),
 )
 
 _EXPECT = re.compile(r"#\s*expect:\s*(XST\d{3}(?:\s*,\s*XST\d{3})*)")

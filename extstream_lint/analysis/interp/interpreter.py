@@ -20,6 +20,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.imports`: import statements;
 * :mod:`.interp.expressions`: expressions;
 * :mod:`.interp.calls`: function definitions and calls;
+* :mod:`.interp.gradmode`: grad-mode decorators and ``set_grad_enabled`` calls;
 * :mod:`.interp.alternatives`: calls of a name bound to a different callee on each path;
 * :mod:`.interp.arguments`: a call's arguments, spreads included (binding: :mod:`.binding`);
 * :mod:`.interp.builtins`: the builtins that move values;
@@ -45,6 +46,7 @@ from .constants import Constants
 from .containers import Containers
 from .core import Core
 from .expressions import Expressions
+from .gradmode import GradModes
 from .higher_order import HigherOrder
 from .imports import Imports
 from .library import Library
@@ -64,6 +66,7 @@ class Interpreter(
     Imports,
     Expressions,
     Calls,
+    GradModes,
     Alternatives,
     HigherOrder,
     Constants,
