@@ -81,6 +81,7 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "data_model", "The data model: descriptors, metaclasses, enums", "3.3 Special method names"
     ),
+    Section("autograd", "Autograd and grad mode", "torch.autograd, hazards.md hazard 3"),
 )
 
 _EXPECT = re.compile(r"#\s*expect:\s*(XST\d{3}(?:\s*,\s*XST\d{3})*)")

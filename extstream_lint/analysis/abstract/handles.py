@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CVoidP", "CapturingGraph", "Event", "Foreign", "Graph", "PinnedLoader", "Work"]
+__all__ = [
+    "CVoidP", "CapturingGraph", "Event", "Foreign", "GradMode", "Graph", "PinnedLoader", "Work"
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -50,3 +52,12 @@ class PinnedLoader:
 @dataclass(frozen=True)
 class Foreign:
     """An object of a known API that is not torch_npu's (``torch.cuda.CUDAGraph()``)."""
+
+
+@dataclass(frozen=True)
+class GradMode:
+    """``torch.no_grad()``, ``enable_grad()``, ``inference_mode()``, ``set_grad_enabled(f)``:
+    as a context or a decorator, the grad mode of its body (:mod:`..semantics.autograd`).
+    ``enabled``: the mode inside; None when the flag is not a literal."""
+
+    enabled: bool | None

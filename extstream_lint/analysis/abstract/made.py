@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .atoms import ExtStream, ParamRef
 
-__all__ = ["MAX_STREAMS", "PLAIN", "Made", "join_made", "stream_key", "union"]
+__all__ = ["MAX_STREAMS", "NOGRAD", "PLAIN", "Made", "join_made", "stream_key", "union"]
 
 #: At most this many external streams per value (more is no longer one training step).
 MAX_STREAMS = 4
@@ -26,16 +26,23 @@ class Made:
     computed with no external stream current (``plain_must``: on every path). ``params``:
     in a summarised function, the parameters whose own provenance is part of it (``loss.sum()``
     of a parameter ``loss``): whatever the caller passes there, resolved at each call.
+    ``recorded``: False for a tensor known to have no autograd history and not to require grad
+    (made in no-grad mode, detached, a factory's leaf): an op on such tensors records no node,
+    whatever stream is current (:data:`NOGRAD`).
     """
 
     streams: tuple[ExtStream, ...] = ()
     plain: bool = False
     plain_must: bool = False
     params: tuple[ParamRef, ...] = ()
+    recorded: bool = True
 
 
 #: Computed with no external stream current, from nothing that was: shared, never allocated.
 PLAIN = Made((), True, True)
+#: No autograd history and no grad required (``torch.no_grad()``, ``.detach()``, a factory):
+#: nothing a backward could walk.
+NOGRAD = Made(recorded=False)
 
 
 def stream_key(stream: ExtStream) -> object:
@@ -54,9 +61,12 @@ def union(parts: Iterable[Made]) -> Made | None:
     streams: dict[object, ExtStream] = {}
     params: dict[ParamRef, None] = {}
     plain = plain_must = False
-    seen = False
+    seen = recorded = False
     for part in parts:
         seen = True
+        if not part.recorded:
+            continue  # no history: nothing of it is in the result's graph
+        recorded = True
         plain = plain or part.plain
         plain_must = plain_must or part.plain_must
         for ref in part.params:
@@ -72,6 +82,8 @@ def union(parts: Iterable[Made]) -> Made | None:
                 streams[key] = stream
     if not seen:
         return None
+    if not recorded:
+        return NOGRAD
     if not streams and plain_must and not params:
         return PLAIN
     return Made(tuple(streams.values()), plain, plain_must, tuple(params))

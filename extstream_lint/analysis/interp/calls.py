@@ -85,6 +85,8 @@ class Calls:
             info.defaults = defaults
         if cls is not None:
             info.is_property = bool(names & {"property", "cached_property"})
+        if applied:
+            self.note_grad_decorators(node, applied)
         value = self.decorate(node, info, applied, state) if applied else info
         self.bind(node.name.value, value, state, scope)
         if cls is not None and self.learning and not names & {"setter", "deleter"}:
@@ -117,6 +119,7 @@ class Calls:
         self.note_method_class(info, cls)
         # The body starts with whatever the caller has: symbolic values (summaries.py).
         state = State({}, sm.caller_current(info))
+        self.enter_body_mode(node, state)  # @torch.no_grad() (gradmode.py)
         params = node.params
         ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
         decorators = info.decorators
@@ -253,6 +256,7 @@ class Calls:
                 issues, yielded = [], None  # the class's own wait()/query(): not torch's
             else:
                 issues, yielded = method_effects(site, method, receiver, receiver_text, current)
+                self.note_in_place(method, func.value, yielded, state, scope)  # gradmode.py
             if method == "wait" and self._never_recorded(receiver):
                 issues = []  # torch.Event.wait returns early: nothing to wait for (X07)
             for issue in issues:
@@ -293,7 +297,9 @@ class Calls:
                 # ``self.model(x)``, ``self.loss_fn(logits, y)``: an attribute the analysis
                 # does not know as a function, called: computed now, from its arguments.
                 made = computed(
-                    current, [a.value for a in (*site.positional, *site.keywords.values())]
+                    current,
+                    [a.value for a in (*site.positional, *site.keywords.values())],
+                    records=True,
                 )
             return made
         if isinstance(callee, Ref):
@@ -406,7 +412,7 @@ class Calls:
         if _computes(callee):
             # ``model(x)``: unknown, but computed now (a tensor for the hazard rules).
             operands = [arg.value for arg in (*site.positional, *site.keywords.values())]
-            result = computed(current, operands)
+            result = computed(current, operands, records=True)
             if isinstance(callee, Tensor) and callee.place == NPU and isinstance(result, Tensor):
                 # A module moved with ``.to(device)`` computes on that device.
                 result = result.with_place(NPU, callee.index)
@@ -573,6 +579,7 @@ class Calls:
         arg = outcome.makes_current
         if arg is not None:
             self._make_current(arg.value, arg.text or "", site.node, state)
+        self.note_grad_call(qualname, outcome.value, state)  # set_grad_enabled (gradmode.py)
         return outcome.value
 
 

@@ -16,6 +16,7 @@ from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.members import UNDECIDED, Member, compare_members
 from ..abstract.state import State
 from ..abstract.values import ClassInfo, Instance, Seq, Tensor, Value, is_none, join, join_all
+from ..semantics import autograd as ag
 from ..semantics.effects import canonical
 from ..semantics.hazards import computed
 from ..source.syntax import children, dotted_name, string_value
@@ -44,7 +45,10 @@ class Expressions:
             return None
         handler = _EVALUATORS.get(type(node))
         if handler is not None:
-            return handler(self, node, state, scope)
+            value = handler(self, node, state, scope)
+            if type(node) in _OPERATIONS and ag.GRAD_KEY in state.env and ag.grad_off(state.env):
+                return ag.cut(value)  # in no-grad mode nothing an op yields has history
+            return value
         for child in children(node):
             self.eval(child, state, scope)
         return None
@@ -312,6 +316,8 @@ class Expressions:
         name = node.attr.value
         if isinstance(base, Ref):
             return Ref(canonical(f"{base.qualname}.{name}", self.transfer_to_npu))
+        if name in ag.CUT_ATTRS and isinstance(base, Tensor):  # ``t.data``: no history
+            return ag.cut(base)
         text = dotted_name(node.value)
         if isinstance(base, Instance):  # a descriptor's __get__, called here (datamodel.py)
             found, got = self.descriptor_get(base, name, node, state)
@@ -319,6 +325,10 @@ class Expressions:
                 return got
         return self._stream_method(base, name, text, node) or self._attribute_of(base, name, text)
 
+
+#: Expressions that run an operation: in no-grad mode, what they yield has no history (a
+#: subscript is left out: ``losses[0]`` of a list is the tensor itself, not an op on it).
+_OPERATIONS = frozenset({cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison})
 
 #: The longest string literal kept with its text (longer ones are docstrings and messages).
 _MAX_TEXT = 80

@@ -20,6 +20,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.imports`: import statements;
 * :mod:`.interp.expressions`: expressions;
 * :mod:`.interp.calls`: function definitions and calls;
+* :mod:`.interp.gradmode`: grad-mode decorators and ``set_grad_enabled`` calls;
 * :mod:`.interp.alternatives`: calls of a name bound to a different callee on each path;
 * :mod:`.interp.arguments`: a call's arguments, spreads included (binding: :mod:`.binding`);
 * :mod:`.interp.builtins`: the builtins that move values;
@@ -50,6 +51,7 @@ from .core import Core
 from .datamodel import DataModel
 from .expressions import Expressions
 from .flows import Flows
+from .gradmode import GradModes
 from .guarantees import Guarantees
 from .higher_order import HigherOrder
 from .imports import Imports
@@ -71,6 +73,7 @@ class Interpreter(
     Imports,
     Expressions,
     Calls,
+    GradModes,
     Alternatives,
     Flows,
     HigherOrder,

@@ -17,8 +17,10 @@ from dataclasses import replace
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream
+from ..abstract.handles import GradMode
 from ..abstract.state import State, join_states
 from ..abstract.values import ClassInfo, Current, Instance, StreamCtx, Value, join_all, join_current
+from ..semantics import autograd as ag
 from ..semantics.effects import enter_effects
 from ..semantics.hazards import computed
 from ..semantics.sites import Arg
@@ -267,6 +269,8 @@ class Statements:
 
     def exec_With(self, node: cst.With, state: State, scope: Scope) -> State | None:
         saved = state.current
+        saved_grad = state.env.get(ag.GRAD_KEY)
+        grad_changed = False
         changed = False
         loop = self._loops[-1] if self._loops else None
         marks = (len(loop.breaks), len(loop.continues)) if loop else (0, 0)
@@ -290,6 +294,9 @@ class Statements:
                         self._current(state),
                     )
                     changed = changed or state.current is not saved
+            if isinstance(value, GradMode):  # torch.no_grad(): the body's grad mode
+                ag.set_mode(state.env, value)
+                grad_changed = True
             if isinstance(value, StreamCtx):
                 entered = value.yielded
                 if not value.keeps_current:
@@ -318,6 +325,8 @@ class Statements:
             if changed:
                 self._restores.pop()
         self.exit_managers(node, managers, end or state)  # datamodel.py
+        if grad_changed and end is not None:  # __exit__ restores the grad mode
+            ag.restore_mode(end.env, saved_grad)
         if changed:  # __exit__ restores the stream, however the block is left
             if end is not None:
                 end.current = saved

@@ -22,6 +22,7 @@ from ... import contract as c
 from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.handles import Graph, PinnedLoader
 from ..abstract.values import HOST, NPU, PINNED, UNKNOWN, Seq, Tensor, Value
+from . import autograd as ag
 from . import provenance as pv
 from .copies import UNKNOWN_HOST, by_parameter, cross_device
 from .devices import FOREIGN, device_value, literal, npu_index
@@ -76,13 +77,14 @@ def _values(site: CallSite) -> list[Value]:
     return [*(a.value for a in site.positional), *(a.value for a in site.keywords.values())]
 
 
-def computed(current: ExtStream | None, operands: list[Value]) -> Value:
+def computed(current: ExtStream | None, operands: list[Value], records: bool = False) -> Value:
     """What a call of an unknown callable (``model(x)``) or an operator (``a * b``) gives: a
     value computed on the current stream from its operands (their graphs are part of its).
-    ``None`` when every operand is a literal."""
+    ``None`` when every operand is a literal. ``records``: the callee may hold parameters
+    (a model), so it records nodes whatever its operands (:func:`.provenance.derive`)."""
     if operands and all(isinstance(value, Const) for value in operands):
         return None
-    made = pv.derive(current, operands)
+    made = pv.derive(current, operands, records)
     npu = [v for v in operands if isinstance(v, Tensor) and v.place == NPU]
     if not npu:
         return _PLAIN if made is pv.PLAIN else Tensor(made=made)
@@ -128,6 +130,10 @@ def method_hazards(
     # computed outside the external stream from one computed under it keeps those nodes.
     made = _made(current, [receiver, *_values(site)])
     result = _result_place(method, here, made)
+    if method in ag.CUT_METHODS:  # detach(), item(): no history
+        return [], ag.cut(result)
+    if method in ag.LEAF_METHODS:  # requires_grad_(): a leaf that requires grad
+        return [], ag.leaf(result)
     if row is None:
         return [], result
     if row.kind == c.BACKWARD:
@@ -330,6 +336,14 @@ def function_hazards(
         return [], Graph()
     if qualname == c.DEVICE_CLASS:
         return [], device_value(site)
+    mode = ag.grad_mode(site, qualname)
+    if mode is not None:
+        return [], mode
+    if qualname in ag.PARAMETERS:  # nn.Parameter(t): a leaf that requires grad
+        data, flag = site.arg(0, "data"), site.arg(1, "requires_grad")
+        leaf = ag.leaf(data.value if data is not None else None)
+        frozen = flag is not None and isinstance(flag.value, Const) and not flag.value.value
+        return [], ag.cut(leaf) if frozen else leaf
     if qualname in c.PINNING_LOADERS:
         return [], PinnedLoader() if _truthy(site.keywords.get(c.PIN_MEMORY)) else None
     if not qualname.startswith(c.TENSOR_MODULE):
@@ -337,8 +351,9 @@ def function_hazards(
     name = qualname[len(c.TENSOR_MODULE) :]
     # ``torch.stack(losses)``, ``F.cross_entropy(logits, y)``: their graphs are the result's;
     # a factory's arguments make no graph (``zeros_like(loss)`` is a new leaf).
+    # A factory's result is a leaf: it has no history unless it is made to require grad.
     fresh = name in c.HOST_FACTORIES or name in c.LIKE_FACTORIES
-    made = _made(current, [] if fresh else _values(site))
+    made = _made(current, _values(site)) if not fresh else _factory(site)
     if _truthy(site.keywords.get(c.PIN_MEMORY)):
         return [], made.with_place(PINNED)
     device = site.keywords.get("device")
@@ -351,6 +366,14 @@ def function_hazards(
     if name in c.HOST_FACTORIES:
         return [], made.with_place(HOST)
     return [], made
+
+
+def _factory(site: CallSite) -> Tensor:
+    """A new leaf: no history, unless ``requires_grad=`` is not a literal false."""
+    flag = site.keywords.get("requires_grad")
+    if flag is None or (isinstance(flag.value, Const) and not flag.value.value):
+        return ag.cut(Tensor())  # type: ignore[return-value]
+    return Tensor()
 
 
 #: For tests: the rows by method and function name.

@@ -30,11 +30,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from ..abstract.atoms import ExtStream, ParamRef
-from ..abstract.made import MAX_STREAMS, PLAIN, Made, join_made, stream_key, union
+from ..abstract.atoms import Const, ExtStream, ParamRef
+from ..abstract.made import MAX_STREAMS, NOGRAD, PLAIN, Made, join_made, stream_key, union
 from ..abstract.values import Current, Value
 
-__all__ = ["MAX_STREAMS", "PLAIN", "ROOT", "Made", "derive", "join_made", "judge", "made_of"]
+__all__ = [
+    "MAX_STREAMS", "NOGRAD", "PLAIN", "ROOT", "Made", "derive", "join_made", "judge", "made_of"
+]  # fmt: skip
 
 #: The guard kind of a sink on a parameter used as a backward root (:mod:`.sinks`).
 ROOT = "backward root"
@@ -59,16 +61,38 @@ def under(current: ExtStream | None) -> Made:
     return Made((current,))
 
 
-def derive(current: ExtStream | None, operands: Iterable[Value]) -> Made | None:
+def derive(
+    current: ExtStream | None, operands: Iterable[Value], records: bool = False
+) -> Made | None:
     """What a computation from ``operands`` made under ``current`` carries, or None when
     nothing is known (no external stream current and no operand computed under one).
+
+    An op records a node only if some input requires grad: when every operand is known to
+    have no history (:data:`NOGRAD`; literals never require grad) the result has none either,
+    whatever stream is current. ``records``: the callee may hold parameters of its own (an
+    unknown ``model(x)``), so it may record whatever its arguments are.
 
     Under an external stream, an operand's "plain" part is not kept: inputs computed outside
     (data moved to the device, masks) make no graph nodes unless they require grad, and
     flagging every such forward would be noise. Outside, an operand's external streams are
     kept: its graph is part of the result's.
     """
-    return _combine(current, [m for m in map(made_of, operands) if m is not None])
+    operands = list(operands)
+    found = [made_of(value) for value in operands]
+    if not records and _no_history(operands, found):
+        return NOGRAD
+    return _combine(current, [m for m in found if m is not None and m.recorded])
+
+
+def _no_history(operands: list[Value], found: list[Made | None]) -> bool:
+    """Every operand is a literal or a tensor known to carry no history (and some is one)."""
+    seen = False
+    for value, made in zip(operands, found):
+        if made is not None and not made.recorded:
+            seen = True
+        elif type(value) is not Const:
+            return False
+    return seen
 
 
 def _only(current: ExtStream, found: list[Made]) -> tuple[ParamRef, ...] | None:
