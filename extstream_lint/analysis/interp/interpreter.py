@@ -20,6 +20,8 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.imports`: import statements;
 * :mod:`.interp.expressions`: expressions;
 * :mod:`.interp.calls`: function definitions and calls;
+* :mod:`.interp.applying`: a function's summary applied where it is called;
+* :mod:`.interp.flows`: library calls, by the table of flow models (:mod:`..semantics.flowmodels`);
 * :mod:`.interp.gradmode`: grad-mode decorators and ``set_grad_enabled`` calls;
 * :mod:`.interp.alternatives`: calls of a name bound to a different callee on each path;
 * :mod:`.interp.arguments`: a call's arguments, spreads included (binding: :mod:`.binding`);
@@ -41,6 +43,7 @@ per concern, the way mypy splits its checker:
 from __future__ import annotations
 
 from .alternatives import Alternatives
+from .applying import Applying
 from .arguments import Arguments
 from .builtins import Builtins
 from .calls import Calls
@@ -73,6 +76,7 @@ class Interpreter(
     Imports,
     Expressions,
     Calls,
+    Applying,
     GradModes,
     Alternatives,
     Flows,

@@ -1,0 +1,84 @@
+"""Applying a function's summary where it is called: the sinks the call's values reach are
+reported there, the attributes the callee sets land on the caller's objects, a graph capture
+stream it sets becomes the caller's default, and what it returns is named after it.
+
+A mixin of :class:`.interpreter.Interpreter`, split from :mod:`.calls` (which decides what a
+call calls) so that each stays one concern.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..abstract.atoms import ExtStream
+from ..abstract.state import State
+from ..abstract.values import ClassInfo, FunctionInfo, Instance, Value, join
+from ..semantics.devices import escaped
+from ..semantics.effects import DEFAULT_CAPTURE_STREAM
+from ..semantics.sites import Arg
+from . import summaries as sm
+from .core import is_symbolic
+
+__all__ = ["Applying"]
+
+
+class Applying:
+    """A summary applied at a call: its reports, attribute writes, capture and return."""
+
+    def _apply(
+        self, info: FunctionInfo, node: cst.CSTNode, binding: sm.Binding, state: State, name: str
+    ) -> None:
+        """Report the sinks the call's values reach, and the attributes it sets on them."""
+        if self.learning:
+            self._applied.append((info.summary, info.summary.version))
+        if info.summary.calls:  # first: the sinks may be on what those calls return
+            self.apply_param_calls(info, node, binding, state)
+        for issue in sm.call_issues(info, binding, name):
+            self._report(node, issue)  # type: ignore[arg-type]
+        for (index, path), value in info.summary.sets_attrs.items():
+            arg = binding.args.get(index)
+            if arg is None:
+                continue
+            target = arg.value
+            actual = sm.substitute(value, binding)
+            if isinstance(target, Instance) and target.param is not None and self.learning:
+                ref = target.param
+                if ref.owner is self._function and self._function is not None:
+                    self.learn_set_attr(
+                        self._function.summary, (ref.index, (*ref.path, *path)), actual
+                    )
+                if len(path) == 1 and not ref.path and not is_symbolic(actual):
+                    # super().__init__(ext), Base.__init__(self, ext), self._setup(ext): the
+                    # callee's ``self.x = ...`` with this call's value, as if written here
+                    target.cls.note_attr(path[0], self._in_own_init(target))
+                    self.learn_attr(target.cls, path[0], actual)
+            elif isinstance(target, ClassInfo) and len(path) == 1:
+                if self.learning and not is_symbolic(actual):  # a class decorator's cls.x = v
+                    self.learn_attr(target, path[0], actual)
+            elif arg.text is not None and isinstance(target, Instance):
+                if len(path) == 1:  # later.attach(ext): this object now holds ext
+                    state.env[arg.text] = target = target.with_field(path[0], actual)
+                    arg = Arg(target, arg.text)
+                state.set_path(".".join((arg.text, *path)), actual)
+        if info.summary.overridable:  # obj.reset(): self.s = self._make() (receivers.py)
+            self.override_attrs(info, node, binding, state)
+
+    def _apply_capture(self, summary: sm.Summary, binding: sm.Binding, state: State) -> None:
+        value = sm.substitute(summary.capture_set, binding)
+        if summary.capture_kept:  # some paths leave the value the caller had
+            if DEFAULT_CAPTURE_STREAM in state.env:
+                before = state.env[DEFAULT_CAPTURE_STREAM]
+            else:
+                before = self._default_capture if self._function is not None else None
+            value = join(before, value)
+        self.set_default_capture(value, state)
+
+    def _returned(self, info: FunctionInfo, call: cst.CSTNode, binding: sm.Binding) -> Value:
+        value = escaped(sm.substitute(info.returns, binding))
+        if isinstance(value, ExtStream) and value.current_of is None and value.param is None:
+            if isinstance(info.returns, ExtStream) and info.returns.param is not None:
+                return value  # the caller's own value, passed through
+            return ExtStream(
+                value.must, f"returned by {info.name}()", call, value.noun, device=value.device
+            )
+        return value
