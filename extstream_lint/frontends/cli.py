@@ -34,6 +34,7 @@ from ..contract import RULES
 from ..findings import Finding, cannot_analyse
 from ..project.collector import fewer_collections
 from ..project.discovery import iter_files, matches_any
+from ..project.diskio import cache_home, set_cache_dir
 from ..project.graph import ImportGraph, graph_for
 from ..project.limits import max_file_bytes, set_max_file_bytes, too_large
 from ..project.modules import installed, one_run
@@ -81,10 +82,12 @@ _analyse = analyse_one
 Job = tuple[str, str, tuple[str, ...], bool, int]
 
 
-def _quiet_worker() -> None:
+def _start_worker(cache_home: str | None) -> None:
     """A worker leaves Ctrl-C to the main process (which stops it): the terminal sends
-    SIGINT to the whole process group, and a worker's traceback would be noise."""
+    SIGINT to the whole process group, and a worker's traceback would be noise. It keeps
+    the cache where the main process does (``--cache-dir``; a spawned worker's too)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    set_cache_dir(cache_home)
 
 
 def _lint_job(job: Job) -> list[Finding]:
@@ -182,6 +185,7 @@ def _sources(
 def run(options: Options) -> list[Located]:
     """Lint every file; the kept findings in stable order (path, line, column, code)."""
     set_max_file_bytes(options.max_file_size)  # files are read no further than it allows
+    set_cache_dir(options.cache_dir)
     texts: dict[str, str] = {}
     raw: list[tuple[str, list[Finding]]] = []
     with (
@@ -335,7 +339,10 @@ class _Analyser:
         done: list[tuple[str, list[Finding]]] = []
         workers = min(self.processes, len(self.pending))
         pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=MP_CONTEXT, initializer=_quiet_worker
+            max_workers=workers,
+            mp_context=MP_CONTEXT,
+            initializer=_start_worker,
+            initargs=(cache_home(),),
         )
         try:
             with _sigint_held():  # workers forked now inherit it blocked, never half-started

@@ -40,6 +40,7 @@ CONFIG_KEYS: Mapping[str, str] = {
     "jobs": 'number of processes, or "auto" (default: all cores)',
     "src": "list of extra import roots, relative to this file (like mypy's mypy_path)",
     "cache": "keep module summaries in .extstream_cache/ (default: true)",
+    "cache-dir": "one directory for every project's cache, relative to this file (as --cache-dir)",
     "respect-gitignore": "skip files git ignores while walking directories (default: true)",
     "max-file-size": "largest file analysed, in bytes (default: 2000000); a larger one: XST000",
 }
@@ -69,6 +70,8 @@ class Config:
     #: Extra import roots (absolute paths).
     src: tuple[str, ...] = ()
     cache: bool = True
+    #: ``cache-dir``: one directory for every project's cache (absolute), or None.
+    cache_dir: str | None = None
     #: Skip what ``.gitignore`` (and ``.git/info/exclude``) ignore while walking.
     respect_gitignore: bool = True
     #: The largest file analysed, in bytes (:mod:`..analysis.limits`).
@@ -208,6 +211,11 @@ def load_config(path: str) -> Config:
         )
     if "cache" in table:
         config.cache = _bool(table, "cache", where)
+    if "cache-dir" in table:
+        value = table["cache-dir"]
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"{where}: cache-dir must be a directory name, not {value!r}")
+        config.cache_dir = os.path.normpath(os.path.join(config.root, value))
     if "respect-gitignore" in table:
         config.respect_gitignore = _bool(table, "respect-gitignore", where)
     if "max-file-size" in table:

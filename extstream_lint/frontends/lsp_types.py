@@ -19,6 +19,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from ..contract import RULES
+from ..project.diskio import set_cache_dir
 from ..project.limits import set_max_file_bytes
 from .commands import noqa_edits
 from .config import ConfigError, find_pyproject
@@ -96,6 +97,7 @@ class Documents:
             self._checked[uri] = _Checked(text, [])
             return [_problem(f"extstream configuration: {exc}")]
         set_max_file_bytes(options.max_file_size)
+        set_cache_dir(options.cache_dir)
         findings = lint_text(text, path, options.src, options.cache)
         results = located(options, path, text, findings, fixing=True)
         self._checked[uri] = _Checked(text, results, options.src)

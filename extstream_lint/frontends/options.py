@@ -128,6 +128,8 @@ class Options:
     #: Configured import roots, and whether summaries are kept in .extstream_cache/.
     src: tuple[str, ...] = ()
     cache: bool = True
+    #: ``--cache-dir`` / ``cache-dir``: one directory for every project's cache, or None.
+    cache_dir: str | None = None
     max_file_size: int = DEFAULT_MAX_FILE_BYTES  # the largest file analysed, in bytes
     #: Skip what git ignores while walking directories.
     respect_gitignore: bool = True
@@ -225,6 +227,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-cache",
         action="store_true",
         help="do not read or write module summaries in .extstream_cache/",
+    )
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="keep every project's cache below DIR (default: .extstream_cache/ in each "
+        "project; also $EXTSTREAM_CACHE_DIR)",
     )
     parser.add_argument("--max-file-size", metavar="BYTES", help="largest file analysed (XST000)")
     parser.add_argument("--config", metavar="FILE", help="read settings from this pyproject.toml")
@@ -341,6 +349,7 @@ def make_options(args: argparse.Namespace) -> Options:
         output_file=args.output_file,
         src=config.src,
         cache=config.cache and not args.no_cache,
+        cache_dir=args.cache_dir or config.cache_dir,
         max_file_size=max_file_size(args.max_file_size, config),
         respect_gitignore=(
             config.respect_gitignore if args.respect_gitignore is None else args.respect_gitignore

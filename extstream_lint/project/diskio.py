@@ -61,12 +61,43 @@ def project_root(directory: str) -> str | None:
     return found
 
 
+#: ``--cache-dir`` / ``cache-dir`` (:func:`set_cache_dir`), else ``$EXTSTREAM_CACHE_DIR``: one
+#: directory for every project's entries instead of ``.extstream_cache/`` in each (as ruff's
+#: ``--cache-dir`` / ``RUFF_CACHE_DIR``). ``None``: each project's own.
+_CACHE_HOME: str | None = None
+
+
+def set_cache_dir(path: str | None) -> None:
+    """Keep every project's entries below ``path`` (``None``: in each project's own
+    ``.extstream_cache/``, unless ``$EXTSTREAM_CACHE_DIR`` names a directory)."""
+    global _CACHE_HOME
+    _CACHE_HOME = os.path.abspath(path) if path else None
+
+
+def cache_home() -> str | None:
+    """The directory every project's cache goes below, if one is set (:data:`_CACHE_HOME`)."""
+    return _CACHE_HOME or os.environ.get("EXTSTREAM_CACHE_DIR") or None
+
+
+def cache_dir(root: str) -> str:
+    """The cache directory of the project at ``root``: ``root/.extstream_cache``, or, with
+    a cache directory set, a directory below it named by a digest of the project's absolute
+    root, so two projects sharing one cache directory never share entries."""
+    home = cache_home()
+    if home is None:
+        return os.path.join(root, CACHE_DIR)
+    import hashlib
+
+    key = os.path.abspath(root).encode("utf-8", "surrogateescape")
+    return os.path.join(os.path.abspath(home), hashlib.blake2b(key, digest_size=10).hexdigest())
+
+
 def entry_directory(root: str) -> str:
     """The directory of this build's entries: another version, or another commit of the
     same version (:func:`.safe_pickle.code_fingerprint`), never reads them."""
     from .safe_pickle import code_fingerprint
 
-    return os.path.join(root, CACHE_DIR, f"{__version__}-{FORMAT}-{code_fingerprint()}")
+    return os.path.join(cache_dir(root), f"{__version__}-{FORMAT}-{code_fingerprint()}")
 
 
 def _name(location: str) -> str:
