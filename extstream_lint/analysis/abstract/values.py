@@ -15,7 +15,7 @@ from .atoms import CALLER_CURRENT, Const, ExtStream, ParamRef, Ref
 from .choices import Callee, OneOf, either
 from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, PinnedLoader, Work
 from .made import Made, join_made
-from .mro import linearise
+from .mro import bases_changed, bases_stamp, linearise
 from .sinks import Sink, SinkKey
 
 
@@ -235,16 +235,23 @@ class ClassInfo:
     #: ``class C(metaclass=M)`` with ``M`` a class of the project (inherited: :mod:`.datamodel`).
     meta: ClassInfo | None = None
 
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "bases":  # replaced, never changed in place: kept MROs may be stale
+            bases_changed(self.__dict__.get("bases"), value)  # type: ignore[arg-type]
+        object.__setattr__(self, name, value)
+
     def mro(self) -> list[ClassInfo]:
         """This class then its bases in Python's order (C3, :func:`linearise`), kept while
-        no class of it has other bases (bookkeeping, not a fact: not in digests)."""
+        no class has other bases (:func:`.mro.bases_stamp`; bookkeeping, not a fact: not in
+        digests)."""
         if not self.bases:
             return [self]
         kept = self.__dict__.get("_mro")
-        if kept is not None and all(tuple(k.bases) == bases for k, bases in kept[0]):
+        stamp = bases_stamp()
+        if kept is not None and kept[0] == stamp:
             return kept[1]  # type: ignore[no-any-return]
         order = linearise(self)
-        self.__dict__["_mro"] = (tuple((k, tuple(k.bases)) for k in order), order)
+        self.__dict__["_mro"] = (stamp, order)
         return order
 
     def method(self, name: str) -> FunctionInfo | None:
