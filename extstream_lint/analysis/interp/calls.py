@@ -55,7 +55,7 @@ from .builtins import BUILTINS
 from .classes import Super
 from .containers import CONTAINER_METHODS
 from .core import Scope, is_symbolic, may_contain
-from .datamodel import CLASS_HOOKS, ENUM_MARKS
+from .datamodel import ENUM_MARKS, held_callable
 from .library import LIBRARY_CALLS
 from .objects import OBJECT_CALLS
 
@@ -235,10 +235,9 @@ class Calls:
                 return self._super(scope, state, node)
         callee_text = dotted_name(func) or (method or _UNNAMED_CALLEE)
         site = self._arguments(node, state, scope, callee_text)
-        if callee is None and method in CLASS_HOOKS:  # object.__new__(cls), Pair._make(it)
-            found, made = self.class_hook(receiver, method, node, site, state)
-            if found:
-                return made
+        hooked = self.class_hook(receiver, method, node, site, state) if callee is None else None
+        if hooked is not None:  # object.__new__(cls), Pair._make(it) (datamodel.py)
+            return hooked
         self._note_recorded_events(site, receiver if method == "record" else None)
         current = self._current(state)
         if method is not None:
@@ -254,7 +253,8 @@ class Calls:
                 self._report(node, issue)
             if callee is None and receiver is None:  # pool.submit(f, s): f(s) runs
                 self.call_forwarding_method(method, site, state, current)
-            if callee is None and is_symbolic(receiver):
+            held = held_callable(receiver, method)  # self.make(h), make held (datamodel.py)
+            if (callee is None and is_symbolic(receiver)) or held:
                 # obj.m(...) on a parameter: dispatched where the caller's object is known
                 # (higher_order.py); as a tensor method, its result keeps the tensor facts
                 attr = sm.attribute(receiver, method)

@@ -33,6 +33,7 @@ from ..abstract.values import (
     Bound,
     ClassInfo,
     FunctionInfo,
+    Instance,
     Partial,
     Seq,
     StreamMethod,
@@ -188,8 +189,9 @@ class HigherOrder:
         try:
             for position, call in enumerate(list(calls)):
                 callee = sm.substitute(call.callee, binding)
-                if not isinstance(callee, CALLABLE) and not _symbolic(callee):
-                    continue
+                called = isinstance(callee, Instance) and callee.cls.method("__call__")
+                if not isinstance(callee, CALLABLE) and not _symbolic(callee) and not called:
+                    continue  # (an object with __call__ is called as one: 3.3.6)
                 site = self._recorded_site(call, node, binding)
                 current = self._recorded_current(call, binding)
                 made = self._call_value(callee, node, site, state, current)
