@@ -38,10 +38,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "function's store into a module global's contents is not followed, and a class's "
         "`__name__` is not a literal"
     ),
-    ("data_model/init_subclass_attribute", POSITIVE): (
-        "`cls.factory = staticmethod(factory)` in `__init_subclass__`: `staticmethod(f)` "
-        "is not modelled (reading it through an instance must not bind `self`)"
-    ),
     ("data_model/asynccontextmanager_nested", POSITIVE): (
         "`async with cm as s` where `cm` is a parameter: what entering the caller's context "
         "manager gives is not kept as a symbolic value (`s` stands for `cm` itself)"

@@ -206,12 +206,8 @@ class Calls:
             if isinstance(receiver, Ref):
                 callee = Ref(canonical(f"{receiver.qualname}.{method}", self.transfer_to_npu))
                 method = None
-            elif isinstance(receiver, Instance):
-                found, callee = receiver.field(method)
-                if not found:
-                    callee = receiver.cls.attr(method) or receiver.cls.method(method)
-                    if isinstance(callee, (FunctionInfo, Closure)):
-                        bound = Arg(receiver, receiver_text)
+            elif isinstance(receiver, Instance):  # a field, class attribute (datamodel.py)
+                callee, method, bound = self.instance_callee(receiver, method, receiver_text)
             elif isinstance(receiver, ClassInfo):  # its metaclass's too (datamodel.py)
                 callee, method, bound = self.class_callee(receiver, method, receiver_text)
             elif isinstance(receiver, Const):  # Kind.EXTERNAL.make(h) (datamodel.py)

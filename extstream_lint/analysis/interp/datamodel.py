@@ -17,7 +17,8 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..abstract.atoms import Const, ExtStream
+from ..abstract.atoms import Const, ExtStream, Ref
+from ..abstract.callables import Closure
 from ..abstract.members import ENUM_BASES, Member, member_of
 from ..abstract.state import State
 from ..abstract.values import (
@@ -25,6 +26,7 @@ from ..abstract.values import (
     ClassInfo,
     FunctionInfo,
     Instance,
+    Partial,
     Seq,
     Summary,
     Value,
@@ -270,6 +272,22 @@ class DataModel:
             return found, method, Arg(receiver, text)
         return self.member_attribute(member, method, None), None, None
 
+    def instance_callee(
+        self, obj: Instance, method: str, text: str | None
+    ) -> tuple[Value, str | None, Arg | None]:
+        """``obj.m(...)``: its own attribute, else its class's attribute or method, a
+        function of the class bound to ``obj``; a ``staticmethod`` (a partial), a class or
+        a library callable held there is called as it is (no method of ``obj``)."""
+        found, callee = obj.field(method)
+        bound = None
+        if not found:
+            callee = obj.cls.attr(method) or obj.cls.method(method)
+            if isinstance(callee, (FunctionInfo, Closure)):
+                bound = Arg(obj, text)
+        if isinstance(callee, (Partial, Ref)):  # a staticmethod, a class: not bound
+            return callee, None, None
+        return callee, method, bound
+
     def class_callee(
         self, cls: ClassInfo, method: str, text: str | None
     ) -> tuple[Value, str | None, Arg | None]:
@@ -357,3 +375,13 @@ def given_fields(method: FunctionInfo, binding: sm.Binding, instance: Instance) 
         if index == 0 and len(path) == 1 and given:
             fields.setdefault(path[0], sm.substitute(value, binding))
     return Instance(instance.cls, tuple(fields.items())) if fields else instance
+
+
+def unbound(func: Value, node: cst.CSTNode, text: str | None) -> Value:
+    """``staticmethod(f)``: ``f``, never bound to the instance it is read from. A function
+    of the project is kept as a ``partial`` of nothing (the analysis binds a function read
+    from a class, not a partial); anything else is not bound anyway (a class, a library
+    function) or is not known (a parameter: what the caller passes)."""
+    if isinstance(func, (FunctionInfo, Closure)):
+        return Partial(func, (), (), node, text)
+    return func
