@@ -36,6 +36,7 @@ _DATA_MODULES = (
     "extstream_lint.analysis.abstract.callables",
     "extstream_lint.analysis.abstract.choices",
     "extstream_lint.analysis.abstract.atoms",
+    "extstream_lint.analysis.abstract.members",
     "extstream_lint.analysis.abstract.made",
     "extstream_lint.analysis.semantics.provenance",
     "extstream_lint.analysis.abstract.sinks",

@@ -38,6 +38,27 @@ def test_real_summaries_round_trip() -> None:
         assert pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL) == data
 
 
+def test_summaries_holding_enum_members_round_trip(tmp_path: Path) -> None:
+    # A module exporting an enum: its members are literals of abstract/members.py, which the
+    # unpickler must resolve, or every warm run re-analyses the module as a corrupt entry.
+    (tmp_path / "kinds.py").write_text(
+        "from enum import Enum\n\n\nclass Kind(Enum):\n    EXTERNAL = 1\n    MANAGED = 2\n",
+        encoding="utf-8",
+    )
+    app = tmp_path / "app.py"
+    app.write_text(
+        "from torch_npu.npu import ExternalStream\nfrom kinds import Kind\n\n"
+        "def make(h, kind):\n    if kind is Kind.EXTERNAL:\n        return ExternalStream(h)\n",
+        encoding="utf-8",
+    )
+    index = ProjectIndex()
+    analyze_source(app.read_text(encoding="utf-8"), str(app), project=index)
+    data = [pickle.dumps(e, protocol=pickle.HIGHEST_PROTOCOL) for e in index._entries.values()]
+    assert any(b"members" in blob for blob in data)  # the enum's members are in an entry
+    for blob in data:
+        safe_pickle.loads(blob)
+
+
 @pytest.mark.parametrize(
     "payload",
     [

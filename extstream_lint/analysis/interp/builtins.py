@@ -17,6 +17,7 @@ from ..abstract.state import State
 from ..abstract.values import Instance, Seq, Value, join
 from ..semantics.sites import Arg, CallSite
 from .core import may_contain
+from .datamodel import unbound
 
 
 class Builtins:
@@ -53,6 +54,8 @@ class Builtins:
             inner.positional = [Arg(_mapped_element(self.element_of, v), None) for v in values[1:]]
             made = self._call_value(values[0], site.node, inner, state, current)
             return may_contain([made])
+        if name == "staticmethod" and len(values) == 1:  # datamodel.py
+            return unbound(values[0], site.node, site.positional[0].text)
         if name in ("next", "anext") and values:  # anext(agen): awaited, what it yields
             return self.element_of(values[0])
         if name == "type" and len(values) == 1 and not site.keywords:  # type(self)(...)
@@ -120,6 +123,7 @@ BUILTINS = frozenset(
         "map",
         "next",
         "anext",
+        "staticmethod",
         "list",
         "tuple",
         "set",

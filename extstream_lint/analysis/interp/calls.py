@@ -53,7 +53,7 @@ from .builtins import BUILTINS
 from .classes import Super
 from .containers import CONTAINER_METHODS
 from .core import Scope, is_symbolic, may_contain
-from .datamodel import CLASS_HOOKS, ENUM_MARKS
+from .datamodel import ENUM_MARKS, held_callable
 from .library import LIBRARY_CALLS
 from .objects import OBJECT_CALLS
 
@@ -210,12 +210,8 @@ class Calls:
             if isinstance(receiver, Ref):
                 callee = Ref(canonical(f"{receiver.qualname}.{method}", self.transfer_to_npu))
                 method = None
-            elif isinstance(receiver, Instance):
-                found, callee = receiver.field(method)
-                if not found:
-                    callee = receiver.cls.attr(method) or receiver.cls.method(method)
-                    if isinstance(callee, (FunctionInfo, Closure)):
-                        bound = Arg(receiver, receiver_text)
+            elif isinstance(receiver, Instance):  # a field, class attribute (datamodel.py)
+                callee, method, bound = self.instance_callee(receiver, method, receiver_text)
             elif isinstance(receiver, ClassInfo):  # its metaclass's too (datamodel.py)
                 callee, method, bound = self.class_callee(receiver, method, receiver_text)
             elif isinstance(receiver, Const):  # Kind.EXTERNAL.make(h) (datamodel.py)
@@ -241,10 +237,9 @@ class Calls:
         site = self._arguments(node, state, scope, callee_text)
         if bound is not None and method is not None:  # self.m(...): receivers.py
             self.note_self_call(node, receiver, method, callee, site, state)
-        if callee is None and method in CLASS_HOOKS:  # object.__new__(cls), Pair._make(it)
-            found, made = self.class_hook(receiver, method, node, site, state)
-            if found:
-                return made
+        hooked = self.class_hook(receiver, method, node, site, state) if callee is None else None
+        if hooked is not None:  # object.__new__(cls), Pair._make(it) (datamodel.py)
+            return hooked
         self._note_recorded_events(site, receiver if method == "record" else None)
         current = self._current(state)
         if method is not None:
@@ -266,7 +261,8 @@ class Calls:
                 found, made = self.flow_method(receiver, method, site, state, current)
                 if found and (made is not None or yielded is None):
                     return made
-            if callee is None and is_symbolic(receiver):
+            held = held_callable(receiver, method)  # self.make(h), make held (datamodel.py)
+            if (callee is None and is_symbolic(receiver)) or held:
                 # obj.m(...) on a parameter: dispatched where the caller's object is known
                 # (higher_order.py); as a tensor method, its result keeps the tensor facts
                 attr = sm.attribute(receiver, method)

@@ -17,7 +17,8 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..abstract.atoms import Const, ExtStream
+from ..abstract.atoms import Const, ExtStream, Ref
+from ..abstract.callables import Closure
 from ..abstract.members import ENUM_BASES, Member, member_of
 from ..abstract.state import State
 from ..abstract.values import (
@@ -25,6 +26,7 @@ from ..abstract.values import (
     ClassInfo,
     FunctionInfo,
     Instance,
+    Partial,
     Seq,
     Summary,
     Value,
@@ -35,9 +37,6 @@ from ..source.syntax import tail_name
 from . import summaries as sm
 from .binding import bind_arguments
 from .constants import MAX_COPIES
-
-#: Methods answered by :meth:`DataModel.class_hook` when the project defines none.
-CLASS_HOOKS = frozenset({"__new__", "_make"})
 
 #: ``enum.member(x)`` / ``enum.nonmember(x)`` evaluate to ``x`` (the class body decides).
 ENUM_MARKS = frozenset({"enum.member", "enum.nonmember"})
@@ -273,6 +272,22 @@ class DataModel:
             return found, method, Arg(receiver, text)
         return self.member_attribute(member, method, None), None, None
 
+    def instance_callee(
+        self, obj: Instance, method: str, text: str | None
+    ) -> tuple[Value, str | None, Arg | None]:
+        """``obj.m(...)``: its own attribute, else its class's attribute or method, a
+        function of the class bound to ``obj``; a ``staticmethod`` (a partial), a class or
+        a library callable held there is called as it is (no method of ``obj``)."""
+        found, callee = obj.field(method)
+        bound = None
+        if not found:
+            callee = obj.cls.attr(method) or obj.cls.method(method)
+            if isinstance(callee, (FunctionInfo, Closure)):
+                bound = Arg(obj, text)
+        if isinstance(callee, (Partial, Ref)):  # a staticmethod, a class: not bound
+            return callee, None, None
+        return callee, method, bound
+
     def class_callee(
         self, cls: ClassInfo, method: str, text: str | None
     ) -> tuple[Value, str | None, Arg | None]:
@@ -305,20 +320,18 @@ class DataModel:
                 self._apply(exit_, node, binding, state, dunder)
 
     def class_hook(
-        self, receiver: Value, method: str, node: cst.Call, site: CallSite, state: State
-    ) -> tuple[bool, Value]:
-        """The calls :data:`CLASS_HOOKS` names, when nothing of the project defines them:
+        self, receiver: Value, method: str | None, node: cst.Call, site: CallSite, state: State
+    ) -> Value:
+        """``__new__`` and ``_make`` called when nothing of the project defines them:
         ``object.__new__(cls)`` / ``super().__new__(cls)`` make a fresh instance of ``cls``;
-        ``Record._make(iterable)`` is ``Record(*iterable)``."""
+        ``Record._make(iterable)`` is ``Record(*iterable)``. ``None`` for any other call."""
         if method == "__new__":
             first = site.positional[0].value if site.positional else None
-            if isinstance(first, ClassInfo):
-                return True, Instance(first)
-            return False, None
-        if isinstance(receiver, ClassInfo) and receiver.fields:
+            return Instance(first) if isinstance(first, ClassInfo) else None
+        if method == "_make" and isinstance(receiver, ClassInfo) and receiver.fields:
             made = self.record_made(receiver, site)
-            return True, self.construct(receiver, node, made, state, self._current(state))
-        return False, None
+            return self.construct(receiver, node, made, state, self._current(state))
+        return None
 
 
 def _marks(node: cst.ClassDef) -> dict[str, str]:
@@ -337,3 +350,38 @@ def _marks(node: cst.ClassDef) -> dict[str, str]:
                     if isinstance(target.target, cst.Name):
                         found[target.target.value] = mark
     return found
+
+
+def held_callable(receiver: Value, name: str) -> bool:
+    """``self.make(h)`` in a method, ``make`` an attribute the instance holds (a callable
+    object, a function, a class given to ``__init__``): called as what the caller's
+    instance holds there, like a function-valued parameter (:mod:`.higher_order`)."""
+    if not isinstance(receiver, Instance) or receiver.param is None or name.startswith("__"):
+        return False  # self.__class__(...): objects.py
+    if receiver.cls.method(name) is not None or receiver.cls.method("__getattr__") is not None:
+        return False
+    held = sm.attribute(receiver, name)
+    return isinstance(held, ExtStream) and held.param is not None
+
+
+def given_fields(method: FunctionInfo, binding: sm.Binding, instance: Instance) -> Instance:
+    """``instance`` holding, from the start of ``method`` (an ``__init__``), the attributes
+    it sets to its arguments as given (``self.make = make``), so that a call of one in the
+    same body (``self.stream = self.make(h)``) calls what the caller passed."""
+    fields = dict(instance.fields)
+    for (index, path), value in method.summary.sets_attrs.items():
+        ref = value.param if isinstance(value, ExtStream) else None
+        given = ref is not None and ref.owner is method and ref.index > 0 and not ref.path
+        if index == 0 and len(path) == 1 and given:
+            fields.setdefault(path[0], sm.substitute(value, binding))
+    return Instance(instance.cls, tuple(fields.items())) if fields else instance
+
+
+def unbound(func: Value, node: cst.CSTNode, text: str | None) -> Value:
+    """``staticmethod(f)``: ``f``, never bound to the instance it is read from. A function
+    of the project is kept as a ``partial`` of nothing (the analysis binds a function read
+    from a class, not a partial); anything else is not bound anyway (a class, a library
+    function) or is not known (a parameter: what the caller passes)."""
+    if isinstance(func, (FunctionInfo, Closure)):
+        return Partial(func, (), (), node, text)
+    return func

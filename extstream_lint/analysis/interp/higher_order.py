@@ -32,6 +32,7 @@ from ..abstract.values import (
     Bound,
     ClassInfo,
     FunctionInfo,
+    Instance,
     Partial,
     Seq,
     StreamMethod,
@@ -175,8 +176,10 @@ class HigherOrder:
         try:
             for position, call in enumerate(list(calls)):
                 callee = sm.substitute(call.callee, binding)
-                if not isinstance(callee, CALLABLE) and not _symbolic(callee):
-                    # q.get(), ref(), getter(obj) on what the caller passed (flows.py)
+                called = isinstance(callee, Instance) and callee.cls.method("__call__")
+                if not isinstance(callee, CALLABLE) and not _symbolic(callee) and not called:
+                    # q.get(), ref(), getter(obj) on what the caller passed (flows.py); an
+                    # object with __call__ is called as one (3.3.6)
                     made = self.flow_recorded(call, callee, node, binding, state)
                     if made is not None:
                         binding.args[result_index(position)] = Arg(made, None)

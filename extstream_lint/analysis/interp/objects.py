@@ -26,6 +26,7 @@ from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
 from .binding import bind_arguments
 from .core import Scope
+from .datamodel import given_fields
 
 #: The decorator name a generated ``__init__`` (dataclass, attrs, ``NamedTuple``,
 #: ``dataclass_transform``) carries: constructing the class then runs its post-init hook.
@@ -141,6 +142,8 @@ class Objects:
         """Apply a method that sets attributes of ``self`` to a new instance."""
         binding = bind_arguments(method, site, Arg(instance, None))
         binding.current = current
+        if method.summary.calls:  # self.make = make; self.make(h): held when it is called
+            binding.args[0] = Arg(given_fields(method, binding, instance), None)
         self._apply(method, node, binding, state, name)
         fields = dict(instance.fields)
         own = [
