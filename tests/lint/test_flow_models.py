@@ -138,3 +138,25 @@ def test_a_thread_runs_on_its_default_stream_not_the_callers() -> None:
     # copy_context().run (same thread), synchronizes it; the new thread starts on its
     # default stream, so its work() is silent
     assert _codes(_THREAD_CURRENT) == [(15, "XST101"), (16, "XST101"), (17, "XST102")]
+
+
+_QUEUE_MESSAGE = """
+import queue
+from torch_npu.npu import ExternalStream
+
+
+def drain(jobs):
+    jobs.get().synchronize()
+
+
+def f(h):
+    jobs = queue.Queue()
+    jobs.put(ExternalStream(h))
+    drain(jobs)
+"""
+
+
+def test_a_message_names_the_method_whose_result_is_refused() -> None:
+    (finding,) = analyze_source(_QUEUE_MESSAGE)
+    assert finding.line == 13
+    assert "drain() calls synchronize() on what 'jobs.get()' returns" in finding.message

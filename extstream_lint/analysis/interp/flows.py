@@ -12,6 +12,10 @@ thread is what a ``get`` in another reads; any other keeps them on the instance.
 row calls in another thread runs with no external stream current (a thread starts on its
 default stream), one called later by an event loop too (what is current then is not known),
 one called here with the caller's current stream.
+
+A ``functools.singledispatch`` function is such an object too: its ``register`` records an
+implementation per class (in this module's run: an importer sees the base only), and a call
+runs the one registered for the nearest class of its first argument, or the base.
 """
 
 from __future__ import annotations

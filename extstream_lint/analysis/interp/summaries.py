@@ -54,7 +54,8 @@ def describe_target(ref: ParamRef) -> str:
     if ref.index == CALLER_CURRENT:
         return "the current stream"
     if ref.index < CALLER_CURRENT:  # callables.result_index: ``fn(...)``'s result
-        return "what the function it is given returns"
+        method = _method_text(ref)
+        return f"what {method} returns" if method else "what the function it is given returns"
     params = owner.params if isinstance(owner, FunctionInfo) else ()
     name = params[ref.index][0] if 0 <= ref.index < len(params) else f"#{ref.index + 1}"
     steps = [s for s in ref.path if not s.startswith("[")]
@@ -63,6 +64,20 @@ def describe_target(ref: ParamRef) -> str:
     if name in ("self", "cls") and steps:
         return f"{element}{dotted}"
     return f"{element}its argument '{dotted}'"
+
+
+def _method_text(ref: ParamRef) -> str | None:
+    """``'jobs.get()'`` when the result ``ref`` stands for is a method call the helper
+    makes on a parameter (a queue's ``get``, a future's ``result``: :mod:`.flows`)."""
+    owner = ref.owner
+    calls = owner.summary.calls if isinstance(owner, FunctionInfo) else ()
+    position = -2 - ref.index
+    callee = calls[position].callee if 0 <= position < len(calls) else None
+    path = callee.param if isinstance(callee, ExtStream) else None
+    if path is None or not path.path or path.path[-1].startswith("[") or path.index < 0:
+        return None
+    target = describe_target(path).rsplit("'", 2)
+    return f"'{target[1]}()'" if len(target) == 3 else None
 
 
 def local_path(ref: object, owner: FunctionInfo) -> ParamPath | None:

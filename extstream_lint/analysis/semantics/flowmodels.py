@@ -189,6 +189,7 @@ MODELS: tuple[FlowModel, ...] = (
     FlowModel("weakref.ref.__call__", LOADS, case=_Q + "weakref_ref"),
     FlowModel("weakref.WeakMethod", HOLDER, 0, "meth", like="weakref.ref", case=_Q + "weak_method"),
     FlowModel("weakref.proxy", RETURNS, 0, "object", case=_Q + "weakref_proxy"),
+    FlowModel("weakref.finalize", CALLS, 1, "func", runs=LATER, case=_Q + "weakref_finalize"),
     FlowModel("weakref.WeakValueDictionary", DICT, case=_Q + "weak_value_dictionary"),
     FlowModel("weakref.WeakKeyDictionary", DICT, case=_Q + "weak_key_dictionary"),
     # queue, asyncio queues
