@@ -94,3 +94,62 @@ def test_the_simulated_parser_converts_as_cpython_does(keyword: str, value: str)
     """``i`` / ``L`` take ``__index__`` objects and check the C range, ``K`` only ``int``s,
     masked: the simulation refused numpy-like integers everywhere (issue 40)."""
     assert _simulated(keyword, _VALUES[value]) == _cpython(keyword, _VALUES[value])
+
+
+# --- the copy kernels' non_blocking flag ------------------------------------------------------
+
+_FLAGS = {"True": True, "False": False, "numpy-bool": "numpy", "int": 1, "None": None}
+
+
+def _flag(name: str) -> Any:
+    value = _FLAGS[name]
+    if value == "numpy":
+        numpy = pytest.importorskip("numpy", reason="numpy is not installed")
+        return numpy.True_
+    return value
+
+
+def _outcome(call: Any) -> Any:
+    try:
+        call()
+    except Exception as exc:
+        return type(exc)
+    return None
+
+
+@pytest.mark.parametrize("flag", _FLAGS)
+def test_the_simulated_copies_take_the_flags_torch_takes(sim: Any, flag: str) -> None:
+    """torch's parser takes only a ``bool`` for ``non_blocking`` (``UntypedStorage.copy_``
+    also None): torch's own methods on host tensors are the ground truth, the simulated
+    kernels on NPU tensors must answer alike (they took numpy bools and ints, issue 40)."""
+    import torch
+
+    from tests.guard import npusim
+    from tests.guard.npusim import kernels
+
+    value = _flag(flag)
+    host = torch.ones(4)
+    truth = {
+        "to": _outcome(lambda: torch._C.TensorBase.to(host, "cpu", non_blocking=value)),
+        "copy_": _outcome(lambda: torch._C.TensorBase.copy_(torch.zeros(4), host, value)),
+        "storage": _outcome(
+            lambda: torch._C.StorageBase.copy_(
+                torch.UntypedStorage(16), host.untyped_storage(), value
+            )
+        ),
+    }
+    npu_t = npusim.npu_tensor()
+    simulated = {
+        "to": _outcome(lambda: kernels.to(npu_t, "cpu", non_blocking=value)),
+        "copy_": _outcome(lambda: kernels.copy_(npusim.npu_tensor(), host, value)),
+        "storage": _outcome(
+            lambda: kernels.storage_copy_(npusim.npu_storage(16), host.untyped_storage(), value)
+        ),
+    }
+    from tests.guard.npusim import memory
+
+    for tensor in (host,):
+        block = memory.pinned_block(tensor)
+        if block is not None:
+            block.streams.clear()
+    assert simulated == truth
