@@ -153,3 +153,45 @@ def test_the_simulated_copies_take_the_flags_torch_takes(sim: Any, flag: str) ->
         if block is not None:
             block.streams.clear()
     assert simulated == truth
+
+
+# --- ``with stream:`` switches the device too -----------------------------------------------
+
+
+def test_with_stream_is_torch_s_context_manager(sim: Any) -> None:
+    """The wheel's ``Stream`` and ``SyncLaunchStream`` define no ``__enter__``: ``with s:`` is
+    torch.Stream's C ``THPStream_enter``, which makes the stream's device current first and
+    restores it at exit; the simulation switched the stream only."""
+    import ast
+
+    from tests.guard._wheels import wheel_tree
+
+    tree = ast.parse((wheel_tree(_npu_wheel.DEFAULT_VERSION) / "torch_npu/npu/streams.py")
+                     .read_text())  # fmt: skip
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    for name in ("Stream", "SyncLaunchStream"):
+        members = {m.name for m in classes[name].body if isinstance(m, ast.FunctionDef)}
+        assert "__enter__" not in members and "__exit__" not in members
+    npu = sim.torch_npu.npu
+    assert npu.current_device() == 0
+    with npu.device(1):
+        other = npu.Stream()
+    with other:
+        assert npu.current_device() == 1 and npu.current_stream(1) == other
+    assert npu.current_device() == 0 and npu.current_stream(1) != other
+
+
+def test_a_pinned_copy_under_with_ext_on_another_device_is_refused(sim: Any) -> None:
+    """What the device switch changes for the guard: after ``with ext:`` for an external
+    stream of npu:1, ``.to("npu")`` copies to npu:1, whose current stream is external."""
+    import torch
+
+    import extstream_guard
+    from extstream_guard import ExternalStreamError
+
+    npu = sim.torch_npu.npu
+    extstream_guard.install()
+    ext = npu.ExternalStream(0x7A00_0000, device=1)
+    pinned = torch.ones(4).pin_memory()
+    with ext, pytest.raises(ExternalStreamError, match=r"npu:1"):
+        pinned.to("npu", non_blocking=True)
