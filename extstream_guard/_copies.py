@@ -18,11 +18,14 @@ not judged: it goes to torch, which raises its own error.
 in ``__torch_function__`` (``UninitializedParameter`` allows only the original methods, so
 ``LazyLinear(3).to(torch.float64)`` must reach it as the original). Torch's C method looks its
 own name up on ``torch.Tensor`` when it dispatches ``__torch_function__``, so a wrapper on the
-class would be handed over instead. When the wrapped method is torch's C method itself, the
+class would be handed over instead. When the wrapped method ends in torch's C method, the
 wrapper therefore does that dispatch first, exactly as the C method would (same overloaded
-arguments, modes included), with the original as ``func``: subclasses and modes see what they
-see without the guard, and the C method runs under them as before. A wrapper around another
-library's Python wrapper (``transfer_to_npu``'s) calls it unchanged.
+arguments, modes included), with ``func`` what ``torch.Tensor.<name>`` is without the guard,
+looked up at the call (:func:`_public`: the original below the guard's wrapper, or a wrapper
+another library put above it since, as ``transfer_to_npu`` imported after arming does):
+subclasses and modes see what they see without the guard, and the C method runs under them as
+before. What the checks read of a tensor is read with ``__torch_function__`` off whenever a
+subclass or mode would see the read (issue 40).
 """
 
 from __future__ import annotations
