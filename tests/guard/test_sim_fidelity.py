@@ -195,3 +195,18 @@ def test_a_pinned_copy_under_with_ext_on_another_device_is_refused(sim: Any) -> 
     pinned = torch.ones(4).pin_memory()
     with ext, pytest.raises(ExternalStreamError, match=r"npu:1"):
         pinned.to("npu", non_blocking=True)
+
+
+def test_cpu_of_an_npu_tensor_is_a_host_tensor(sim: Any) -> None:
+    """``npu_t.cpu()`` is a blocking copy into a new host tensor; the simulation re-wrapped
+    every result as an NPU tensor, so no test could build a host root from an NPU one."""
+    import torch
+
+    from tests.guard import npusim
+
+    npu_t = npusim.npu_tensor(requires_grad=True)
+    host = npu_t.cpu()
+    assert type(host) is torch.Tensor and host.device == torch.device("cpu")
+    assert host.data_ptr() != npu_t.data_ptr()
+    (host * 2).sum().backward()  # a host root over an NPU leaf
+    assert float(npu_t.grad[0]) == 2.0
