@@ -18,11 +18,14 @@ not judged: it goes to torch, which raises its own error.
 in ``__torch_function__`` (``UninitializedParameter`` allows only the original methods, so
 ``LazyLinear(3).to(torch.float64)`` must reach it as the original). Torch's C method looks its
 own name up on ``torch.Tensor`` when it dispatches ``__torch_function__``, so a wrapper on the
-class would be handed over instead. When the wrapped method is torch's C method itself, the
+class would be handed over instead. When the wrapped method ends in torch's C method, the
 wrapper therefore does that dispatch first, exactly as the C method would (same overloaded
-arguments, modes included), with the original as ``func``: subclasses and modes see what they
-see without the guard, and the C method runs under them as before. A wrapper around another
-library's Python wrapper (``transfer_to_npu``'s) calls it unchanged.
+arguments, modes included), with ``func`` what ``torch.Tensor.<name>`` is without the guard,
+looked up at the call (:func:`_public`: the original below the guard's wrapper, or a wrapper
+another library put above it since, as ``transfer_to_npu`` imported after arming does):
+subclasses and modes see what they see without the guard, and the C method runs under them as
+before. What the checks read of a tensor is read with ``__torch_function__`` off whenever a
+subclass or mode would see the read (issue 40).
 """
 
 from __future__ import annotations
@@ -49,10 +52,49 @@ Session = _state.Session
 _TRANSFER = "torch_npu.contrib.transfer_to_npu"
 
 
+#: ``torch.device("cpu")``, filled when the first wrapper is made: a dict lookup tells it apart
+#: in C, where ``device.type`` builds the backend's name.
+_host: set[Any] = set()
+
+
 def _is_npu(device: Any) -> bool:
     if device in npu_devices:
         return True
+    if device in _host:
+        return False
     return _TRANSFER in sys.modules and device.type == "cuda"
+
+
+#: ``to(<str or device>)`` parsed once per spelling (issue 40: an NPU tensor's ``.to()`` parsed
+#: its arguments on every call): what torch's parser made of it. Bounded: cleared when full.
+_parsed_devices: dict[Any, Any] = {}
+_MAX_PARSED = 256
+
+
+def _quick_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, bool] | bool | None:
+    """The common spellings of ``to`` read without torch's parser: ``to(dtype)`` (no device:
+    None) and ``to(device)`` / ``to("npu:0", non_blocking=<bool>)`` (the parsed device, cached
+    per spelling); False for anything else (then :func:`parse_to` decides)."""
+    if len(args) != 1 or (kwargs and (len(kwargs) > 1 or "non_blocking" not in kwargs)):
+        return False
+    non_blocking = kwargs.get("non_blocking", False) if kwargs else False
+    if type(non_blocking) is not bool:
+        return False
+    first = args[0]
+    kind = type(first)
+    if kind is _state.torch.dtype:  # type: ignore[union-attr]
+        return None
+    if kind is not str and kind is not _state.torch.device:  # type: ignore[union-attr]
+        return False
+    device = _parsed_devices.get(first)
+    if device is None:
+        parsed = parse_to(args, {})
+        if parsed is None or parsed[0] is None:
+            return False
+        if len(_parsed_devices) >= _MAX_PARSED:
+            _parsed_devices.clear()
+        device = _parsed_devices[first] = parsed[0]
+    return device, non_blocking
 
 
 def parse_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, bool] | None:
@@ -146,15 +188,21 @@ def check_copy(session: Session, operation: str, src_device: Any, dst_device: An
 def _check_to(session: Session, operation: str, self: Any, args: tuple[Any, ...],
               kwargs: dict[str, Any]) -> None:  # fmt: skip
     __tracebackhide__ = True
-    parsed = parse_to(args, kwargs)
-    if parsed is None:
+    parsed = _quick_to(args, kwargs)
+    if parsed is False:
+        parsed = parse_to(args, kwargs)
+    if parsed is None or parsed is False:
         return
     device, non_blocking = parsed
     if device is None:
         return
     src = self.device
-    host = self if _is_npu(device) else None
-    check_copy(session, operation, src, device, non_blocking, host)
+    if device == src:
+        return  # no copy between devices (or none at all)
+    into_npu = _is_npu(device)
+    if not non_blocking and not (into_npu and _is_npu(src)):
+        return  # blocking, and not between two NPUs: neither hazard
+    check_copy(session, operation, src, device, non_blocking, self if into_npu else None)
 
 
 def _dispatches(orig: Any) -> bool:
@@ -219,6 +267,7 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
     dispatch = _dispatches(orig)
     public = _public(Tensor, point.attr)
     reentry = _reentry
+    _host.add(torch.device("cpu"))  # type: ignore[union-attr]
     operation = point.operation
     #: What ``to``'s first argument usually is, never a tensor: ``isinstance(x, torch.Tensor)``
     #: of anything else than a tensor goes through torch's metaclass (~70 ns, on every copy).
@@ -279,6 +328,7 @@ def copy_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Ca
     tensor = point.operation.startswith("Tensor.")  # storages have no ``is_cpu``
     public = _public(Tensor if tensor else torch.UntypedStorage, point.attr)  # type: ignore[union-attr]
     reentry = _reentry
+    _host.add(torch.device("cpu"))  # type: ignore[union-attr]
     cpu = torch.device("cpu")  # type: ignore[union-attr]
 
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -320,9 +370,14 @@ def _check_copy_(session: Session, operation: str, self: Any, src: Any,
     __tracebackhide__ = True
     dst_device = self.device
     src_device = getattr(src, "device", None)
-    if src_device is not None and src_device != dst_device:
-        into_npu = _is_npu(dst_device)
-        if not into_npu and getattr(self, "dtype", None) != getattr(src, "dtype", None):
-            return  # device to host with a dtype change: staged (hazards.md, hazard 1)
-        check_copy(session, operation, src_device, dst_device, non_blocking,
-                   src if into_npu else self)  # fmt: skip
+    if src_device is None or src_device == dst_device:
+        return
+    into_npu = _is_npu(dst_device)
+    if not non_blocking:
+        if into_npu and _is_npu(src_device):  # blocking: only a copy between two NPUs
+            check_copy(session, operation, src_device, dst_device, False, None)
+        return
+    if not into_npu and getattr(self, "dtype", None) != getattr(src, "dtype", None):
+        return  # device to host with a dtype change: staged (hazards.md, hazard 1)
+    check_copy(session, operation, src_device, dst_device, non_blocking,
+               src if into_npu else self)  # fmt: skip

@@ -14,8 +14,10 @@ no traceback (contract 2.6, hazards.md):
 
 Nothing here runs before the first external stream exists: :func:`arm` patches the points of
 :data:`~extstream_guard.patches.HAZARD_POINTS` once, when the guard's constructor wrappers see
-one made (or at install when one is current), and leaves them in place until uninstall, so
-programs that never make one pay nothing more and entering a region costs no patching. The
+one made, a stream switch makes one current (one made before ``install()``: the switches are
+wrapped at install, :func:`patch_switches`), or at install when one is current, and leaves them
+in place until uninstall, so programs that never make one pay one frame per stream switch and
+nothing more, and entering a region costs no patching. The
 wrappers decide from state they read at the call (the current stream through torch_npu's raw
 ``_npu_getCurrentStream``, pinnedness last), never from switches they tracked.
 """

@@ -94,3 +94,119 @@ def test_the_simulated_parser_converts_as_cpython_does(keyword: str, value: str)
     """``i`` / ``L`` take ``__index__`` objects and check the C range, ``K`` only ``int``s,
     masked: the simulation refused numpy-like integers everywhere (issue 40)."""
     assert _simulated(keyword, _VALUES[value]) == _cpython(keyword, _VALUES[value])
+
+
+# --- the copy kernels' non_blocking flag ------------------------------------------------------
+
+_FLAGS = {"True": True, "False": False, "numpy-bool": "numpy", "int": 1, "None": None}
+
+
+def _flag(name: str) -> Any:
+    value = _FLAGS[name]
+    if value == "numpy":
+        numpy = pytest.importorskip("numpy", reason="numpy is not installed")
+        return numpy.True_
+    return value
+
+
+def _outcome(call: Any) -> Any:
+    try:
+        call()
+    except Exception as exc:
+        return type(exc)
+    return None
+
+
+@pytest.mark.parametrize("flag", _FLAGS)
+def test_the_simulated_copies_take_the_flags_torch_takes(sim: Any, flag: str) -> None:
+    """torch's parser takes only a ``bool`` for ``non_blocking`` (``UntypedStorage.copy_``
+    also None): torch's own methods on host tensors are the ground truth, the simulated
+    kernels on NPU tensors must answer alike (they took numpy bools and ints, issue 40)."""
+    import torch
+
+    from tests.guard import npusim
+    from tests.guard.npusim import kernels
+
+    value = _flag(flag)
+    host = torch.ones(4)
+    truth = {
+        "to": _outcome(lambda: torch._C.TensorBase.to(host, "cpu", non_blocking=value)),
+        "copy_": _outcome(lambda: torch._C.TensorBase.copy_(torch.zeros(4), host, value)),
+        "storage": _outcome(
+            lambda: torch._C.StorageBase.copy_(
+                torch.UntypedStorage(16), host.untyped_storage(), value
+            )
+        ),
+    }
+    npu_t = npusim.npu_tensor()
+    simulated = {
+        "to": _outcome(lambda: kernels.to(npu_t, "cpu", non_blocking=value)),
+        "copy_": _outcome(lambda: kernels.copy_(npusim.npu_tensor(), host, value)),
+        "storage": _outcome(
+            lambda: kernels.storage_copy_(npusim.npu_storage(16), host.untyped_storage(), value)
+        ),
+    }
+    from tests.guard.npusim import memory
+
+    for tensor in (host,):
+        block = memory.pinned_block(tensor)
+        if block is not None:
+            block.streams.clear()
+    assert simulated == truth
+
+
+# --- ``with stream:`` switches the device too -----------------------------------------------
+
+
+def test_with_stream_is_torch_s_context_manager(sim: Any) -> None:
+    """The wheel's ``Stream`` and ``SyncLaunchStream`` define no ``__enter__``: ``with s:`` is
+    torch.Stream's C ``THPStream_enter``, which makes the stream's device current first and
+    restores it at exit; the simulation switched the stream only."""
+    import ast
+
+    from tests.guard._wheels import wheel_tree
+
+    tree = ast.parse((wheel_tree(_npu_wheel.DEFAULT_VERSION) / "torch_npu/npu/streams.py")
+                     .read_text())  # fmt: skip
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    for name in ("Stream", "SyncLaunchStream"):
+        members = {m.name for m in classes[name].body if isinstance(m, ast.FunctionDef)}
+        assert "__enter__" not in members and "__exit__" not in members
+    npu = sim.torch_npu.npu
+    assert npu.current_device() == 0
+    with npu.device(1):
+        other = npu.Stream()
+    with other:
+        assert npu.current_device() == 1 and npu.current_stream(1) == other
+    assert npu.current_device() == 0 and npu.current_stream(1) != other
+
+
+def test_a_pinned_copy_under_with_ext_on_another_device_is_refused(sim: Any) -> None:
+    """What the device switch changes for the guard: after ``with ext:`` for an external
+    stream of npu:1, ``.to("npu")`` copies to npu:1, whose current stream is external."""
+    import torch
+
+    import extstream_guard
+    from extstream_guard import ExternalStreamError
+
+    npu = sim.torch_npu.npu
+    extstream_guard.install()
+    ext = npu.ExternalStream(0x7A00_0000, device=1)
+    pinned = torch.ones(4).pin_memory()
+    with ext, pytest.raises(ExternalStreamError, match=r"npu:1"):
+        pinned.to("npu", non_blocking=True)
+
+
+def test_cpu_of_an_npu_tensor_is_a_host_tensor(sim: Any) -> None:
+    """``npu_t.cpu()`` is a blocking copy into a new host tensor; the simulation re-wrapped
+    every result as an NPU tensor, so no test could build a host root from an NPU one."""
+    import torch
+
+    from tests.guard import npusim
+
+    npu_t = npusim.npu_tensor(requires_grad=True)
+    host = npu_t.cpu()
+    assert type(host) is torch.Tensor and host.device == torch.device("cpu")
+    assert host.data_ptr() != npu_t.data_ptr()
+    (host * 2).sum().backward()  # a host root over an NPU leaf
+    assert float(npu_t.grad[0]) == 2.0

@@ -318,9 +318,14 @@ class SimNPUTensor(torch.Tensor):
     @classmethod
     def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
-        if getattr(func, "__name__", "") == "record_stream":
+        name = getattr(func, "__name__", "")
+        if name == "record_stream":
             stream = args[1] if len(args) > 1 else kwargs["s"]
             return fake_c.record_stream(args[0], stream)
+        if name == "cpu" and isinstance(args[0], SimNPUTensor) and not kwargs:
+            # a blocking copy to a new host tensor (torch_npu's _to_copy), not an NPU result
+            with torch._C.DisableTorchFunctionSubclass():
+                return args[0].as_subclass(torch.Tensor).clone()
         with torch._C.DisableTorchFunctionSubclass():
             result = func(*args, **kwargs)
         index = next(

@@ -276,17 +276,23 @@ class _NPUStreamBase(torch.Stream):
         raise RuntimeError("NPU dose not support Stream.get_priority() currently.")
 
     # ``with ext:`` is torch.Stream's context manager -> NPUGuardImpl::exchangeStream.
+    # ``THPStream_enter`` saves the current device and the stream's device's current stream,
+    # makes the stream's device current, then the stream; ``THPStream_exit`` restores both.
     def __enter__(self) -> Any:
         stack = getattr(STATE.tls, "enter_stack", None)
         if stack is None:
             stack = STATE.tls.enter_stack = []
-        stack.append((self.device_index, STATE.current(self.device_index)))
+        stack.append((STATE.device(), self.device_index, STATE.current(self.device_index)))
+        if self.device_index != STATE.device():
+            STATE.set_device(self.device_index)
         STATE.set_current(self.device_index, self.stream_id)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        device, previous = STATE.tls.enter_stack.pop()
+        before, device, previous = STATE.tls.enter_stack.pop()
         STATE.set_current(device, previous)
+        if before != STATE.device():
+            STATE.set_device(before)
 
 
 class _NPUEventBase:

@@ -120,8 +120,8 @@ def to(self: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     src = npu_index(self)
     try:
         device, dtype, non_blocking, copy = _parse_to(args, kwargs)
-    except TypeError:
-        device = None
+    except TypeError:  # torch's own error, as its parser gives it (a numpy bool flag too)
+        return _TO(_plain(self), *args, **kwargs)
     if device is None and src is None:
         return _TO(self, *args, **kwargs)
     if device is None:
@@ -154,6 +154,16 @@ def to(self: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     return result
 
 
+def _check_flag(name: str, value: Any, *, none: bool) -> None:
+    """``non_blocking`` as torch's parser takes it: a ``bool`` only (numpy bools and ints
+    are refused), or None where the signature allows it (``UntypedStorage.copy_``)."""
+    if type(value) is bool or (none and value is None):
+        return
+    raise TypeError(
+        f"{name}(): argument 'non_blocking' (position 2) must be bool, not {type(value).__name__}"
+    )
+
+
 def copy_(self: torch.Tensor, other: torch.Tensor, non_blocking: bool = False) -> torch.Tensor:
     """``Tensor.copy_`` (torch names the source ``other``): torch_npu's copy kernel when
     either side is on the NPU."""
@@ -161,6 +171,7 @@ def copy_(self: torch.Tensor, other: torch.Tensor, non_blocking: bool = False) -
     dst_index, src_index = npu_index(self), npu_index(src)
     if dst_index is None and src_index is None:
         return _COPY(self, src, non_blocking)
+    _check_flag("copy_", non_blocking, none=False)
     if dst_index is not None and src_index is not None and dst_index != src_index:
         _cross_device(src_index, dst_index)
     with torch._C.DisableTorchFunctionSubclass():
@@ -176,6 +187,7 @@ def copy_(self: torch.Tensor, other: torch.Tensor, non_blocking: bool = False) -
 def storage_copy_(self: Any, src: Any, non_blocking: Any = None) -> Any:
     """``UntypedStorage.copy_``: the same host<->device kernel for storages."""
     dst_index, src_index = npu_index(self), npu_index(src)
+    _check_flag("copy_", non_blocking, none=True)
     if dst_index is None and src_index is None:
         return _STORAGE_COPY(self, src, bool(non_blocking))
     if dst_index is not None and src_index is not None and dst_index != src_index:
