@@ -94,6 +94,7 @@ def test_sdist_carries_what_a_release_review_needs(artifacts: tuple[Path, Path])
         "CHANGELOG.md",
         "docs/rules.md",
         "docs/architecture.md",
+        "docs/guard.md",
         "CONTRIBUTING.md",
         ".pre-commit-hooks.yaml",
         "examples/interop.py",
