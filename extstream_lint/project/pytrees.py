@@ -70,7 +70,7 @@ def known_tree(path: str, text: str) -> ast.Module | None:
 def too_deep_for_libcst(text: str, tree: ast.Module | None) -> str | None:
     """Why libcst's parser must not be given ``text`` (CPython's ``tree`` of it, ``None``
     when CPython rejects it), or ``None`` when it may."""
-    depth = libcst_depth(tree) if tree is not None else _token_depth(text)
+    depth = _statements_depth(text, tree) if tree is not None else _token_depth(text)
     if depth <= LIBCST_DEPTH:
         return None
     return (
@@ -78,6 +78,33 @@ def too_deep_for_libcst(text: str, tree: ast.Module | None) -> str | None:
         f"each name of a dotted import as a level, over the {LIBCST_DEPTH:,} that libcst's "
         "parser is given (deeper, it crashes the process)"
     )
+
+
+def _statements_depth(text: str, tree: ast.Module) -> int:
+    """:func:`libcst_depth` of ``tree``, walking only the top-level statements that could
+    reach :data:`LIBCST_DEPTH`: what it counts grows by at most two levels per character of
+    source (a unary minus, a call's parenthesis, a subscript's bracket; a chain's term or a
+    dotted name costs more characters than levels), so a statement whose lines hold fewer
+    characters than half the bound, less a constant for the wrappers around it, cannot, and
+    is not walked. Most files walk nothing: the check costs a pass over the line lengths."""
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    deepest = 1
+    for statement in tree.body:
+        first = min(
+            [statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))]
+        )
+        last = min(statement.end_lineno or statement.lineno, len(starts) - 1)
+        if 2 * (starts[last] - starts[first - 1]) + _WRAPPERS <= LIBCST_DEPTH:
+            continue
+        deepest = max(deepest, 1 + libcst_depth(statement))
+    return deepest
+
+
+#: Levels a statement's depth may have beyond two per character (module, statement and
+#: expression wrappers around its innermost construct).
+_WRAPPERS = 64
 
 
 def libcst_depth(tree: ast.AST) -> int:
