@@ -76,6 +76,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("imports", "The import system", "5 The import system"),
     Section("match", "`match`", "8.6 The match statement", (3, 10)),
     Section("autograd", "Autograd and grad mode", "torch.autograd, hazards.md hazard 3"),
+    Section("devices", "Devices and copies between them", "hazards.md hazard 1, XST112"),
 )
 
 _EXPECT = re.compile(r"#\s*expect:\s*(XST\d{3}(?:\s*,\s*XST\d{3})*)")

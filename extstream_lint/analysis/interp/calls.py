@@ -551,8 +551,7 @@ class Calls:
         arg = outcome.makes_current
         if arg is not None:
             self._make_current(arg.value, arg.text or "", site.node, state)
-        self.note_grad_call(qualname, outcome.value, state)  # set_grad_enabled (gradmode.py)
-        return outcome.value
+        return self.after_torch_call(qualname, site, outcome.value, state)  # gradmode.py
 
 
 def _param_kinds(params: cst.Parameters) -> tuple[tuple[str, str], ...]:
