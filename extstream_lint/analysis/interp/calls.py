@@ -131,7 +131,9 @@ class Calls:
                 value = cls if "classmethod" in decorators else Instance(cls, (), ParamRef(info, 0))
             self.bind(param.name.value, value, state, scope)
         for index in range(len(ordered), len(info.params)):  # *args, **kwargs
-            self.bind(info.params[index][0], sm.symbolic(ParamRef(info, index)), state, scope)
+            rest = fixed.get(index) if fixed else None  # **kw of literal flags (constants.py)
+            rest = sm.symbolic(ParamRef(info, index)) if rest is None else rest
+            self.bind(info.params[index][0], rest, state, scope)
         body = (
             node.body.body
             if isinstance(node.body, (cst.IndentedBlock, cst.SimpleStatementSuite))
@@ -242,7 +244,7 @@ class Calls:
                 issues, yielded = [], None  # the class's own wait()/query(): not torch's
             else:
                 issues, yielded = method_effects(site, method, receiver, receiver_text, current)
-                self.note_in_place(method, func.value, yielded, state, scope)  # gradmode.py
+                self.note_in_place(method, func.value, yielded, state, scope, site)  # gradmode
             if method == "wait" and self._never_recorded(receiver):
                 issues = []  # torch.Event.wait returns early: nothing to wait for (X07)
             for issue in issues:

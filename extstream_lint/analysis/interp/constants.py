@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..abstract.atoms import Const, ExtStream
-from ..abstract.values import FunctionInfo, Summary, Value
+from ..abstract.values import FunctionInfo, Seq, Summary, Value
 from . import summaries as sm
 from .core import is_symbolic
 
@@ -99,5 +99,8 @@ class Constants:
 
 
 def _flag(value: Value) -> bool:
-    """A literal that a copy of a summary is learnt for: ``True``, ``False``, an integer."""
+    """A literal that a copy of a summary is learnt for: ``True``, ``False``, an integer, or
+    the ``**kwargs`` a call gives with such literals (``send(t, non_blocking=True)``)."""
+    if isinstance(value, Seq):
+        return bool(value.keys) and any(_flag(item) for _, item in value.keys)
     return isinstance(value, Const) and type(value.value) in (bool, int)

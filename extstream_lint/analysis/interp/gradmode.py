@@ -29,6 +29,8 @@ __all__ = ["DEVICE_KEY", "GradModes"]
 #: The state key of the current NPU's index (``Const(int)`` or ``Const(Sym)``), once
 #: ``set_device`` gave one; absent: not known.
 DEVICE_KEY = "<npu device>"
+#: Tensor methods that read ``non_blocking`` (the copies of hazard 1).
+_COPIES = frozenset({"to", "npu", "cuda", "copy_"})
 _SET_DEVICE = frozenset(
     {
         "torch_npu.npu.set_device",
@@ -85,9 +87,19 @@ class GradModes:
         return value
 
     def note_in_place(
-        self, method: str, receiver: cst.CSTNode, result: Value, state: State, scope: object
+        self,
+        method: str,
+        receiver: cst.CSTNode,
+        result: Value,
+        state: State,
+        scope: object,
+        site: CallSite,
     ) -> None:
         """``t.detach_()``, ``t.requires_grad_()`` change ``t`` itself: a plain name bound to
-        the receiver is bound to the result from here on."""
+        the receiver is bound to the result from here on. A copy given a helper's own
+        ``**kwargs`` (``t.to(dev, **kwargs)``) passes them on where ``non_blocking`` is read:
+        a caller's literal flags there get a copy of the summary (:mod:`.constants`)."""
+        if site.double_star and method in _COPIES:
+            self._note_passed_on(site.kw_spread)  # type: ignore[attr-defined]
         if method in ag.IN_PLACE and isinstance(result, Tensor) and type(receiver) is cst.Name:
             self.bind(receiver.value, result, state, scope)  # type: ignore[attr-defined]
