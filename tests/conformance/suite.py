@@ -82,6 +82,7 @@ SECTIONS: tuple[Section, ...] = (
         "data_model", "The data model: descriptors, metaclasses, enums", "3.3 Special method names"
     ),
     Section("autograd", "Autograd and grad mode", "torch.autograd, hazards.md hazard 3"),
+    Section("devices", "Devices and copies between them", "hazards.md hazard 1, XST112"),
 )
 
 _EXPECT = re.compile(r"#\s*expect:\s*(XST\d{3}(?:\s*,\s*XST\d{3})*)")

@@ -47,6 +47,8 @@ NOT_RUN: dict[str, str] = {
     "with_stmt/collective_inside": "needs an initialised HCCL process group",
     "with_stmt/cross_device_copy": "the simulation has no factory functions on npu devices",
     "autograd/detach_in_place": "the simulation's NPU results are views, which detach_() refuses",
+    "devices/pinned_factory_other_device": "the simulation pins only through pin_memory()",
+    "devices/pinned_to_other_tensor": "torch's argument parser sees a simulated NPU tensor on cpu",
     "with_stmt/multiple_items": "the simulation has no torch.accelerator.Graph",
     "imports/transfer_same_file": "the simulation has no torch_npu.contrib.transfer_to_npu",
     "imports/transfer_package_init": "the simulation has no torch_npu.contrib.transfer_to_npu",
@@ -63,6 +65,7 @@ NOT_RUN.update(
             "imports/transfer_nested_package",
             "imports/transfer_package_transitive",
             "imports/transfer_init_imports_module_first",
+            "devices/loader_batch_cuda",
         ),
         "the simulation has no torch_npu.contrib.transfer_to_npu",
     )
@@ -198,6 +201,7 @@ def test_positive_twins_are_refused_and_negative_twins_are_not(simulated: Any) -
     # Most cases are run: a change that silently stopped running them would show here.
     assert run >= 180, (run, nothing_to_call)
     assert by_section.get("autograd", 0) >= 30, by_section  # every hazard-3 twin runs
+    assert by_section.get("devices", 0) >= 15, by_section
 
 
 def test_not_run_names_real_cases() -> None:

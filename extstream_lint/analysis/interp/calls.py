@@ -133,7 +133,9 @@ class Calls:
                 value = cls if as_class else Instance(cls, (), ParamRef(info, 0))
             self.bind(param.name.value, value, state, scope)
         for index in range(len(ordered), len(info.params)):  # *args, **kwargs
-            self.bind(info.params[index][0], sm.symbolic(ParamRef(info, index)), state, scope)
+            rest = fixed.get(index) if fixed else None  # **kw of literal flags (constants.py)
+            rest = sm.symbolic(ParamRef(info, index)) if rest is None else rest
+            self.bind(info.params[index][0], rest, state, scope)
         body = (
             node.body.body
             if isinstance(node.body, (cst.IndentedBlock, cst.SimpleStatementSuite))
@@ -249,7 +251,7 @@ class Calls:
                 issues, yielded = [], None  # the class's own wait()/query(): not torch's
             else:
                 issues, yielded = method_effects(site, method, receiver, receiver_text, current)
-                self.note_in_place(method, func.value, yielded, state, scope)  # gradmode.py
+                self.note_in_place(method, func.value, yielded, state, scope, site)  # gradmode
             if method == "wait" and self._never_recorded(receiver):
                 issues = []  # torch.Event.wait returns early: nothing to wait for (X07)
             for issue in issues:
@@ -515,8 +517,7 @@ class Calls:
         arg = outcome.makes_current
         if arg is not None:
             self._make_current(arg.value, arg.text or "", site.node, state)
-        self.note_grad_call(qualname, outcome.value, state)  # set_grad_enabled (gradmode.py)
-        return outcome.value
+        return self.after_torch_call(qualname, site, outcome.value, state)  # gradmode.py
 
 
 def _param_kinds(params: cst.Parameters) -> tuple[tuple[str, str], ...]:

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from ..abstract.atoms import Const, ExtStream, ParamRef
 from ..abstract.members import Member, member_of, member_truth
-from ..abstract.values import FunctionInfo, Instance, Summary, Value
+from ..abstract.values import FunctionInfo, Instance, Seq, Summary, Value
 from ..semantics.sites import Arg
 from . import summaries as sm
 from .core import is_symbolic
@@ -125,5 +125,9 @@ def _attribute_flags(
 
 
 def _flag(value: Value) -> bool:
-    """A literal that a copy of a summary is learnt for: ``True``, ``False``, an integer."""
+    """A literal that a copy of a summary is learnt for: ``True``, ``False``, an integer, an
+    enum member, or the ``**kwargs`` a call gives with such literals
+    (``send(t, non_blocking=True)``)."""
+    if isinstance(value, Seq):
+        return bool(value.keys) and any(_flag(item) for _, item in value.keys)
     return isinstance(value, Const) and type(value.value) in (bool, int, Member)

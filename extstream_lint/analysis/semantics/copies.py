@@ -30,6 +30,7 @@ __all__ = [
     "argument_matches",
     "by_parameter",
     "cross_device",
+    "elsewhere",
 ]
 
 #: How XST211's message names a host side of unknown memory.
@@ -56,6 +57,16 @@ def cross_device(op: str, source: object, target: object, current: ExtStream) ->
     if not sure:
         text += " (the external stream may be on another device)"
     return Issue("XST112", text, current if sure else current.weakened(), None, True)
+
+
+def elsewhere(current: ExtStream, index: object) -> bool:
+    """A host copy on NPU ``index`` takes *that* device's current stream (hazards.md, hazard
+    1): True when the external stream is known to be current on other devices only (a pinned
+    copy into npu:1 while it is current on npu:0), so nothing is recorded on it."""
+    devices = current.device
+    if not devices or index is None:
+        return False
+    return all(compare(device, index) == DIFFERENT for device in devices)
 
 
 def _touches(device: object, source: object, target: object) -> str:

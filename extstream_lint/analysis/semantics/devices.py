@@ -128,8 +128,8 @@ def device(
     of ``f"npu:{device}"``; a bare unknown name (``t.to(device)``) could be any device, even
     the host, so it is not visible here (:func:`npu_index` reads it where only an NPU can
     be meant)."""
-    if isinstance(value, Tensor):  # ``t.to(other)``: the other tensor's device
-        return (value.place, value.index) if value.place else None
+    if isinstance(value, Tensor) and value.place:  # ``t.to(other)``: the other's device
+        return value.place, value.index
     if isinstance(node, cst.FormattedString):
         return _formatted(node, cuda_is_npu)
     if isinstance(value, Const):

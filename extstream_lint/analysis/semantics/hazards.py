@@ -24,7 +24,7 @@ from ..abstract.handles import Graph, PinnedLoader
 from ..abstract.values import HOST, NPU, PINNED, UNKNOWN, Seq, Tensor, Value
 from . import autograd as ag
 from . import provenance as pv
-from .copies import UNKNOWN_HOST, by_parameter, cross_device
+from .copies import UNKNOWN_HOST, by_parameter, cross_device, elsewhere
 from .devices import FOREIGN, device_value, literal, npu_index
 from .devices import device as _read_device
 from .sites import Arg, CallSite, Issue
@@ -193,9 +193,13 @@ def _copy_out(
     if current is None:
         return [], copy
     op = site.callee_text
+    if place == NPU and source.place != NPU and elsewhere(current, index):
+        return [], copy  # host -> npu:k while the external stream is current elsewhere
     if place == HOST:
         if source.place in (HOST, PINNED) or not _truthy(flag):
             return [], copy
+        if elsewhere(current, source.index):
+            return [], copy  # npu:k -> host: the copy runs on npu:k's current stream
         what = "to the host (torch_npu pins the result)"
         return [_copy_issue("XST201", op, what, current)], copy
     if source.place == NPU:
@@ -260,6 +264,9 @@ def _copy_into(
             return [issue]
     if not _truthy(site.arg(row.flag_position, c.NON_BLOCKING)):
         return []
+    npu_side = dst if dst.place == NPU else src if src.place == NPU else None
+    if npu_side is not None and elsewhere(current, npu_side.index):
+        return []  # the copy runs on the NPU side's device, where the stream is not current
     host = (HOST, PINNED)
     if src.place == PINNED and dst.place not in host:
         return [_copy_issue("XST201", op, "from pinned memory", current)]
