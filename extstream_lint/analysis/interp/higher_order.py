@@ -147,16 +147,7 @@ class HigherOrder:
         crowded = method and self.learning and len(calls) >= MAX_METHOD_CALLS
         if crowded and sum(1 for call in calls if _method_call(call)) >= MAX_METHOD_CALLS:
             return None
-        call = ParamCall(
-            callee,
-            tuple(arg.value for arg in site.positional),
-            tuple((key, arg.value) for key, arg in site.keywords.items()),
-            site.star_at,
-            site.spread,
-            site.double_star,
-            site.kw_spread,
-            state.current,
-        )
+        call = recorded_call(callee, site, state)
         if call not in calls:
             if not self.learning or len(calls) >= MAX_PARAM_CALLS:
                 return None
@@ -334,6 +325,21 @@ class HigherOrder:
 
 #: The longest literal sequence ``functools.reduce`` is folded over element by element.
 _FOLD_LIMIT = 16
+
+
+def recorded_call(callee: Value, site: CallSite, state: State) -> ParamCall:
+    """A call as a summary records it: the callee (``None``: resolved where the summary is
+    applied), the arguments' values as spelt, spreads included, and the current stream."""
+    return ParamCall(
+        callee,
+        tuple(arg.value for arg in site.positional),
+        tuple((key, arg.value) for key, arg in site.keywords.items()),
+        site.star_at,
+        site.spread,
+        site.double_star,
+        site.kw_spread,
+        state.current,
+    )
 
 
 def _symbolic(value: Value) -> bool:

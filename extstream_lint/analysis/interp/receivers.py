@@ -19,11 +19,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract.atoms import Const
-from ..abstract.callables import ParamCall
 from ..abstract.state import State
 from ..abstract.values import FunctionInfo, Instance, Value
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
+from .higher_order import recorded_call
 
 #: The name a call's pending record is kept under while its statement finishes.
 _PENDING = "_self_calls"
@@ -54,16 +54,7 @@ class Receivers:
         ref = receiver.param if isinstance(receiver, Instance) else None
         if ref is None or ref.owner is not info or ref.index != 0 or ref.path:
             return
-        call = ParamCall(
-            None,
-            tuple(arg.value for arg in site.positional),
-            tuple((key, arg.value) for key, arg in site.keywords.items()),
-            site.star_at,
-            site.spread,
-            site.double_star,
-            site.kw_spread,
-            state.current,
-        )
+        call = recorded_call(None, site, state)
         self.__dict__.setdefault(_PENDING, {})[id(node)] = (node, method, callee, call)
 
     def note_overridable(self, stmt: cst.Assign | cst.Return) -> None:
