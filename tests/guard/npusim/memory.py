@@ -104,6 +104,11 @@ def is_pinned(obj: Any) -> bool:
     return pinned_block(obj) is not None
 
 
+#: Events recorded so far for a later free (pinned blocks, device blocks): a caller that saw
+#: none recorded knows no free can abort, and need not collect garbage to find out.
+RECORDS = [0]
+
+
 def record_on_block(obj: Any, device: int) -> None:
     """``CachingHostAllocator_recordEvent``: a non_blocking copy touched pinned ``obj`` on the
     current stream of ``device``; pageable memory is synchronised instead (safe, logged)."""
@@ -113,6 +118,7 @@ def record_on_block(obj: Any, device: int) -> None:
         fake_c.STATE.log.append(("synchronize_with_timeout", device, stream_id))
         return
     block.streams.add((device, stream_id))
+    RECORDS[0] += 1
 
 
 def _free_device_block(device: int, stream_id: int) -> None:
@@ -127,6 +133,7 @@ def _free_device_block(device: int, stream_id: int) -> None:
 def record_data_ptr_on_stream(tensor: torch.Tensor, device: int, stream_id: int) -> None:
     """``NPUGuardImpl::recordDataPtrOnStream``: no external check; the event comes at free."""
     weakref.finalize(tensor, _free_device_block, device, stream_id)
+    RECORDS[0] += 1
 
 
 def shut_down() -> None:
