@@ -19,14 +19,22 @@ graph a tree (``install`` -> ``wrappers`` -> ``_patching``).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from . import _state
 from .patches import Point
 
-__all__ = ["patch", "patched", "register_wrapper", "restore_all", "unpatch", "unwrap"]
+__all__ = [
+    "patch",
+    "patch_points",
+    "patched",
+    "register_wrapper",
+    "restore_all",
+    "unpatch",
+    "unwrap",
+]
 
 _MISSING: Any = object()
 Factory = Callable[[Point, Callable[..., Any], _state.Session], Callable[..., Any]]
@@ -86,6 +94,24 @@ def patch(owner: Any, point: Point, factory: Factory, session: _state.Session) -
     setattr(owner, point.attr, placed)
     _records.append(_Record(owner, point.attr, raw, placed))
     return True
+
+
+def patch_points(
+    resolve: Callable[[str], Any],
+    points: Iterable[Point],
+    factory: Factory,
+    session: _state.Session,
+) -> list[str]:
+    """:func:`patch` every owner of every point (``resolve`` finds an owner by its dotted
+    path); return the dotted names of the targets not found, the optional ones marked."""
+    missing = []
+    for point in points:
+        for path in point.owners:
+            owner = resolve(path)
+            if owner is None or not patch(owner, point, factory, session):
+                note = " (optional: absent from some releases)" if point.optional else ""
+                missing.append(f"{path}.{point.attr}{note}")
+    return missing
 
 
 def unpatch(owner: Any, attr: str) -> None:

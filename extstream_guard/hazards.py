@@ -122,17 +122,6 @@ def selected_opt_in() -> frozenset[str]:
 SWITCH_KINDS = frozenset({"switch_raw", "switch_set", "switch_enter", "switch_exit"})
 
 
-def _patch(resolve: Callable[[str], Any], points: list[Point], session: Session) -> list[str]:
-    missing = []
-    for point in points:
-        for path in point.owners:
-            owner = resolve(path)
-            if owner is None or not _patching.patch(owner, point, make_hazard_wrapper, session):
-                note = " (optional: absent from some releases)" if point.optional else ""
-                missing.append(f"{path}.{point.attr}{note}")
-    return missing
-
-
 def patch_switches(resolve: Callable[[str], Any]) -> list[str]:
     """At install: wrap the stream switches, which arm the checks when they make an external
     stream current while none is armed; return missing targets."""
@@ -140,7 +129,8 @@ def patch_switches(resolve: Callable[[str], Any]) -> list[str]:
         session = _state.session
         if session is None:
             return []
-        return _patch(resolve, [p for p in HAZARD_POINTS if p.kind in SWITCH_KINDS], session)
+        switches = [p for p in HAZARD_POINTS if p.kind in SWITCH_KINDS]
+        return _patching.patch_points(resolve, switches, make_hazard_wrapper, session)
 
 
 def arm(resolve: Callable[[str], Any], *, at_install: bool = False) -> list[str]:
@@ -166,7 +156,7 @@ def arm(resolve: Callable[[str], Any], *, at_install: bool = False) -> list[str]
             if point.kind not in SWITCH_KINDS
             and (not RULES[point.code].opt_in or point.code in selected)
         ]
-        missing = _patch(resolve, points, session)
+        missing = _patching.patch_points(resolve, points, make_hazard_wrapper, session)
         _autograd.reset()
         _replay_warned[0] = False
         _state.hazards_armed = True

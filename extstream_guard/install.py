@@ -61,16 +61,8 @@ def _points() -> tuple[Point, ...]:
 
 def _patch_all(session: _state.Session) -> list[str]:
     """Apply every point; return the dotted names of the targets that were not found."""
-    missing: list[str] = []
-    for point in _points():
-        if point.subclass_only:
-            continue
-        for path in point.owners:
-            owner = resolve(path)
-            if owner is None or not _patching.patch(owner, point, make_wrapper, session):
-                note = " (optional: absent from some releases)" if point.optional else ""
-                missing.append(f"{path}.{point.attr}{note}")
-    return missing
+    points = [point for point in _points() if not point.subclass_only]
+    return _patching.patch_points(resolve, points, make_wrapper, session)
 
 
 def warn_missing(missing: list[str]) -> None:
