@@ -43,7 +43,7 @@ from ._patching import unwrap
 from .patches import Point
 from .predicate import EXTERNAL_MARK
 
-__all__ = ["copy_wrapper", "parse_to", "to_wrapper"]
+__all__ = ["check_copy_call", "check_to_call", "copy_wrapper", "parse_to", "to_wrapper"]
 
 Session = _state.Session
 
@@ -381,3 +381,36 @@ def _check_copy_(session: Session, operation: str, self: Any, src: Any,
         return  # device to host with a dtype change: staged (hazards.md, hazard 1)
     check_copy(session, operation, src_device, dst_device, non_blocking,
                src if into_npu else self)  # fmt: skip
+
+
+#: The keywords of ``aten.to`` / ``aten._to_copy`` that ``Tensor.to``'s parser reads; the
+#: others (``layout``, ``pin_memory``) say nothing about which devices the copy joins.
+_TO_KEYWORDS = frozenset({"device", "dtype", "non_blocking", "copy", "memory_format", "other"})
+
+
+def check_to_call(session: Session, operation: str, source: Any, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> None:  # fmt: skip
+    """``torch.ops.aten.to`` / ``_to_copy`` (:mod:`extstream_guard._operators`): the same
+    judgement as ``Tensor.to``'s, the facts read out of ``__torch_function__``'s sight."""
+    __tracebackhide__ = True
+    torch = _state.torch
+    if not isinstance(source, torch.Tensor):  # type: ignore[union-attr]
+        return  # the operator raises its own error
+    if kwargs:
+        kwargs = {key: value for key, value in kwargs.items() if key in _TO_KEYWORDS}
+        if "other" in kwargs:  # aten.to.other names the tensor ``other``, Tensor.to ``tensor``
+            kwargs["tensor"] = kwargs.pop("other")
+    with torch._C.DisableTorchFunction():  # type: ignore[union-attr]
+        _check_to(session, operation, source, args, kwargs)
+
+
+def check_copy_call(session: Session, operation: str, dst: Any, src: Any,
+                    non_blocking: bool) -> None:  # fmt: skip
+    """``torch.ops.aten.copy_`` / ``copy`` / ``_copy_from``: judged as ``Tensor.copy_``."""
+    __tracebackhide__ = True
+    torch = _state.torch
+    Tensor = torch.Tensor  # type: ignore[union-attr]
+    if not isinstance(dst, Tensor) or not isinstance(src, Tensor):
+        return
+    with torch._C.DisableTorchFunction():  # type: ignore[union-attr]
+        _check_copy_(session, operation, dst, src, non_blocking)

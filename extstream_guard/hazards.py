@@ -31,7 +31,7 @@ from typing import Any
 
 from extstream_lint.contract import RULES
 
-from . import _autograd, _copies, _patching, _state
+from . import _autograd, _copies, _operators, _patching, _state
 from ._frames import user_stacklevel
 from ._hazard_report import current_id, note_devices, stream_text
 from .errors import ExternalStreamWarning, build_message
@@ -157,6 +157,7 @@ def arm(resolve: Callable[[str], Any], *, at_install: bool = False) -> list[str]
             and (not RULES[point.code].opt_in or point.code in selected)
         ]
         missing = _patching.patch_points(resolve, points, make_hazard_wrapper, session)
+        _operators.arm()  # torch.ops.aten's copy operators: their objects' class
         _autograd.reset()
         _replay_warned[0] = False
         _state.hazards_armed = True
@@ -166,6 +167,8 @@ def arm(resolve: Callable[[str], Any], *, at_install: bool = False) -> list[str]
 
 
 def disarm() -> None:
-    """Forget every thread's record (the patches themselves go with ``restore_all``)."""
+    """Forget every thread's record and give the copy operators their class back (the patches
+    themselves go with ``restore_all``)."""
+    _operators.restore()
     _autograd.reset()
     _state.hazards_armed = False

@@ -235,12 +235,94 @@ _REPLACED = (
 )
 
 
+# --- torch.ops.aten: the copy operators called directly (issue 40, item 7) ------------------
+# On torch_npu, ``torch.ops.aten._to_copy(p, device="npu", non_blocking=True)`` reaches
+# torch_npu's copy kernel through the dispatcher, as ``p.to(...)`` does; CPU-only torch has no
+# NPU kernel there ("PyTorch is not linked with support for npu devices"). While active, each
+# copy operator object (packet and overloads) gets a subclass of its class whose call sends
+# what involves the simulated NPU to the kernels above (the functions, never ``torch.Tensor``'s
+# attributes, which the guard wraps), as the dispatcher would; the rest goes to torch.
+
+#: Keywords of ``aten.to`` / ``_to_copy`` the simulated ``to`` does not take.
+_LAYOUT_KEYWORDS = ("layout", "pin_memory")
+
+
+def _is_npu_device(device: Any) -> bool:
+    if device is None or isinstance(device, torch.Tensor):
+        return False
+    if isinstance(device, int):
+        return False  # an integer device is the accelerator: not one the simulation spells
+    return torch.device(device).type == NPU
+
+
+def _route(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """What torch_npu's kernel makes of ``aten.<name>(*args, **kwargs)``, or ``_TORCH`` when
+    no simulated NPU tensor or device is involved."""
+    if not args:
+        return _TORCH
+    first = args[0]
+    if name in ("_to_copy", "to"):
+        device = kwargs.get("device", args[1] if len(args) > 1 else None)
+        if npu_index(first) is None and not _is_npu_device(device):
+            other = kwargs.get("other", args[1] if len(args) > 1 else None)
+            if npu_index(other) is None:
+                return _TORCH
+        kwargs = {k: v for k, v in kwargs.items() if k not in _LAYOUT_KEYWORDS}
+        if "other" in kwargs:
+            kwargs["tensor"] = kwargs.pop("other")
+        if name == "_to_copy":
+            kwargs["copy"] = True
+        return to(first, *args[1:], **kwargs)
+    other = args[1] if len(args) > 1 else kwargs.get("src", kwargs.get("dst"))
+    flag = args[2] if len(args) > 2 else kwargs.get("non_blocking", False)
+    if npu_index(first) is None and npu_index(other) is None:
+        return _TORCH
+    if name == "_copy_from":
+        return copy_(other, first, flag)
+    if name == "copy":  # functional: a new tensor like ``self`` holding ``src``
+        return copy_(first.clone(), other, flag)
+    return copy_(first, other, flag)
+
+
+_TORCH: Any = object()
+_OPERATORS = ("_to_copy", "to", "copy_", "copy", "_copy_from")
+_reclassed: list[tuple[Any, type, type]] = []
+
+
+def _dispatching_class(base: type, name: str) -> type:
+    call = base.__call__  # type: ignore[operator]
+
+    def __call__(self: Any, /, *args: Any, **kwargs: Any) -> Any:
+        result = _route(name, args, kwargs)
+        return call(self, *args, **kwargs) if result is _TORCH else result
+
+    return type(base.__name__, (base,), {"__call__": __call__, "__module__": base.__module__})
+
+
+def _reclass_operators() -> None:
+    for name in _OPERATORS:
+        packet = getattr(torch.ops.aten, name)
+        for op in (packet, *(getattr(packet, o) for o in packet.overloads())):
+            before = type(op)
+            op.__class__ = after = _dispatching_class(before, name)
+            _reclassed.append((op, before, after))
+
+
+def _restore_operators() -> None:
+    while _reclassed:
+        op, before, after = _reclassed.pop()
+        if type(op) is after:  # the guard's class, if still on, goes with its uninstall
+            op.__class__ = before
+
+
 def activate() -> None:
     if _patches:
         return
     for owner, name, function in _REPLACED:
         _patches.set(owner, name, _kernel(function))
+    _reclass_operators()
 
 
 def deactivate() -> None:
     _patches.undo()
+    _restore_operators()
