@@ -255,22 +255,6 @@ def test_the_same_copies_with_a_managed_stream_on_npu1_pass(npu: Any) -> None:
 # --- XST201: how the flag and the pinned buffer got there -----------------------------------
 
 
-def _sim_factory(factory: Callable[..., Any]) -> Callable[..., Any]:
-    """A torch factory as torch_npu serves ``pin_memory=True``: from its pinned host allocator
-    (the simulation has no PrivateUse1 hooks for torch's own factories)."""
-    from tests.guard.npusim import memory
-
-    def make(*size: Any, pin_memory: bool = False, **kwargs: Any) -> Any:
-        plain = factory(*size, **kwargs)
-        if not pin_memory:
-            return plain
-        pinned = memory.allocate_pinned(plain.shape, plain.dtype)
-        pinned.copy_(plain)
-        return pinned
-
-    return make
-
-
 class _Holder:
     """A pinned staging buffer held by an object (of another module, in issue 28)."""
 
@@ -281,9 +265,8 @@ class _Holder:
 def _pinned_buffers() -> dict[str, Callable[[], Any]]:
     import torch
 
-    zeros = _sim_factory(torch.zeros)
     return {
-        "partial(torch.zeros, pin_memory=True)": functools.partial(zeros, 4, pin_memory=True),
+        "partial(torch.zeros, pin_memory=True)": functools.partial(torch.zeros, 4, pin_memory=True),
         "pin_memory() held by an object": lambda: (
             _Holder(lambda: torch.ones(4).pin_memory()).buffer
         ),
@@ -319,7 +302,7 @@ def test_pageable_twins_pass(npu: Any, flag: str) -> None:
     import torch
 
     ext = npu.ExternalStream(HANDLE)
-    host = _sim_factory(torch.zeros)(4, pin_memory=False)
+    host = torch.zeros(4, pin_memory=False)
     with npu.stream(ext):
         FLAGS[flag](host)
 

@@ -210,3 +210,75 @@ def test_cpu_of_an_npu_tensor_is_a_host_tensor(sim: Any) -> None:
     assert host.data_ptr() != npu_t.data_ptr()
     (host * 2).sum().backward()  # a host root over an NPU leaf
     assert float(npu_t.grad[0]) == 2.0
+
+
+# --- pin_memory=True is torch_npu's pinned host allocator -------------------------------------
+
+
+def test_the_library_serves_pin_memory_factories(library: bytes) -> None:
+    """torch reaches a backend's pinned allocator for ``pin_memory=True`` through its
+    PrivateUse1 hooks; torch_npu's define ``getPinnedMemoryAllocator`` and ``isPinnedPtr``."""
+    for symbol in (b"_ZNK7c10_npu17NPUHooksInterface24getPinnedMemoryAllocatorEv",
+                   b"_ZNK7c10_npu17NPUHooksInterface11isPinnedPtrEPKv"):  # fmt: skip
+        assert symbol in library
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["empty", "zeros", "ones", "full", "tensor", "arange", "empty_strided", "randn",
+     "zeros_like", "new_zeros", "new_empty"],
+)  # fmt: skip
+def test_pin_memory_factories_give_pinned_memory(sim: Any, spelling: str) -> None:
+    """CPU-only torch raised ("Please register PrivateUse1HooksInterface"); torch_npu
+    allocates pinned host memory, which a ``non_blocking`` copy then records in."""
+    import torch
+
+    base = torch.arange(4.0)
+    calls = {
+        "empty": lambda: torch.empty(4, pin_memory=True),
+        "zeros": lambda: torch.zeros(4, pin_memory=True),
+        "ones": lambda: torch.ones(4, pin_memory=True),
+        "full": lambda: torch.full((4,), 2.0, pin_memory=True),
+        "tensor": lambda: torch.tensor([1.0, 2.0], pin_memory=True),
+        "arange": lambda: torch.arange(4, pin_memory=True),
+        "empty_strided": lambda: torch.empty_strided((4,), (1,), pin_memory=True),
+        "randn": lambda: torch.randn(4, pin_memory=True),
+        "zeros_like": lambda: torch.zeros_like(base, pin_memory=True),
+        "new_zeros": lambda: base.new_zeros(4, pin_memory=True),
+        "new_empty": lambda: base.new_empty(4, pin_memory=True),
+    }
+    made = calls[spelling]()
+    assert type(made) is torch.Tensor and made.is_pinned()
+    assert not torch.zeros(4).is_pinned() and not torch.zeros(4, pin_memory=False).is_pinned()
+    if spelling == "tensor":
+        assert made.tolist() == [1.0, 2.0]
+
+
+def test_every_pin_memory_signature_is_served(sim: Any) -> None:
+    """The family is read from torch's stubs, so none is left to raise."""
+    import torch
+
+    from tests.guard.npusim import kernels
+
+    names = dict((owner.__name__, found) for owner, found in kernels.PIN_MEMORY)
+    assert {"empty", "zeros", "linspace", "eye", "randint"} <= set(names["torch"])
+    assert {"new_empty", "new_full", "new_ones"} <= set(names["Tensor"])
+    for owner, found in kernels.PIN_MEMORY:
+        for name in found:
+            if hasattr(owner, name):
+                assert getattr(getattr(owner, name), "__wrapped__", None) is not None, name
+    assert torch.eye(2, pin_memory=True).is_pinned()
+
+
+def test_a_factory_pinned_buffer_copied_under_ext_is_refused(sim: Any) -> None:
+    import torch
+
+    import extstream_guard
+    from extstream_guard import ExternalStreamError
+
+    npu = sim.torch_npu.npu
+    extstream_guard.install()
+    ext = npu.ExternalStream(0x7A00_0000)
+    staging = torch.empty(4, pin_memory=True)
+    with npu.stream(ext), pytest.raises(ExternalStreamError, match="XST201"):
+        staging.to("npu", non_blocking=True)

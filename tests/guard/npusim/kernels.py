@@ -315,11 +315,72 @@ def _restore_operators() -> None:
             op.__class__ = before
 
 
+# --- pin_memory=True: torch_npu's pinned host allocator (issue 40, simulator fidelity) --------
+# On torch_npu a factory given ``pin_memory=True`` (``torch.empty(4, pin_memory=True)``,
+# ``t.new_zeros(4, pin_memory=True)``) allocates from the NPU host allocator, which torch reaches
+# through the PrivateUse1 hooks (``NPUHooksInterface::getPinnedMemoryAllocator``); CPU-only
+# torch has no hooks there ("Please register PrivateUse1HooksInterface"). While active, every
+# torch function and tensor method whose signature takes ``pin_memory`` (read from torch's own
+# stubs) serves it from the simulated pinned blocks; anything else goes to torch unchanged.
+
+
+def _pin_memory_functions(stub: str, owner: str | None) -> list[str]:
+    """The public names of ``stub`` (a ``.pyi`` of ``torch._C``; in class ``owner`` when
+    given) whose signature has a ``pin_memory`` parameter."""
+    import ast
+    import os
+
+    path = os.path.join(os.path.dirname(torch.__file__), "_C", stub)
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    body = tree.body
+    if owner is not None:
+        body = next(n.body for n in body if isinstance(n, ast.ClassDef) and n.name == owner)
+    return sorted(
+        {
+            node.name
+            for node in body
+            if isinstance(node, ast.FunctionDef)
+            and not node.name.startswith("_")
+            and any(a.arg == "pin_memory" for a in (*node.args.args, *node.args.kwonlyargs))
+        }
+    )
+
+
+def _pinning(factory: Any) -> Any:
+    def make(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("pin_memory") is not True:
+            return factory(*args, **kwargs)
+        kwargs["pin_memory"] = False
+        plain = factory(*args, **kwargs)
+        if plain.device.type != "cpu":  # torch refuses it: only dense CPU tensors are pinned
+            raise RuntimeError("Only dense CPU tensors can be pinned")
+        pinned = memory.allocate_pinned(plain.shape, plain.dtype)
+        _COPY(pinned, plain)
+        return pinned
+
+    make.__name__ = make.__qualname__ = getattr(factory, "__name__", "factory")
+    make.__doc__ = getattr(factory, "__doc__", None)
+    make.__wrapped__ = factory  # type: ignore[attr-defined]
+    return make
+
+
+#: ``(owner, names)`` of what takes ``pin_memory``: torch's functions and tensor methods.
+PIN_MEMORY = (
+    (torch, _pin_memory_functions("_VariableFunctions.pyi", None)),
+    (torch.Tensor, _pin_memory_functions("__init__.pyi", "TensorBase")),
+)
+
+
 def activate() -> None:
     if _patches:
         return
     for owner, name, function in _REPLACED:
         _patches.set(owner, name, _kernel(function))
+    for owner, names in PIN_MEMORY:
+        for name in names:
+            if hasattr(owner, name):
+                _patches.set(owner, name, _pinning(getattr(owner, name)))
     _reclass_operators()
 
 
