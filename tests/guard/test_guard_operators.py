@@ -212,3 +212,37 @@ def test_uninstall_keeps_a_class_given_on_top(sim: Any) -> None:
         assert type(default) is theirs
     finally:
         default.__class__ = guarded.__mro__[1]
+
+
+def test_torch_s_own_operators_behave_as_without_the_guard(sim: Any) -> None:
+    """Over torch's own kernels (the simulation's dispatcher taken out): results, and the
+    ``func`` a mode is handed, are what they are without the guard."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    from tests.guard.npusim import kernels
+
+    class Seen(TorchFunctionMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.funcs: list[Any] = []
+
+        def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None):
+            self.funcs.append(func)
+            return func(*args, **(kwargs or {}))
+
+    kernels.deactivate()
+    try:
+        extstream_guard.install()
+        sim.torch_npu.npu.ExternalStream(HANDLE)  # armed
+        source = torch.arange(4.0)
+        with Seen() as seen:
+            wider = torch.ops.aten._to_copy.default(source, dtype=torch.float64)
+            target = torch.zeros(4)
+            torch.ops.aten.copy_(target, source)
+        assert wider.dtype == torch.float64 and wider.tolist() == source.tolist()
+        assert target.tolist() == source.tolist()
+        assert seen.funcs[0] is torch.ops.aten._to_copy.default
+        extstream_guard.uninstall()
+    finally:
+        kernels.activate()
