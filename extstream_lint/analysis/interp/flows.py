@@ -236,9 +236,11 @@ class Flows:
         if kind == fm.STORES:
             if isinstance(receiver, Instance) and given is not None:
                 self._store(receiver.cls, value)
+                self._store_through(site, state, value)
             return None
         if kind == fm.LOADS:
-            held = _held(receiver)
+            held, through = _held(receiver), self._held_through(site, state)
+            held = through if held is None else held if through is None else join(held, through)
             return join(held, value) if given is not None else held
         if kind == fm.CALLS:
             return self._calls(model, site, state, current, value)
@@ -284,6 +286,40 @@ class Flows:
                 self._store(cls, value)
             return Instance(cls)
         return Instance(cls, ((CONTENTS, value),) if value is not None else ())
+
+    def _holder_path(self, site: CallSite, state: State) -> ParamRef | None:
+        """``self.jobs`` in ``self.jobs.put(s)``, where ``self`` is a parameter of the
+        function being summarised: the holder as a path of that parameter. The object
+        behind it is the one the caller's instance holds, so what a method puts there and
+        what another method gets from it travel with each instance (``pool.add(s)`` then
+        ``pool.work()``), not with every object made at the holder's place."""
+        func = getattr(site.node, "func", None)
+        owner = self._function
+        if owner is None or not isinstance(func, cst.Attribute):
+            return None
+        dotted = dotted_name(func.value)
+        if dotted is None or "." not in dotted:
+            return None
+        head, *steps = dotted.split(".")
+        base = state.env.get(head)
+        ref = base.param if isinstance(base, Instance) else None
+        if ref is None or ref.owner is not owner or len(ref.path) + len(steps) >= 5:
+            return None
+        return ParamRef(owner, ref.index, (*ref.path, *steps, CONTENTS))
+
+    def _store_through(self, site: CallSite, state: State, value: Value) -> None:
+        """A parameter stored into a holder reached from another parameter: the summary
+        says so (``add(self, s)``: ``self.jobs`` holds ``s``), applied where it is called."""
+        if not (self.learning and is_symbolic(value)):
+            return
+        ref = self._holder_path(site, state)
+        if ref is not None:
+            self.learn_set_attr(self._function.summary, (ref.index, ref.path), value)
+
+    def _held_through(self, site: CallSite, state: State) -> Value:
+        """What a holder reached from a parameter holds: the caller's instance's."""
+        ref = self._holder_path(site, state)
+        return None if ref is None else symbolic(ref)
 
     def _store(self, cls: ClassInfo, value: Value) -> None:
         """``value`` flows into what every object of ``cls`` holds (learnt, as class

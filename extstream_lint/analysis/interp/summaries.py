@@ -58,9 +58,10 @@ def describe_target(ref: ParamRef) -> str:
         return f"what {method} returns" if method else "what the function it is given returns"
     params = owner.params if isinstance(owner, FunctionInfo) else ()
     name = params[ref.index][0] if 0 <= ref.index < len(params) else f"#{ref.index + 1}"
-    steps = [s for s in ref.path if not s.startswith("[")]
+    # "[..]": an element or item; "<..>": what a holder (a queue) holds (:mod:`.flows`)
+    steps = [s for s in ref.path if not s.startswith(("[", "<"))]
     dotted = ".".join((name, *steps))
-    element = "an element of " if any(s.startswith("[") for s in ref.path) else ""
+    element = "an element of " if any(s.startswith(("[", "<")) for s in ref.path) else ""
     if name in ("self", "cls") and steps:
         return f"{element}{dotted}"
     return f"{element}its argument '{dotted}'"
@@ -158,7 +159,7 @@ def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
             value, text = item(value, ast.literal_eval(step[1:-1])), None
         else:
             value = attribute(value, step)
-            text = f"{text}.{step}" if text else None
+            text = f"{text}.{step}" if text and not step.startswith("<") else None
     return value, text
 
 
