@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from .atoms import Const, ExtStream, ParamRef
 from .handles import PinnedLoader
-from .values import PINNED, Bound, Instance, Seq, Tensor, Value, is_none, join, join_all
+from .values import PINNED, Bound, ClassInfo, Instance, Seq, Tensor, Value, is_none, join, join_all
 
 __all__ = [
     "ITERATED",
@@ -141,6 +141,8 @@ def attribute(value: Value, name: str) -> Value:
         return cls_value
     if isinstance(value, ExtStream) and value.param is not None:
         return _step(value, name)
+    if isinstance(value, ClassInfo) and name == "__name__":  # KINDS[cls.__name__] = cls
+        return Const(value.name)
     if isinstance(value, Tensor) and value.made is not None:
         # ``model(**batch).loss``: read from a value computed under a stream, so was it.
         return Tensor(made=value.made)

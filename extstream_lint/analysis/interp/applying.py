@@ -66,6 +66,8 @@ class Applying:
                         state.env[arg.text] = target = held
                         arg = Arg(target, arg.text)
                 state.set_path(".".join((arg.text, *path)), actual)
+        if info.summary.stores:  # REGISTRY[name] = cls (registries.py)
+            self.apply_stores(info, binding, state)
         if info.summary.overridable:  # obj.reset(): self.s = self._make() (receivers.py)
             self.override_attrs(info, node, binding, state)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..abstract.atoms import ExtStream, ParamRef, Ref
+from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
 from ..abstract.choices import OneOf
 from ..abstract.members import member_of
 from ..abstract.state import State
@@ -181,6 +181,8 @@ class Classes:
                     return found.weakened() if isinstance(found, ExtStream) else found
             return sm.attribute(base, name)
         if isinstance(base, ClassInfo):
+            if name == "__name__" and not base.has_attr(name):
+                return Const(base.name)
             return base.attr(name) or base.method(name)
         return sm.attribute(base, name)
 

@@ -123,7 +123,13 @@ class DataModel:
     ) -> None:
         """After a ``class`` statement: the first base's ``__init_subclass__`` with the
         class and its keywords (``class P(Plugin, key="x")``), for what it sets on ``cls``."""
-        if not self.learning or not cls.bases:
+        if not self.learning:
+            return
+        meta = metaclass_of(cls)
+        if meta is not None:  # type(cls).__init__(cls, name, bases, namespace)
+            keys = tuple((k, v) for k, v in cls.attrs.items() if isinstance(k, str))
+            self.run_metaclass_init(node, cls, meta, Seq((), keys, is_dict=not keys), state)
+        if not cls.bases:
             return
         hook = next(
             (

@@ -1,0 +1,143 @@
+"""Registries filled when a class is created: a function's stores into containers it does
+not own, kept in its summary and applied where it is called.
+
+``REGISTRY[name] = cls`` in a metaclass's ``__init__``, ``KINDS[cls.__name__] = cls`` or
+``Plugin.registry[key] = cls`` in ``__init_subclass__``: the body stores a parameter into a
+module global's (or a class attribute's) dict. The body cannot do it itself (its values are
+the caller's, not known there), so the store is an effect of calling the function
+(:attr:`.values.Summary.stores`), applied with the call's values: at a ``class`` statement
+(which calls the metaclass's ``__init__`` with the class, its name, bases and namespace, and
+the first base's ``__init_subclass__`` with the class keywords: the language reference's
+3.3.3), at module level (the global is that module's state from then on), or in a function
+(whose summary then has the store in its own terms). Looked up by a literal key later
+(``REGISTRY["External"]``), the dict gives the class stored under it, not every class.
+
+A mixin of :class:`.interpreter.Interpreter`.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..abstract.atoms import Const
+from ..abstract.state import State
+from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Value, join, join_all
+from ..semantics.sites import Arg, CallSite
+from . import summaries as sm
+from .core import Scope, is_symbolic
+
+__all__ = ["Registries", "stored"]
+
+#: A key that is not known (the store goes to "any key" of the dict).
+_ANY = Const(...)
+
+
+class Registries:
+    """Stores into containers a function does not own, as effects of calling it."""
+
+    def note_store(
+        self,
+        target: cst.Subscript,
+        base: Value,
+        key: Value,
+        value: Value,
+        state: State,
+        scope: Scope,
+    ) -> bool:
+        """``holder[key] = value`` in the body being summarised, where a parameter is the
+        key or the value and the container is a module global or a class attribute: an
+        effect of the function (True: the body's own state does not change)."""
+        func = self._function
+        if (
+            func is None
+            or not isinstance(base, Seq)
+            or not (is_symbolic(key) or is_symbolic(value))
+        ):
+            return False
+        where = target.value
+        holder: object = None
+        name = ""
+        if isinstance(where, cst.Name) and where.value not in state.env:
+            if where.value in scope.local_names:
+                return False
+            holder, name = self._scopes.get(self.module), where.value
+        elif isinstance(where, cst.Attribute):
+            with self._silenced():
+                owner = self.eval(where.value, state, scope)
+            if isinstance(owner, ClassInfo):
+                holder, name = owner, where.attr.value
+        if holder is None:
+            return False
+        if self.learning:
+            func.summary.add_store((holder, name, key if key is not None else _ANY, value))
+        return True
+
+    def apply_stores(self, info: FunctionInfo, binding: sm.Binding, state: State) -> None:
+        """The stores of a called function, with this call's values."""
+        here = self._function
+        module = self._scopes.get(self.module)
+        for holder, name, key, value in list(info.summary.stores):
+            actual_key = key if key is _ANY else _actual(key, binding)
+            actual = _actual(value, binding)
+            if actual_key is None:
+                actual_key = _ANY
+            if here is not None and (is_symbolic(actual_key) or is_symbolic(actual)):
+                if self.learning:  # still the caller's parameters: the caller's effect
+                    here.summary.add_store((holder, name, actual_key, actual))
+                continue
+            if isinstance(holder, ClassInfo):
+                owner = next((k for k in holder.mro() if name in k.attrs), None)
+                if self.learning and owner is not None:  # the dict the class body made, grown
+                    owner.attrs[name] = stored(owner.attrs[name], actual_key, actual)
+                continue
+            if holder is not module or module is None:
+                continue  # a global of another module: that module's run
+            if here is None and name in state.env:
+                state.env[name] = stored(state.env[name], actual_key, actual)
+                if self.learning:
+                    module.summary[name] = join(module.summary.get(name), state.env[name])
+            elif self.learning and name in module.summary:
+                module.summary[name] = stored(module.summary[name], actual_key, actual)
+
+    def run_metaclass_init(
+        self, node: cst.ClassDef, cls: ClassInfo, meta: ClassInfo, namespace: Seq, state: State
+    ) -> None:
+        """``class C(metaclass=M)``: ``M.__init__(C, "C", bases, namespace)`` runs once the
+        class object exists (its stores land in the registries it fills)."""
+        init = meta.method("__init__")
+        if init is None:
+            return
+        bases = Seq(tuple(cls.bases))
+        args = [Arg(Const(cls.name), None), Arg(bases, None), Arg(namespace, None)]
+        site = CallSite(node, "__init__", args)  # type: ignore[arg-type]
+        with self._silenced():
+            self._call_function(init, node, site, Arg(cls, None), state, None)
+
+
+def _actual(value: Value, binding: sm.Binding) -> Value:
+    """A summarised value in the caller's terms; a metaclass method's ``cls`` (an instance of
+    the metaclass to its body) is the class the caller passes."""
+    if (
+        isinstance(value, Instance)
+        and value.param is not None
+        and value.param.owner is binding.info
+    ):
+        given, _ = sm.resolve(value.param, binding)
+        if isinstance(given, ClassInfo):
+            return given
+    return sm.substitute(value, binding)
+
+
+def stored(container: Value, key: Value, value: Value) -> Value:
+    """``container`` after ``container[key] = value``: under a literal key of a dict keyed by
+    literals, that key; otherwise one of its values."""
+    if not isinstance(container, Seq):
+        return container
+    literal = key.value if isinstance(key, Const) and key is not _ANY else None
+    if isinstance(literal, (str, int)) and (
+        container.keys or (container.is_dict and not container.items)
+    ):
+        keys = (*((k, v) for k, v in container.keys if k != literal), (literal, value))
+        return Seq((join_all([v for _, v in keys]),), keys)
+    held = join(sm.contents(container), value) if container.items else value
+    return Seq((held,), is_dict=True)
