@@ -141,8 +141,8 @@ def attribute(value: Value, name: str) -> Value:
         return cls_value
     if isinstance(value, ExtStream) and value.param is not None:
         return _step(value, name)
-    if isinstance(value, ClassInfo) and name == "__name__":  # KINDS[cls.__name__] = cls
-        return Const(value.name)
+    if isinstance(value, ClassInfo):  # KINDS[cls.__name__] = cls, KINDS[cls.kind] = cls
+        return Const(value.name) if name == "__name__" else value.attr(name)
     if isinstance(value, Tensor) and value.made is not None:
         # ``model(**batch).loss``: read from a value computed under a stream, so was it.
         return Tensor(made=value.made)

@@ -128,7 +128,9 @@ class DataModel:
         meta = metaclass_of(cls)
         if meta is not None:  # type(cls).__init__(cls, name, bases, namespace)
             keys = tuple((k, v) for k, v in cls.attrs.items() if isinstance(k, str))
-            self.run_metaclass_init(node, cls, meta, Seq((), keys, is_dict=not keys), state)
+            namespace = Seq((), keys, is_dict=not keys)
+            self.run_metaclass_new(cls, meta, namespace, state)
+            self.run_metaclass_init(node, cls, meta, namespace, state)
         if not cls.bases:
             return
         hook = next(
@@ -333,6 +335,9 @@ class DataModel:
         ``Record._make(iterable)`` is ``Record(*iterable)``. ``None`` for any other call."""
         if method == "__new__":
             first = site.positional[0].value if site.positional else None
+            created = self.created_class(first)  # type.__new__ of a metaclass (registries.py)
+            if created is not None:
+                return created
             return Instance(first) if isinstance(first, ClassInfo) else None
         if method == "_make" and isinstance(receiver, ClassInfo) and receiver.fields:
             made = self.record_made(receiver, site)

@@ -17,14 +17,18 @@ A mixin of :class:`.interpreter.Interpreter`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from ..abstract.atoms import Const
 from ..abstract.state import State
-from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Value, join, join_all
+from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Summary, Value, join, join_all
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
+from .constants import MAX_COPIES
 from .core import Scope, is_symbolic
+from .datamodel import metaclass_of
 
 __all__ = ["Registries", "stored"]
 
@@ -48,12 +52,11 @@ class Registries:
         key or the value and the container is a module global or a class attribute: an
         effect of the function (True: the body's own state does not change)."""
         func = self._function
-        if (
-            func is None
-            or not isinstance(base, Seq)
-            or not (is_symbolic(key) or is_symbolic(value))
-        ):
+        if func is None or not isinstance(base, Seq):
             return False
+        symbolic = is_symbolic(key) or is_symbolic(value)
+        if not symbolic and self.__dict__.get("_creating") is None:
+            return False  # a class being created: its metaclass's stores are concrete
         where = target.value
         holder: object = None
         name = ""
@@ -66,8 +69,8 @@ class Registries:
                 owner = self.eval(where.value, state, scope)
             if isinstance(owner, ClassInfo):
                 holder, name = owner, where.attr.value
-        if holder is None:
-            return False
+        if holder is None or (not symbolic and isinstance(holder, ClassInfo)):
+            return False  # Cls.registry[k] = v with concrete values: the class's own state
         if self.learning:
             func.summary.add_store((holder, name, key if key is not None else _ANY, value))
         return True
@@ -96,8 +99,45 @@ class Registries:
                 state.env[name] = stored(state.env[name], actual_key, actual)
                 if self.learning:
                     module.summary[name] = join(module.summary.get(name), state.env[name])
-            elif self.learning and name in module.summary:
-                module.summary[name] = stored(module.summary[name], actual_key, actual)
+
+    def run_metaclass_new(
+        self, cls: ClassInfo, meta: ClassInfo, namespace: Seq, state: State
+    ) -> None:
+        """``class C(metaclass=M)``: ``M.__new__(M, "C", bases, namespace)`` makes the class.
+        Its body is learnt once per class created (as :meth:`.datamodel.DataModel.for_class`
+        learns a ``__new__`` per class), with those literal arguments, so that
+        ``namespace.get("key")`` is the class body's value and ``super().__new__(mcs, ...)``
+        is the class itself; what it stores then lands in the registries."""
+        new = meta.method("__new__")
+        where = self._definitions.get(new) if new is not None else None
+        if new is None or where is None:
+            return
+        key = (new, self._passes, ("<created>", id(cls)))
+        special = self._specialised.get(key)
+        if special is None:
+            if sum(1 for k in self._specialised if k[1] == self._passes) >= MAX_COPIES:
+                return
+            special = replace(new, summary=Summary(), returns=None, returns_seen=False)
+            special.returns_pass = -1
+            self._specialised[key] = special
+            node, scope, owner = where
+            fixed = {0: meta, 1: Const(cls.name), 2: Seq(tuple(cls.bases)), 3: namespace}
+            saved = (self.learning, self.reporting, self._loops, self.__dict__.get("_creating"))
+            self.learning, self.reporting, self._loops = True, False, []
+            self._creating = cls
+            try:
+                self._run_function(node, scope, owner, special, fixed)
+            finally:
+                self.learning, self.reporting, self._loops, self._creating = saved
+        self.apply_stores(special, sm.Binding(special, {}, None), state)
+
+    def created_class(self, first: Value) -> Value:
+        """``super().__new__(mcs, ...)`` in a metaclass's ``__new__`` run for a class being
+        created (:meth:`run_metaclass_new`): that class. ``None`` elsewhere."""
+        creating = self.__dict__.get("_creating")
+        if creating is None or not isinstance(first, ClassInfo):
+            return None
+        return creating if first is metaclass_of(creating) else None
 
     def run_metaclass_init(
         self, node: cst.ClassDef, cls: ClassInfo, meta: ClassInfo, namespace: Seq, state: State
