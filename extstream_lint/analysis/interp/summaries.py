@@ -42,6 +42,9 @@ from ..semantics import provenance as pv
 from ..semantics.effects import handle_matches
 from ..semantics.sites import Arg, Issue
 
+#: A path step: what entering a context manager parameter gives (``async with cm as s``).
+ENTERED = "<entered>"
+
 
 def caller_current(owner: FunctionInfo) -> Current:
     """The current stream a function body starts with: the caller's, whatever it is."""
@@ -157,6 +160,8 @@ def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
             value, text = contents(value), None
         elif step.startswith("["):  # a literal key: "['ext']", "[0]"
             value, text = item(value, ast.literal_eval(step[1:-1])), None
+        elif step == ENTERED:  # async with cm as s: what entering the caller's cm gives
+            value, text = (value.yielded if isinstance(value, StreamCtx) else None), None
         else:
             value = attribute(value, step)
             text = f"{text}.{step}" if text and not step.startswith("<") else None
