@@ -14,14 +14,41 @@ from __future__ import annotations
 from .suite import NEGATIVE, POSITIVE
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("data_model/metaclass_new_registry", POSITIVE): (
-        "a metaclass's `__new__` storing the class into a module-level dict under "
-        "`namespace.get(\"key\")`: a function's store into a module global's contents is not "
-        "followed, nor is the class namespace passed to the metaclass"
+    ("library_flow/deque_method_param", POSITIVE): (
+        "`self.items.append(s)` in one method, `self.items.popleft()` in another: an empty "
+        "list the class made is read as the class's own (empty) value in the other method, "
+        "not as what the caller's instance holds (a queue's contents are: flows.py)"
     ),
-    ("data_model/asynccontextmanager_nested", POSITIVE): (
-        "`async with cm as s` where `cm` is a parameter: what entering the caller's context "
-        "manager gives is not kept as a symbolic value (`s` stands for `cm` itself)"
+    ("library_flow/singledispatch_modules", POSITIVE): (
+        "`@finish.register` in another module than the generic function: a registration is "
+        "kept in the registering module's run only, so the importer's call runs the base"
+    ),
+    ("library_flow/singledispatch_register_modules", POSITIVE): (
+        "`finish.register(T, impl)` called in another module: as above, a registration is "
+        "not an effect the importing module sees"
+    ),
+    ("library_flow/singledispatchmethod", POSITIVE): (
+        "`functools.singledispatchmethod` is not a row of the flow-model table: the method's "
+        "registrations are not followed, the base implementation is what the call runs"
+    ),
+    ("classes/base_in_module_stream_method", POSITIVE): (
+        "`self._stream().synchronize()` in a base method of another module: the receivers' "
+        "summaries keep a call on self only where its result is stored or returned, not "
+        "where a refused operation is made on it"
+    ),
+    ("data_model/descriptor_set_name_dict", POSITIVE): (
+        "a descriptor's `__set__` storing into `obj.__dict__[self.name]` when `__init__` "
+        "assigns through `self`: an assignment through a symbolic `self` records the "
+        "attribute itself, not what the descriptor's `__set__` stores"
+    ),
+    ("data_model/descriptor_set_in_method", POSITIVE): (
+        "a data descriptor assigned through `self` in one method (`self.stream = s`) and "
+        "read in another: the setter's `setattr(obj, self.attr, value)` is not what the "
+        "summary records, so the getter's read finds nothing of the caller's"
+    ),
+    ("data_model/property_setter_in_method", POSITIVE): (
+        "a property setter run by `self.stream = s` in a method other than `__init__`: the "
+        "summary records the attribute `stream`, not the setter's `self._current`"
     ),
 }
 
