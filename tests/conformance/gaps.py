@@ -14,11 +14,6 @@ from __future__ import annotations
 from .suite import NEGATIVE, POSITIVE
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("library_flow/deque_method_param", POSITIVE): (
-        "`self.items.append(s)` in one method, `self.items.popleft()` in another: an empty "
-        "list the class made is read as the class's own (empty) value in the other method, "
-        "not as what the caller's instance holds (a queue's contents are: flows.py)"
-    ),
     ("library_flow/singledispatch_modules", POSITIVE): (
         "`@finish.register` in another module than the generic function: a registration is "
         "kept in the registering module's run only, so the importer's call runs the base"
