@@ -22,28 +22,10 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "`finish.register(T, impl)` called in another module: as above, a registration is "
         "not an effect the importing module sees"
     ),
-    ("library_flow/singledispatchmethod", POSITIVE): (
-        "`functools.singledispatchmethod` is not a row of the flow-model table: the method's "
-        "registrations are not followed, the base implementation is what the call runs"
-    ),
     ("classes/base_in_module_stream_method", POSITIVE): (
         "`self._stream().synchronize()` in a base method of another module: the receivers' "
         "summaries keep a call on self only where its result is stored or returned, not "
         "where a refused operation is made on it"
-    ),
-    ("data_model/descriptor_set_name_dict", POSITIVE): (
-        "a descriptor's `__set__` storing into `obj.__dict__[self.name]` when `__init__` "
-        "assigns through `self`: an assignment through a symbolic `self` records the "
-        "attribute itself, not what the descriptor's `__set__` stores"
-    ),
-    ("data_model/descriptor_set_in_method", POSITIVE): (
-        "a data descriptor assigned through `self` in one method (`self.stream = s`) and "
-        "read in another: the setter's `setattr(obj, self.attr, value)` is not what the "
-        "summary records, so the getter's read finds nothing of the caller's"
-    ),
-    ("data_model/property_setter_in_method", POSITIVE): (
-        "a property setter run by `self.stream = s` in a method other than `__init__`: the "
-        "summary records the attribute `stream`, not the setter's `self._current`"
     ),
 }
 

@@ -106,7 +106,7 @@ class Summary:
     overridable: dict[str, tuple[str, FunctionInfo, object]] = field(default_factory=dict)
     #: Stores into a container the function does not own, under a key, of a value given in
     #: terms of its parameters (``REGISTRY[name] = cls``, ``Plugin.registry[key] = cls``):
-    #: (holder, name, key, value), the holder a module's scope (a global) or a class.
+    #: (holder, name, key, value), the holder ``("<module>", its name)`` (a global) or a class.
     #: Applied where the function is called (a class statement running a metaclass or
     #: ``__init_subclass__``: :mod:`.interp.registries`).
     stores: list[tuple[object, str, Value, Value]] = field(default_factory=list)

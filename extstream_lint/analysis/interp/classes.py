@@ -167,7 +167,7 @@ class Classes:
             if method is not None and not base.field(name)[0] and not base.cls.has_attr(name):
                 if method.is_property:  # the getter's value, named where it was made
                     binding = bind_arguments(method, None, Arg(base, None))
-                    return sm.substitute(method.returns, binding)
+                    return self.through_self(base, name, sm.substitute(method.returns, binding))
                 return Bound(method, base, text)
             if method is None and not base.field(name)[0] and not base.cls.has_attr(name):
                 key = (id(base.cls), name)

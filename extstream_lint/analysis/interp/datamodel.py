@@ -30,8 +30,10 @@ from ..abstract.values import (
     Seq,
     Summary,
     Value,
+    join,
     join_all,
 )
+from ..semantics.flowmodels import METHOD_DISPATCHER
 from ..semantics.sites import Arg, CallSite
 from ..source.syntax import tail_name
 from . import summaries as sm
@@ -202,6 +204,19 @@ class DataModel:
             getter.returns, bind_arguments(getter, site, Arg(descriptor, None))
         )
 
+    def through_self(self, base: Instance, name: str, got: Value) -> Value:
+        """``self.name`` read in a method where ``name`` is a property or a data descriptor:
+        what its getter gives, or what the caller's object holds under ``name`` (a method
+        assigning ``self.name = s`` is summarised as setting that attribute, so a caller that
+        ran it holds ``s`` there, whatever the setter stores it under)."""
+        ref = base.param
+        if ref is None or ref.owner is not self._function or len(ref.path) >= 4:
+            return got
+        if got is not None and not (isinstance(got, ExtStream) and got.param is not None):
+            return got  # the getter's own value (a stream the class makes): it answers
+        own = sm.symbolic(ref.child(name))
+        return own if got is None else join(got, own)
+
     def enum_value(self, node: cst.ClassDef, cls: ClassInfo, name: str, value: Value) -> Value:
         """What the class attribute ``name`` of the class just created holds: a member when
         ``cls`` is an enum class and the name is one of its members, else ``value``."""
@@ -294,6 +309,9 @@ class DataModel:
                 bound = Arg(obj, text)
         if isinstance(callee, (Partial, Ref)):  # a staticmethod, a class: not bound
             return callee, None, None
+        if not found and isinstance(callee, Instance) and callee.cls.name == METHOD_DISPATCHER:
+            # a singledispatchmethod: its implementation is called with obj first (flows.py)
+            return Partial(callee, (Arg(obj, text),), ()), None, None
         return callee, method, bound
 
     def class_callee(

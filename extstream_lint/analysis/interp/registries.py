@@ -32,6 +32,9 @@ from .datamodel import metaclass_of
 
 __all__ = ["Registries", "stored"]
 
+#: The holder of a module global in a store: (_MODULE, the module's name), plain data that
+#: a cached summary pickles as it is (:mod:`..driver.cache`).
+_MODULE = "<module>"
 #: A key that is not known (the store goes to "any key" of the dict).
 _ANY = Const(...)
 
@@ -63,7 +66,7 @@ class Registries:
         if isinstance(where, cst.Name) and where.value not in state.env:
             if where.value in scope.local_names:
                 return False
-            holder, name = self._scopes.get(self.module), where.value
+            holder, name = (_MODULE, self.module_name), where.value
         elif isinstance(where, cst.Attribute):
             with self._silenced():
                 owner = self.eval(where.value, state, scope)
@@ -79,6 +82,7 @@ class Registries:
         """The stores of a called function, with this call's values."""
         here = self._function
         module = self._scopes.get(self.module)
+        mine = (_MODULE, self.module_name)
         for holder, name, key, value in list(info.summary.stores):
             actual_key = key if key is _ANY else _actual(key, binding)
             actual = _actual(value, binding)
@@ -93,7 +97,7 @@ class Registries:
                 if self.learning and owner is not None:  # the dict the class body made, grown
                     owner.attrs[name] = stored(owner.attrs[name], actual_key, actual)
                 continue
-            if holder is not module or module is None:
+            if holder != mine or module is None:
                 continue  # a global of another module: that module's run
             if here is None and name in state.env:
                 state.env[name] = stored(state.env[name], actual_key, actual)
