@@ -125,7 +125,13 @@ class Registries:
             special.returns_pass = -1
             self._specialised[key] = special
             node, scope, owner = where
-            fixed = {0: meta, 1: Const(cls.name), 2: Seq(tuple(cls.bases)), 3: namespace}
+            given = (meta, Const(cls.name), Seq(tuple(cls.bases)), namespace)
+            # by position only: a ``*args`` of __new__ is not any one of them
+            fixed = {
+                i: v
+                for i, v in enumerate(given)
+                if i < len(new.params) and new.params[i][1] == "pos"
+            }
             saved = (self.learning, self.reporting, self._loops, self.__dict__.get("_creating"))
             self.learning, self.reporting, self._loops = True, False, []
             self._creating = cls
