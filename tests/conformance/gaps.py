@@ -14,29 +14,18 @@ from __future__ import annotations
 from .suite import NEGATIVE, POSITIVE
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("data_model/metaclass_registry", POSITIVE): (
-        "a metaclass's `__init__` storing the class into a module-level dict "
-        "(`REGISTRY[name] = cls`) runs in a function body: what a function stores into a "
-        "module global's contents is not a summary effect, so the registry stays empty"
+    ("library_flow/singledispatch_modules", POSITIVE): (
+        "`@finish.register` in another module than the generic function: a registration is "
+        "kept in the registering module's run only, so the importer's call runs the base"
     ),
-    ("data_model/metaclass_new_registry", POSITIVE): (
-        "a metaclass's `__new__` storing the class into a module-level dict under "
-        "`namespace.get(\"key\")`: a function's store into a module global's contents is not "
-        "followed, nor is the class namespace passed to the metaclass"
+    ("library_flow/singledispatch_register_modules", POSITIVE): (
+        "`finish.register(T, impl)` called in another module: as above, a registration is "
+        "not an effect the importing module sees"
     ),
-    ("data_model/init_subclass_registry", POSITIVE): (
-        "`__init_subclass__` runs with the class keywords, but its store into a dict of the "
-        "base (`Plugin.registry[key] = cls`) is a store into a container held by a class "
-        "attribute, which a summary does not carry back"
-    ),
-    ("data_model/init_subclass_name", POSITIVE): (
-        "`__init_subclass__` storing `cls.__name__` as a key of a module-level dict: a "
-        "function's store into a module global's contents is not followed, and a class's "
-        "`__name__` is not a literal"
-    ),
-    ("data_model/asynccontextmanager_nested", POSITIVE): (
-        "`async with cm as s` where `cm` is a parameter: what entering the caller's context "
-        "manager gives is not kept as a symbolic value (`s` stands for `cm` itself)"
+    ("classes/base_in_module_stream_method", POSITIVE): (
+        "`self._stream().synchronize()` in a base method of another module: the receivers' "
+        "summaries keep a call on self only where its result is stored or returned, not "
+        "where a refused operation is made on it"
     ),
 }
 

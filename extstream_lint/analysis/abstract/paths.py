@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from .atoms import Const, ExtStream, ParamRef
 from .handles import PinnedLoader
-from .values import PINNED, Bound, Instance, Seq, Tensor, Value, is_none, join, join_all
+from .values import PINNED, Bound, ClassInfo, Instance, Seq, Tensor, Value, is_none, join, join_all
 
 __all__ = [
     "ITERATED",
@@ -121,6 +121,10 @@ def attribute(value: Value, name: str) -> Value:
             return cls_value
         if not _extends(value.param.path, name):
             return cls_value if isinstance(cls_value, ExtStream) and not cls_value.param else None
+        if isinstance(cls_value, Instance) and cls_value.param is None and _is_holder(cls_value):
+            # ``self.jobs = queue.Queue()``: for this ``self``, the queue the caller's object
+            # holds (what another method put there travels with the instance)
+            return replace(cls_value, param=value.param.child(name))
         if isinstance(cls_value, Instance) and cls_value.param is None:
             # ``self.kv = KVConnector(dev)``: what the class built is the class's own state
             # (``self.kv.stream``, its methods); only the fields it took from another call's
@@ -141,10 +145,19 @@ def attribute(value: Value, name: str) -> Value:
         return cls_value
     if isinstance(value, ExtStream) and value.param is not None:
         return _step(value, name)
+    if isinstance(value, ClassInfo):  # KINDS[cls.__name__] = cls, KINDS[cls.kind] = cls
+        return Const(value.name) if name == "__name__" else value.attr(name)
     if isinstance(value, Tensor) and value.made is not None:
         # ``model(**batch).loss``: read from a value computed under a stream, so was it.
         return Tensor(made=value.made)
     return None
+
+
+def _is_holder(instance: Instance) -> bool:
+    """An object a flow-model row made (a queue: its class is named after the library's,
+    dotted, with no methods of the project) holding nothing of its own yet."""
+    cls = instance.cls
+    return "." in cls.name and not cls.methods and not instance.fields and not cls.bases
 
 
 def _rebased(instance: Instance, ref: ParamRef) -> Instance:

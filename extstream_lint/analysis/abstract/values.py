@@ -104,6 +104,12 @@ class Summary:
     #: class resolves the name to another function (an override in a subclass of another
     #: module), the attribute is what that override returns (:mod:`.interp.receivers`).
     overridable: dict[str, tuple[str, FunctionInfo, object]] = field(default_factory=dict)
+    #: Stores into a container the function does not own, under a key, of a value given in
+    #: terms of its parameters (``REGISTRY[name] = cls``, ``Plugin.registry[key] = cls``):
+    #: (holder, name, key, value), the holder ``("<module>", its name)`` (a global) or a class.
+    #: Applied where the function is called (a class statement running a metaclass or
+    #: ``__init_subclass__``: :mod:`.interp.registries`).
+    stores: list[tuple[object, str, Value, Value]] = field(default_factory=list)
     #: Bumped on every change, so the interpreter knows when a learning pass is stable.
     version: int = 0
 
@@ -122,6 +128,11 @@ class Summary:
             merged = replace(merged, unless=None)
         if merged is not old:
             self.sinks[key] = merged
+            self.version += 1
+
+    def add_store(self, store: tuple[object, str, Value, Value]) -> None:
+        if store not in self.stores:
+            self.stores.append(store)
             self.version += 1
 
     def set_attr(self, key: tuple[int, tuple[str, ...]], value: Value) -> None:

@@ -18,6 +18,7 @@ from ..semantics.effects import DEFAULT_CAPTURE_STREAM
 from ..semantics.sites import Arg
 from . import summaries as sm
 from .core import is_symbolic
+from .flows import CONTENTS
 
 __all__ = ["Applying"]
 
@@ -59,7 +60,14 @@ class Applying:
                 if len(path) == 1:  # later.attach(ext): this object now holds ext
                     state.env[arg.text] = target = target.with_field(path[0], actual)
                     arg = Arg(target, arg.text)
+                elif path[-1] == CONTENTS:  # pool.add(ext): the queue pool holds, ext added
+                    held = _put(target, path, actual)
+                    if held is not None:
+                        state.env[arg.text] = target = held
+                        arg = Arg(target, arg.text)
                 state.set_path(".".join((arg.text, *path)), actual)
+        if info.summary.stores:  # REGISTRY[name] = cls (registries.py)
+            self.apply_stores(info, binding, state)
         if info.summary.overridable:  # obj.reset(): self.s = self._make() (receivers.py)
             self.override_attrs(info, node, binding, state)
 
@@ -82,3 +90,18 @@ class Applying:
                 value.must, f"returned by {info.name}()", call, value.noun, device=value.device
             )
         return value
+
+
+def _put(instance: Instance, path: tuple[str, ...], value: Value) -> Instance | None:
+    """``instance`` whose holder at ``path`` (``jobs.<contents>``) also holds ``value``: a
+    ``put`` adds to what the queue held. ``None``: no holder of the instance's own there."""
+    if len(path) == 1:
+        found, held = instance.field(path[0])
+        return instance.with_field(path[0], join(held, value) if found else value)
+    found, inner = instance.field(path[0])
+    if not found:
+        inner = sm.attribute(instance, path[0])
+    if not isinstance(inner, Instance) or inner.param is not None:
+        return None
+    changed = _put(inner, path[1:], value)
+    return None if changed is None else instance.with_field(path[0], changed)

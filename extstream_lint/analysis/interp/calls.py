@@ -221,6 +221,11 @@ class Calls:
             elif isinstance(receiver, Module):  # streams.make_ext(p): a function, not a method
                 callee = self._attribute_of(receiver, method, None)
                 method = None
+            elif method in _TAKE and is_symbolic(receiver) and not node.args:
+                # self.items.popleft(): an element of what the caller's object holds there
+                # (a list or deque another method appended a parameter to)
+                self._arguments(node, state, scope, method)
+                return sm.contents(receiver)
             elif isinstance(receiver, Seq) and method in CONTAINER_METHODS:  # containers.py
                 site = self._arguments(node, state, scope, method)
                 return self.container_call(receiver, method, node, site, state, scope)
@@ -559,3 +564,5 @@ _METHOD_RECEIVERS = (ExtStream, Event, Graph, CapturingGraph, Work)
 
 #: How a call is named when its callee has no dotted name (``f()()``, ``ops["k"]()``).
 _UNNAMED_CALLEE = "call"
+#: Methods that take an element out of a list or deque (``dict.pop`` needs a key).
+_TAKE = frozenset({"pop", "popleft"})

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..abstract.atoms import ExtStream, ParamRef, Ref
+from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
 from ..abstract.choices import OneOf
 from ..abstract.members import member_of
 from ..abstract.state import State
@@ -167,7 +167,7 @@ class Classes:
             if method is not None and not base.field(name)[0] and not base.cls.has_attr(name):
                 if method.is_property:  # the getter's value, named where it was made
                     binding = bind_arguments(method, None, Arg(base, None))
-                    return sm.substitute(method.returns, binding)
+                    return self.through_self(base, name, sm.substitute(method.returns, binding))
                 return Bound(method, base, text)
             if method is None and not base.field(name)[0] and not base.cls.has_attr(name):
                 key = (id(base.cls), name)
@@ -181,6 +181,8 @@ class Classes:
                     return found.weakened() if isinstance(found, ExtStream) else found
             return sm.attribute(base, name)
         if isinstance(base, ClassInfo):
+            if name == "__name__" and not base.has_attr(name):
+                return Const(base.name)
             return base.attr(name) or base.method(name)
         return sm.attribute(base, name)
 

@@ -116,6 +116,8 @@ class Containers:
                 for child in children(element.slice):
                     self.eval(child, state, scope)
                 return
+        if self.note_store(target, base, index, value, state, scope):  # registries.py
+            return
         if not isinstance(base, Seq):
             return
         changed: Value

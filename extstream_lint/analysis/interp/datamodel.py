@@ -30,8 +30,10 @@ from ..abstract.values import (
     Seq,
     Summary,
     Value,
+    join,
     join_all,
 )
+from ..semantics.flowmodels import METHOD_DISPATCHER
 from ..semantics.sites import Arg, CallSite
 from ..source.syntax import tail_name
 from . import summaries as sm
@@ -123,7 +125,15 @@ class DataModel:
     ) -> None:
         """After a ``class`` statement: the first base's ``__init_subclass__`` with the
         class and its keywords (``class P(Plugin, key="x")``), for what it sets on ``cls``."""
-        if not self.learning or not cls.bases:
+        if not self.learning:
+            return
+        meta = metaclass_of(cls)
+        if meta is not None:  # type(cls).__init__(cls, name, bases, namespace)
+            keys = tuple((k, v) for k, v in cls.attrs.items() if isinstance(k, str))
+            namespace = Seq((), keys, is_dict=not keys)
+            self.run_metaclass_new(cls, meta, namespace, state)
+            self.run_metaclass_init(node, cls, meta, namespace, state)
+        if not cls.bases:
             return
         hook = next(
             (
@@ -193,6 +203,19 @@ class DataModel:
         return True, sm.substitute(
             getter.returns, bind_arguments(getter, site, Arg(descriptor, None))
         )
+
+    def through_self(self, base: Instance, name: str, got: Value) -> Value:
+        """``self.name`` read in a method where ``name`` is a property or a data descriptor:
+        what its getter gives, or what the caller's object holds under ``name`` (a method
+        assigning ``self.name = s`` is summarised as setting that attribute, so a caller that
+        ran it holds ``s`` there, whatever the setter stores it under)."""
+        ref = base.param
+        if ref is None or ref.owner is not self._function or len(ref.path) >= 4:
+            return got
+        if got is not None and not (isinstance(got, ExtStream) and got.param is not None):
+            return got  # the getter's own value (a stream the class makes): it answers
+        own = sm.symbolic(ref.child(name))
+        return own if got is None else join(got, own)
 
     def enum_value(self, node: cst.ClassDef, cls: ClassInfo, name: str, value: Value) -> Value:
         """What the class attribute ``name`` of the class just created holds: a member when
@@ -286,6 +309,9 @@ class DataModel:
                 bound = Arg(obj, text)
         if isinstance(callee, (Partial, Ref)):  # a staticmethod, a class: not bound
             return callee, None, None
+        if not found and isinstance(callee, Instance) and callee.cls.name == METHOD_DISPATCHER:
+            # a singledispatchmethod: its implementation is called with obj first (flows.py)
+            return Partial(callee, (Arg(obj, text),), ()), None, None
         return callee, method, bound
 
     def class_callee(
@@ -327,6 +353,9 @@ class DataModel:
         ``Record._make(iterable)`` is ``Record(*iterable)``. ``None`` for any other call."""
         if method == "__new__":
             first = site.positional[0].value if site.positional else None
+            created = self.created_class(first)  # type.__new__ of a metaclass (registries.py)
+            if created is not None:
+                return created
             return Instance(first) if isinstance(first, ClassInfo) else None
         if method == "_make" and isinstance(receiver, ClassInfo) and receiver.fields:
             made = self.record_made(receiver, site)

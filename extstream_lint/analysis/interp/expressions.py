@@ -322,7 +322,7 @@ class Expressions:
         if isinstance(base, Instance):  # a descriptor's __get__, called here (datamodel.py)
             found, got = self.descriptor_get(base, name, node, state)
             if found:
-                return got
+                return self.through_self(base, name, got)
         return self._stream_method(base, name, text, node) or self._attribute_of(base, name, text)
 
 

@@ -113,7 +113,10 @@ class Flows:
 
     def flow_attribute(self, base: Instance, name: str) -> Value:
         """``f.register`` of a ``singledispatch`` function ``f``: a registrar for it."""
-        if fm.BY_CALLEE.get(base.cls.name) is None or f"{base.cls.name}.{name}" != _REGISTRAR:
+        registers = fm.BY_CALLEE.get(f"{base.cls.name}.{name}")
+        if fm.BY_CALLEE.get(base.cls.name) is None or registers is None:
+            return None
+        if registers.kind != fm.REGISTERS:
             return None
         return Instance(self._registrar_class(), ((_DISPATCHER, base),))
 
@@ -137,21 +140,26 @@ class Flows:
         if not isinstance(impl, CALLABLE) or isinstance(impl, (ClassInfo, Ref)):
             return impl
         if kind is None and isinstance(impl, FunctionInfo):
-            kind = self._first_annotation(impl, state)
+            skip = 1 if dispatcher.cls.name == fm.METHOD_DISPATCHER else 0  # self
+            kind = self._first_annotation(impl, state, skip)
         if isinstance(kind, (ClassInfo, Ref)):
             registry = self.__dict__.setdefault("_flow_registry", {})
             registry.setdefault(id(dispatcher.cls), {})[id(impl)] = (kind, impl)
         return impl
 
-    def _first_annotation(self, impl: FunctionInfo, state: State) -> Value:
-        """The class the first parameter of ``impl`` is annotated with (by name)."""
+    def _first_annotation(self, impl: FunctionInfo, state: State, skip: int = 0) -> Value:
+        """The class the first parameter of ``impl`` (after ``skip``: a method's ``self``)
+        is annotated with (by name; in a class body, a name of the module)."""
         node = next((n for n, info in self._functions.items() if info is impl), None)
-        params = node.params.posonly_params or node.params.params if node is not None else ()
-        annotation = params[0].annotation if params else None
+        params = [*node.params.posonly_params, *node.params.params] if node is not None else []
+        annotation = params[skip].annotation if len(params) > skip else None
         parts = (dotted_name(annotation.annotation) or "").split(".") if annotation else []
         if not parts or not parts[0]:
             return None
         value = state.env.get(parts[0])
+        if value is None:
+            module = self._scopes.get(self.module)
+            value = module.summary.get(parts[0]) if module is not None else None
         for part in parts[1:]:
             value = Ref(f"{value.qualname}.{part}") if isinstance(value, Ref) else None
         return value
@@ -163,7 +171,8 @@ class Flows:
         nearest class of ``x`` (its class's MRO; an external stream's classes), else the
         base. An argument whose class is not known calls the base, as an unregistered one."""
         registry = self.__dict__.get("_flow_registry", {}).get(id(dispatcher.cls), {})
-        arg = site.positional[0].value if site.positional else None
+        at = 1 if dispatcher.cls.name == fm.METHOD_DISPATCHER else 0  # after the bound self
+        arg = site.positional[at].value if len(site.positional) > at else None
         best, chosen = None, dispatcher.field(_BASE)[1]
         for kind, impl in registry.values():
             rank = _rank(kind, arg)
@@ -236,9 +245,11 @@ class Flows:
         if kind == fm.STORES:
             if isinstance(receiver, Instance) and given is not None:
                 self._store(receiver.cls, value)
+                self._store_through(site, state, value)
             return None
         if kind == fm.LOADS:
-            held = _held(receiver)
+            held, through = _held(receiver), self._held_through(site, state)
+            held = through if held is None else held if through is None else join(held, through)
             return join(held, value) if given is not None else held
         if kind == fm.CALLS:
             return self._calls(model, site, state, current, value)
@@ -284,6 +295,40 @@ class Flows:
                 self._store(cls, value)
             return Instance(cls)
         return Instance(cls, ((CONTENTS, value),) if value is not None else ())
+
+    def _holder_path(self, site: CallSite, state: State) -> ParamRef | None:
+        """``self.jobs`` in ``self.jobs.put(s)``, where ``self`` is a parameter of the
+        function being summarised: the holder as a path of that parameter. The object
+        behind it is the one the caller's instance holds, so what a method puts there and
+        what another method gets from it travel with each instance (``pool.add(s)`` then
+        ``pool.work()``), not with every object made at the holder's place."""
+        func = getattr(site.node, "func", None)
+        owner = self._function
+        if owner is None or not isinstance(func, cst.Attribute):
+            return None
+        dotted = dotted_name(func.value)
+        if dotted is None or "." not in dotted:
+            return None
+        head, *steps = dotted.split(".")
+        base = state.env.get(head)
+        ref = base.param if isinstance(base, Instance) else None
+        if ref is None or ref.owner is not owner or len(ref.path) + len(steps) >= 5:
+            return None
+        return ParamRef(owner, ref.index, (*ref.path, *steps, CONTENTS))
+
+    def _store_through(self, site: CallSite, state: State, value: Value) -> None:
+        """A parameter stored into a holder reached from another parameter: the summary
+        says so (``add(self, s)``: ``self.jobs`` holds ``s``), applied where it is called."""
+        if not (self.learning and is_symbolic(value)):
+            return
+        ref = self._holder_path(site, state)
+        if ref is not None:
+            self.learn_set_attr(self._function.summary, (ref.index, ref.path), value)
+
+    def _held_through(self, site: CallSite, state: State) -> Value:
+        """What a holder reached from a parameter holds: the caller's instance's."""
+        ref = self._holder_path(site, state)
+        return None if ref is None else symbolic(ref)
 
     def _store(self, cls: ClassInfo, value: Value) -> None:
         """``value`` flows into what every object of ``cls`` holds (learnt, as class

@@ -37,6 +37,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.guarantees`: what a class's own code gives every instance;
 * :mod:`.interp.receivers`: calls on ``self`` resolved where a summary is applied;
 * :mod:`.interp.views`: subclasses' views of inherited methods (dispatch on ``self``);
+* :mod:`.interp.registries`: what a function stores into registries it does not own;
 * :mod:`.interp.narrowing`: annotations and the tests that narrow a stream.
 """
 
@@ -63,6 +64,7 @@ from .narrowing import Narrowing
 from .objects import Objects
 from .patterns import Patterns
 from .receivers import Receivers
+from .registries import Registries
 from .statements import Statements
 from .unpacking import Unpacking
 from .views import Views
@@ -92,6 +94,7 @@ class Interpreter(
     Objects,
     Guarantees,
     Receivers,
+    Registries,
     Views,
     Narrowing,
     Core,

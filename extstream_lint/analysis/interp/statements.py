@@ -27,6 +27,7 @@ from ..semantics.sites import Arg
 from ..source.syntax import children, dotted_name, tail_name
 from .constants import const_truth
 from .core import Loop, Scope
+from .summaries import ENTERED, symbolic
 
 #: ``exec_<NodeType>`` by statement type (built once per type).
 _EXEC_NAMES: dict[type, str] = {}
@@ -301,6 +302,10 @@ class Statements:
                 entered = value.yielded
                 if not value.keeps_current:
                     changed = self._make_current(value.stream, value.label, node, state) or changed
+            elif isinstance(value, ExtStream) and value.param and node.asynchronous:
+                # async with cm as s: what entering the caller's cm gives (no stream is an
+                # asynchronous context manager)
+                entered = symbolic(value.param.child(ENTERED), value.must)
             elif isinstance(value, ExtStream):
                 if value.param is not None:  # a parameter: a stream, or a capturing graph
                     for issue in enter_effects(value, self._current(state)):

@@ -42,6 +42,9 @@ from ..semantics import provenance as pv
 from ..semantics.effects import handle_matches
 from ..semantics.sites import Arg, Issue
 
+#: A path step: what entering a context manager parameter gives (``async with cm as s``).
+ENTERED = "<entered>"
+
 
 def caller_current(owner: FunctionInfo) -> Current:
     """The current stream a function body starts with: the caller's, whatever it is."""
@@ -58,9 +61,10 @@ def describe_target(ref: ParamRef) -> str:
         return f"what {method} returns" if method else "what the function it is given returns"
     params = owner.params if isinstance(owner, FunctionInfo) else ()
     name = params[ref.index][0] if 0 <= ref.index < len(params) else f"#{ref.index + 1}"
-    steps = [s for s in ref.path if not s.startswith("[")]
+    # "[..]": an element or item; "<..>": what a holder (a queue) holds (:mod:`.flows`)
+    steps = [s for s in ref.path if not s.startswith(("[", "<"))]
     dotted = ".".join((name, *steps))
-    element = "an element of " if any(s.startswith("[") for s in ref.path) else ""
+    element = "an element of " if any(s.startswith(("[", "<")) for s in ref.path) else ""
     if name in ("self", "cls") and steps:
         return f"{element}{dotted}"
     return f"{element}its argument '{dotted}'"
@@ -156,9 +160,11 @@ def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
             value, text = contents(value), None
         elif step.startswith("["):  # a literal key: "['ext']", "[0]"
             value, text = item(value, ast.literal_eval(step[1:-1])), None
+        elif step == ENTERED:  # async with cm as s: what entering the caller's cm gives
+            value, text = (value.yielded if isinstance(value, StreamCtx) else None), None
         else:
             value = attribute(value, step)
-            text = f"{text}.{step}" if text else None
+            text = f"{text}.{step}" if text and not step.startswith("<") else None
     return value, text
 
 

@@ -173,6 +173,10 @@ class FlowModel:
         return text
 
 
+#: ``functools.singledispatchmethod``: dispatches on the argument after ``self``.
+METHOD_DISPATCHER = "functools.singledispatchmethod"
+
+
 def _holder(name: str, like: str = "", shared: bool = True, case: str = "") -> FlowModel:
     return FlowModel(name, HOLDER, shared=shared, like=like, case=case)
 
@@ -271,6 +275,16 @@ MODELS: tuple[FlowModel, ...] = (
         0,
         "cls",
         case=_Q + "singledispatch_register_call",
+    ),
+    FlowModel(
+        "functools.singledispatchmethod", DISPATCHER, 0, "func", case=_Q + "singledispatchmethod"
+    ),
+    FlowModel(
+        "functools.singledispatchmethod.register",
+        REGISTERS,
+        0,
+        "cls",
+        case=_Q + "singledispatchmethod",
     ),
     FlowModel("operator.methodcaller", CALLS_METHOD, 0, "name", case=_Q + "methodcaller"),
     FlowModel("operator.attrgetter", GETS_ATTRIBUTE, case=_Q + "attrgetter"),

@@ -1,0 +1,193 @@
+"""Registries filled when a class is created: a function's stores into containers it does
+not own, kept in its summary and applied where it is called.
+
+``REGISTRY[name] = cls`` in a metaclass's ``__init__``, ``KINDS[cls.__name__] = cls`` or
+``Plugin.registry[key] = cls`` in ``__init_subclass__``: the body stores a parameter into a
+module global's (or a class attribute's) dict. The body cannot do it itself (its values are
+the caller's, not known there), so the store is an effect of calling the function
+(:attr:`.values.Summary.stores`), applied with the call's values: at a ``class`` statement
+(which calls the metaclass's ``__init__`` with the class, its name, bases and namespace, and
+the first base's ``__init_subclass__`` with the class keywords: the language reference's
+3.3.3), at module level (the global is that module's state from then on), or in a function
+(whose summary then has the store in its own terms). Looked up by a literal key later
+(``REGISTRY["External"]``), the dict gives the class stored under it, not every class.
+
+A mixin of :class:`.interpreter.Interpreter`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from ..abstract.atoms import Const
+from ..abstract.state import State
+from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Summary, Value, join, join_all
+from ..semantics.sites import Arg, CallSite
+from . import summaries as sm
+from .constants import MAX_COPIES
+from .core import Scope, is_symbolic
+from .datamodel import metaclass_of
+
+__all__ = ["Registries", "stored"]
+
+#: The holder of a module global in a store: (_MODULE, the module's name), plain data that
+#: a cached summary pickles as it is (:mod:`..driver.cache`).
+_MODULE = "<module>"
+#: A key that is not known (the store goes to "any key" of the dict).
+_ANY = Const(...)
+
+
+class Registries:
+    """Stores into containers a function does not own, as effects of calling it."""
+
+    def note_store(
+        self,
+        target: cst.Subscript,
+        base: Value,
+        key: Value,
+        value: Value,
+        state: State,
+        scope: Scope,
+    ) -> bool:
+        """``holder[key] = value`` in the body being summarised, where a parameter is the
+        key or the value and the container is a module global or a class attribute: an
+        effect of the function (True: the body's own state does not change)."""
+        func = self._function
+        if func is None or not isinstance(base, Seq):
+            return False
+        symbolic = is_symbolic(key) or is_symbolic(value)
+        if not symbolic and self.__dict__.get("_creating") is None:
+            return False  # a class being created: its metaclass's stores are concrete
+        where = target.value
+        holder: object = None
+        name = ""
+        if isinstance(where, cst.Name) and where.value not in state.env:
+            if where.value in scope.local_names:
+                return False
+            holder, name = (_MODULE, self.module_name), where.value
+        elif isinstance(where, cst.Attribute):
+            with self._silenced():
+                owner = self.eval(where.value, state, scope)
+            if isinstance(owner, ClassInfo):
+                holder, name = owner, where.attr.value
+        if holder is None or (not symbolic and isinstance(holder, ClassInfo)):
+            return False  # Cls.registry[k] = v with concrete values: the class's own state
+        if self.learning:
+            func.summary.add_store((holder, name, key if key is not None else _ANY, value))
+        return True
+
+    def apply_stores(self, info: FunctionInfo, binding: sm.Binding, state: State) -> None:
+        """The stores of a called function, with this call's values."""
+        here = self._function
+        module = self._scopes.get(self.module)
+        mine = (_MODULE, self.module_name)
+        for holder, name, key, value in list(info.summary.stores):
+            actual_key = key if key is _ANY else _actual(key, binding)
+            actual = _actual(value, binding)
+            if actual_key is None:
+                actual_key = _ANY
+            if here is not None and (is_symbolic(actual_key) or is_symbolic(actual)):
+                if self.learning:  # still the caller's parameters: the caller's effect
+                    here.summary.add_store((holder, name, actual_key, actual))
+                continue
+            if isinstance(holder, ClassInfo):
+                owner = next((k for k in holder.mro() if name in k.attrs), None)
+                if self.learning and owner is not None:  # the dict the class body made, grown
+                    owner.attrs[name] = stored(owner.attrs[name], actual_key, actual)
+                continue
+            if holder != mine or module is None:
+                continue  # a global of another module: that module's run
+            if here is None and name in state.env:
+                state.env[name] = stored(state.env[name], actual_key, actual)
+                if self.learning:
+                    module.summary[name] = join(module.summary.get(name), state.env[name])
+
+    def run_metaclass_new(
+        self, cls: ClassInfo, meta: ClassInfo, namespace: Seq, state: State
+    ) -> None:
+        """``class C(metaclass=M)``: ``M.__new__(M, "C", bases, namespace)`` makes the class.
+        Its body is learnt once per class created (as :meth:`.datamodel.DataModel.for_class`
+        learns a ``__new__`` per class), with those literal arguments, so that
+        ``namespace.get("key")`` is the class body's value and ``super().__new__(mcs, ...)``
+        is the class itself; what it stores then lands in the registries."""
+        new = meta.method("__new__")
+        where = self._definitions.get(new) if new is not None else None
+        if new is None or where is None:
+            return
+        key = (new, self._passes, ("<created>", id(cls)))
+        special = self._specialised.get(key)
+        if special is None:
+            if sum(1 for k in self._specialised if k[1] == self._passes) >= MAX_COPIES:
+                return
+            special = replace(new, summary=Summary(), returns=None, returns_seen=False)
+            special.returns_pass = -1
+            self._specialised[key] = special
+            node, scope, owner = where
+            given = (meta, Const(cls.name), Seq(tuple(cls.bases)), namespace)
+            # by position only: a ``*args`` of __new__ is not any one of them
+            fixed = {
+                i: v
+                for i, v in enumerate(given)
+                if i < len(new.params) and new.params[i][1] == "pos"
+            }
+            saved = (self.learning, self.reporting, self._loops, self.__dict__.get("_creating"))
+            self.learning, self.reporting, self._loops = True, False, []
+            self._creating = cls
+            try:
+                self._run_function(node, scope, owner, special, fixed)
+            finally:
+                self.learning, self.reporting, self._loops, self._creating = saved
+        self.apply_stores(special, sm.Binding(special, {}, None), state)
+
+    def created_class(self, first: Value) -> Value:
+        """``super().__new__(mcs, ...)`` in a metaclass's ``__new__`` run for a class being
+        created (:meth:`run_metaclass_new`): that class. ``None`` elsewhere."""
+        creating = self.__dict__.get("_creating")
+        if creating is None or not isinstance(first, ClassInfo):
+            return None
+        return creating if first is metaclass_of(creating) else None
+
+    def run_metaclass_init(
+        self, node: cst.ClassDef, cls: ClassInfo, meta: ClassInfo, namespace: Seq, state: State
+    ) -> None:
+        """``class C(metaclass=M)``: ``M.__init__(C, "C", bases, namespace)`` runs once the
+        class object exists (its stores land in the registries it fills)."""
+        init = meta.method("__init__")
+        if init is None:
+            return
+        bases = Seq(tuple(cls.bases))
+        args = [Arg(Const(cls.name), None), Arg(bases, None), Arg(namespace, None)]
+        site = CallSite(node, "__init__", args)  # type: ignore[arg-type]
+        with self._silenced():
+            self._call_function(init, node, site, Arg(cls, None), state, None)
+
+
+def _actual(value: Value, binding: sm.Binding) -> Value:
+    """A summarised value in the caller's terms; a metaclass method's ``cls`` (an instance of
+    the metaclass to its body) is the class the caller passes."""
+    if (
+        isinstance(value, Instance)
+        and value.param is not None
+        and value.param.owner is binding.info
+    ):
+        given, _ = sm.resolve(value.param, binding)
+        if isinstance(given, ClassInfo):
+            return given
+    return sm.substitute(value, binding)
+
+
+def stored(container: Value, key: Value, value: Value) -> Value:
+    """``container`` after ``container[key] = value``: under a literal key of a dict keyed by
+    literals, that key; otherwise one of its values."""
+    if not isinstance(container, Seq):
+        return container
+    literal = key.value if isinstance(key, Const) and key is not _ANY else None
+    if isinstance(literal, (str, int)) and (
+        container.keys or (container.is_dict and not container.items)
+    ):
+        keys = (*((k, v) for k, v in container.keys if k != literal), (literal, value))
+        return Seq((join_all([v for _, v in keys]),), keys)
+    held = join(sm.contents(container), value) if container.items else value
+    return Seq((held,), is_dict=True)
