@@ -1,4 +1,5 @@
-"""The suite is linted once per test process, for every test module of the suite."""
+"""The suite is linted once per test process, for every test module of the suite; under xdist
+the modules that read it are one group (tests/conftest.py), so one worker lints it."""
 
 from __future__ import annotations
 

@@ -28,6 +28,9 @@ from tests.conformance.suite import (
     verdict,
 )
 
+#: One worker measures the suite for both modules (tests/conftest.py).
+pytestmark = pytest.mark.xdist_group("conformance-measured")
+
 CASES = load_cases()
 _BY_ID = {case.id: case for case in CASES}
 

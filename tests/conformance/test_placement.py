@@ -18,8 +18,13 @@ from __future__ import annotations
 
 from functools import cache
 
+import pytest
+
 from tests.conformance.placement import Key, defect, enclosing, reported_twice
 from tests.conformance.suite import FIXTURES, Measurement
+
+#: One worker measures the suite for both modules (tests/conftest.py).
+pytestmark = pytest.mark.xdist_group("conformance-measured")
 
 
 @cache

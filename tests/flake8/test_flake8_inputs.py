@@ -90,10 +90,22 @@ DEEP_EXPRESSIONS = {
 }
 
 
-@pytest.mark.parametrize("expression", DEEP_EXPRESSIONS.values(), ids=DEEP_EXPRESSIONS.keys())
-def test_deeply_nested_expression_is_analysed(lint_with_other, expression: str) -> None:
-    run = lint_with_other("deep.py", HEAD + expression + "\n" + TAIL)
-    assert run.at("deep.py") == [(4, 1, "XST101")], run.describe()
+def test_deeply_nested_expressions_are_analysed(flake8, write) -> None:
+    """Each expression in a file of its own, all in one flake8 run (a process per expression
+    was 17 interpreters importing libcst): each file still gets its one finding, and a crash
+    on any of them would abort the run, losing ``other.py``'s."""
+    names = {}
+    for number, (label, expression) in enumerate(DEEP_EXPRESSIONS.items()):
+        name = f"deep_{number:02d}.py"
+        write(name, HEAD + expression + "\n" + TAIL)
+        names[name] = label
+    write("other.py", MISUSE)
+    run = flake8("--select=XST,E9", *names, "other.py")
+    run.assert_flake8_went_on()
+    assert run.at("other.py") == [(3, 1, "XST101")], run.describe()
+    wrong = {label: run.at(name) for name, label in names.items()}
+    wrong = {label: found for label, found in wrong.items() if found != [(4, 1, "XST101")]}
+    assert not wrong, f"{wrong}\n{run.describe()}"
 
 
 def test_99_nested_blocks_cpythons_maximum(lint_with_other) -> None:
