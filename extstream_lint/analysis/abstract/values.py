@@ -422,7 +422,7 @@ def join(a: Value, b: Value) -> Value:
     is either ``None`` or a stream (a function, an object, a container: the optional-import
     idiom) can only be used as one when it is the latter.
     """
-    if a == b:
+    if a is b or a == b:  # a dataclass's ``==`` compares every field, even with itself
         return a
     other = b if is_none(a) else a if is_none(b) else None
     if other is not None and not isinstance(other, (Const, ExtStream, StreamCtx)):

@@ -155,11 +155,25 @@ def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
         elif step == SUBSCRIPTED:
             value, text = contents(value), None
         elif step.startswith("["):  # a literal key: "['ext']", "[0]"
-            value, text = item(value, ast.literal_eval(step[1:-1])), None
+            value, text = item(value, _literal_key(step)), None
         else:
             value = attribute(value, step)
             text = f"{text}.{step}" if text else None
     return value, text
+
+
+#: Literal keys of path steps, read once per step text: ``ast.literal_eval`` compiles its
+#: argument, and applying summaries reads the same few steps tens of thousands of times.
+_KEYS: dict[str, str | int] = {}
+
+
+def _literal_key(step: str) -> str | int:
+    """The key of a path step such as ``"['ext']"`` or ``"[0]"``."""
+    try:
+        return _KEYS[step]
+    except KeyError:
+        key = _KEYS[step] = ast.literal_eval(step[1:-1])
+        return key
 
 
 def _called_result(ref: ParamRef, binding: Binding) -> Value:
@@ -191,13 +205,16 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         if value.param.owner is not binding.info:
             outer = binding.of(value.param.owner)
             return None if outer is None else substitute(value, outer, depth + 1)
-        refs = value.refs()
-        # s = a if flag else b: whichever the caller passes; of args[1] or kwargs['s'],
-        # the one the caller passed
-        present = [ref for ref in refs if not _absent(ref, binding)] or [refs[0]]
-        actual, _ = resolve(present[0], binding)
-        for other in present[1:]:
-            actual = _either(actual, resolve(other, binding)[0])
+        if not value.also:  # one parameter path: whatever the caller passed there
+            actual, _ = resolve(value.param, binding)
+        else:
+            refs = value.refs()
+            # s = a if flag else b: whichever the caller passes; of args[1] or kwargs['s'],
+            # the one the caller passed
+            present = [ref for ref in refs if not _absent(ref, binding)] or [refs[0]]
+            actual, _ = resolve(present[0], binding)
+            for other in present[1:]:
+                actual = _either(actual, resolve(other, binding)[0])
         if isinstance(actual, ExtStream) and not value.must:
             return actual.weakened()
         return actual
@@ -302,7 +319,7 @@ def _absent(ref: ParamRef, binding: Binding) -> bool:
     seq = arg.value
     if not isinstance(seq, Seq) or seq.is_dict:
         return False
-    key = ast.literal_eval(step[1:-1])
+    key = _literal_key(step)
     if seq.keys or isinstance(key, str):
         return not any(known == key for known, _ in seq.keys)
     params = binding.info.params
