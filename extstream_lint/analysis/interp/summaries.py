@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from ..abstract.atoms import CALLER_CURRENT, Const, ExtStream, ParamRef
 from ..abstract.callables import Closure, ParamCall
 from ..abstract.paths import ITERATED, SUBSCRIPTED, attribute, contents, element, item, symbolic
+from ..abstract.records import renewed
 from ..abstract.sinks import Guard, ParamPath, Sink, SinkKey
 from ..abstract.values import (
     Bound,
@@ -227,15 +228,15 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         )
         if unchanged and key is value.key:
             return value  # nothing symbolic inside: the same container, no copy
-        return replace(value, items=items, keys=keys, key=key)
+        return renewed(value, items=items, keys=keys, key=key)
     if isinstance(value, StreamCtx):
-        return replace(
+        return renewed(
             value,
             stream=substitute(value.stream, binding, depth + 1),
             yielded=substitute(value.yielded, binding, depth + 1),
         )
     if isinstance(value, Partial):  # return functools.partial(_sync, s)
-        return replace(
+        return renewed(
             value,
             func=substitute(value.func, binding, depth + 1),
             args=tuple(_substitute_arg(arg, binding, depth) for arg in value.args),
@@ -248,7 +249,7 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             lambda s: substitute(s, binding, depth + 1),
             lambda ref: substitute(symbolic(ref), binding, depth + 1),
         )
-        return value if made is value.made else replace(value, made=made)
+        return value if made is value.made else renewed(value, made=made)
     if isinstance(value, FunctionInfo) and value.enclosing is not None:
         return closure_of(value, binding)
     if isinstance(value, Closure):  # captured values in the caller's terms
@@ -256,14 +257,14 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             (owner, tuple((i, substitute(v, binding, depth + 1)) for i, v in values))
             for owner, values in value.captured
         )
-        return replace(value, captured=captured)
+        return renewed(value, captured=captured)
     if isinstance(value, ParamCall):
         return value
     if isinstance(value, Bound):  # return Holder(s).flush
-        return replace(value, receiver=substitute(value.receiver, binding, depth + 1))
+        return renewed(value, receiver=substitute(value.receiver, binding, depth + 1))
     if isinstance(value, StreamMethod):  # return s.query: the caller's stream, unnamed
         receiver = substitute(value.receiver, binding, depth + 1)
-        return replace(value, receiver=receiver, text=None) if receiver != value.receiver else value
+        return renewed(value, receiver=receiver, text=None) if receiver != value.receiver else value
     if isinstance(value, Instance):
         if value.param is not None:
             if value.param.owner is not binding.info:
@@ -272,7 +273,7 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             return actual if isinstance(actual, Instance) else Instance(value.cls)
         if value.fields:
             fields = tuple((k, substitute(v, binding, depth + 1)) for k, v in value.fields)
-            return replace(value, fields=fields)
+            return renewed(value, fields=fields)
     return value
 
 
