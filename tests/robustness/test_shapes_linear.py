@@ -95,7 +95,9 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
 
 #: Shapes still super-linear, and why. A class ``n`` deep holds every attribute its
 #: ``super().__init__()`` chain sets: its ``__init__``'s summary copies them all (n(n+1)/2
-#: facts for the hierarchy), and deciding its views looks each up through the MRO.
+#: facts for the hierarchy, each learnt, applied and compared per pass). Deciding its views
+#: no longer looks each up through the MRO (that was n^3): 104,154 calls at 20 and 7.6 M
+#: at 200 before, 81,763 and 2.79 M after, 34 times for ten times the depth.
 _OPEN = {"deep": "summaries copy every attribute of the super() chain: n^2 facts"}
 
 

@@ -8,7 +8,9 @@ They sit below :mod:`.values` (which joins them with every other kind) and :mod:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+
+from .records import renewed
 
 __all__ = ["CALLER_CURRENT", "Const", "ExtStream", "ParamRef", "Ref", "Remote"]
 
@@ -41,7 +43,7 @@ class ExtStream:
     device: frozenset[object] | None = None
 
     def weakened(self) -> ExtStream:
-        return replace(self, must=False) if self.must else self
+        return renewed(self, must=False) if self.must else self
 
     def refs(self) -> tuple[ParamRef, ...]:
         """Every parameter path this symbolic value may be (none for a real stream)."""

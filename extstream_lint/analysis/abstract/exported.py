@@ -115,7 +115,7 @@ def _walk(
     stack = [value]
     while stack:
         item = stack.pop()
-        how, names = _kind(item)
+        how, names = _KINDS.get(type(item)) or _kind(item)  # a million items: no call
         if how == _KEEP or id(item) in seen:
             continue
         seen.add(id(item))
@@ -136,7 +136,7 @@ def _walk(
 def _copy(
     value: object, remotes: dict[int, Remote], memo: dict[int, object], unknown: Remote
 ) -> object:
-    how, names = _kind(value)
+    how, names = _KINDS.get(type(value)) or _kind(value)
     if how == _KEEP:
         return value
     key = id(value)

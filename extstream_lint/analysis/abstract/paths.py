@@ -97,6 +97,9 @@ def _extends(path: tuple[str, ...], step: str) -> bool:
 
 def _step(value: ExtStream, step: str) -> ExtStream | None:
     """``value.step`` of a symbolic value: the same step on every parameter it may be."""
+    param = value.param
+    if param is not None and not value.also:  # one parameter path, the common case
+        return symbolic(param.child(step), value.must) if _extends(param.path, step) else None
     refs = [ref for ref in value.refs() if _extends(ref.path, step)]
     if not refs or refs[0] is not value.param:
         return None

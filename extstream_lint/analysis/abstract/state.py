@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .values import Current, Value, join_all, join_current
+from .values import Current, Value, join, join_all, join_current
 
 __all__ = ["State", "join_states"]
 
@@ -135,8 +135,14 @@ def join_states(states: list[State | None]) -> State | None:
     keys = set(first.env)
     for other in live[1:]:
         keys |= set(other.env)
-    for key in keys:
-        env[key] = join_all([s.env.get(key) for s in live])
+    if len(live) == 2:  # an ``if`` and its ``else``: most bindings are the same object
+        mine, theirs = first.env, live[1].env
+        for key in keys:
+            a, b = mine.get(key), theirs.get(key)
+            env[key] = a if a is b else join(a, b)
+    else:
+        for key in keys:
+            env[key] = join_all([s.env.get(key) for s in live])
     current = first.current
     for other in live[1:]:
         current = join_current(current, other.current)

@@ -16,6 +16,7 @@ from .choices import Callee, OneOf, either
 from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, PinnedLoader, Work
 from .made import Made, join_made
 from .mro import bases_changed, bases_stamp, linearise
+from .records import renewed
 from .sinks import Sink, SinkKey
 
 
@@ -433,7 +434,7 @@ def join(a: Value, b: Value) -> Value:
     is either ``None`` or a stream (a function, an object, a container: the optional-import
     idiom) can only be used as one when it is the latter.
     """
-    if a == b:
+    if a is b or a == b:  # a dataclass's ``==`` compares every field, even with itself
         return a
     other = b if is_none(a) else a if is_none(b) else None
     if other is not None and not isinstance(other, (Const, ExtStream, StreamCtx)):
@@ -446,14 +447,14 @@ def join(a: Value, b: Value) -> Value:
                 return real.weakened()
             refs = tuple(dict.fromkeys((*a.refs(), *b.refs())))
             union = len(refs) > len(a.refs())  # each parameter only on some paths
-            return replace(
+            return renewed(
                 a,
                 must=a.must and b.must and not union,
                 nullable=a.nullable or b.nullable,
                 also=refs[1:],
                 device=a.device | b.device if a.device and b.device else None,
             )
-        return replace(a, nullable=True) if is_none(b) else a.weakened()
+        return renewed(a, nullable=True) if is_none(b) else a.weakened()
     if isinstance(b, ExtStream):
         return join(b, a)
     if isinstance(a, StreamCtx) or isinstance(b, StreamCtx):

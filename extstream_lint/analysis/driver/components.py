@@ -241,7 +241,10 @@ class Components(_Base):
                     texts[member] = self._prepare(member)
                 prepared = texts[member]
                 entry = self._summarise(member, *prepared) if prepared is not None else None
-                body = self._body(entry.module, members) if entry is not None else None
+                # The pickled body serves the cache and a cycle's replays only: with neither,
+                # pickling every summary cost a twentieth of a cold --no-cache run.
+                wanted = entry is not None and (cycle or self.cache is not None)
+                body = self._body(entry.module, members) if wanted else None  # type: ignore[union-attr]
                 kept = stored_entry(entry, body) if entry is not None and body is not None else None
             before = results.get(member)
             for link in before.links if before is not None else ():

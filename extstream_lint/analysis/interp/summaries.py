@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from ..abstract.atoms import CALLER_CURRENT, Const, ExtStream, ParamRef
 from ..abstract.callables import Closure, ParamCall
 from ..abstract.paths import ITERATED, SUBSCRIPTED, attribute, contents, element, item, symbolic
+from ..abstract.records import renewed
 from ..abstract.sinks import Guard, ParamPath, Sink, SinkKey
 from ..abstract.values import (
     Bound,
@@ -159,13 +160,27 @@ def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
         elif step == SUBSCRIPTED:
             value, text = contents(value), None
         elif step.startswith("["):  # a literal key: "['ext']", "[0]"
-            value, text = item(value, ast.literal_eval(step[1:-1])), None
+            value, text = item(value, _literal_key(step)), None
         elif step == ENTERED:  # async with cm as s: what entering the caller's cm gives
             value, text = (value.yielded if isinstance(value, StreamCtx) else None), None
         else:
             value = attribute(value, step)
             text = f"{text}.{step}" if text and not step.startswith("<") else None
     return value, text
+
+
+#: Literal keys of path steps, read once per step text: ``ast.literal_eval`` compiles its
+#: argument, and applying summaries reads the same few steps tens of thousands of times.
+_KEYS: dict[str, str | int] = {}
+
+
+def _literal_key(step: str) -> str | int:
+    """The key of a path step such as ``"['ext']"`` or ``"[0]"``."""
+    try:
+        return _KEYS[step]
+    except KeyError:
+        key = _KEYS[step] = ast.literal_eval(step[1:-1])
+        return key
 
 
 def _called_result(ref: ParamRef, binding: Binding) -> Value:
@@ -197,13 +212,16 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         if value.param.owner is not binding.info:
             outer = binding.of(value.param.owner)
             return None if outer is None else substitute(value, outer, depth + 1)
-        refs = value.refs()
-        # s = a if flag else b: whichever the caller passes; of args[1] or kwargs['s'],
-        # the one the caller passed
-        present = [ref for ref in refs if not _absent(ref, binding)] or [refs[0]]
-        actual, _ = resolve(present[0], binding)
-        for other in present[1:]:
-            actual = _either(actual, resolve(other, binding)[0])
+        if not value.also:  # one parameter path: whatever the caller passed there
+            actual, _ = resolve(value.param, binding)
+        else:
+            refs = value.refs()
+            # s = a if flag else b: whichever the caller passes; of args[1] or kwargs['s'],
+            # the one the caller passed
+            present = [ref for ref in refs if not _absent(ref, binding)] or [refs[0]]
+            actual, _ = resolve(present[0], binding)
+            for other in present[1:]:
+                actual = _either(actual, resolve(other, binding)[0])
         if isinstance(actual, ExtStream) and not value.must:
             return actual.weakened()
         return actual
@@ -216,15 +234,15 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         )
         if unchanged and key is value.key:
             return value  # nothing symbolic inside: the same container, no copy
-        return replace(value, items=items, keys=keys, key=key)
+        return renewed(value, items=items, keys=keys, key=key)
     if isinstance(value, StreamCtx):
-        return replace(
+        return renewed(
             value,
             stream=substitute(value.stream, binding, depth + 1),
             yielded=substitute(value.yielded, binding, depth + 1),
         )
     if isinstance(value, Partial):  # return functools.partial(_sync, s)
-        return replace(
+        return renewed(
             value,
             func=substitute(value.func, binding, depth + 1),
             args=tuple(_substitute_arg(arg, binding, depth) for arg in value.args),
@@ -237,7 +255,7 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             lambda s: substitute(s, binding, depth + 1),
             lambda ref: substitute(symbolic(ref), binding, depth + 1),
         )
-        return value if made is value.made else replace(value, made=made)
+        return value if made is value.made else renewed(value, made=made)
     if isinstance(value, FunctionInfo) and value.enclosing is not None:
         return closure_of(value, binding)
     if isinstance(value, Closure):  # captured values in the caller's terms
@@ -245,14 +263,14 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             (owner, tuple((i, substitute(v, binding, depth + 1)) for i, v in values))
             for owner, values in value.captured
         )
-        return replace(value, captured=captured)
+        return renewed(value, captured=captured)
     if isinstance(value, ParamCall):
         return value
     if isinstance(value, Bound):  # return Holder(s).flush
-        return replace(value, receiver=substitute(value.receiver, binding, depth + 1))
+        return renewed(value, receiver=substitute(value.receiver, binding, depth + 1))
     if isinstance(value, StreamMethod):  # return s.query: the caller's stream, unnamed
         receiver = substitute(value.receiver, binding, depth + 1)
-        return replace(value, receiver=receiver, text=None) if receiver != value.receiver else value
+        return renewed(value, receiver=receiver, text=None) if receiver != value.receiver else value
     if isinstance(value, Instance):
         if value.param is not None:
             if value.param.owner is not binding.info:
@@ -261,7 +279,7 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             return actual if isinstance(actual, Instance) else Instance(value.cls)
         if value.fields:
             fields = tuple((k, substitute(v, binding, depth + 1)) for k, v in value.fields)
-            return replace(value, fields=fields)
+            return renewed(value, fields=fields)
     return value
 
 
@@ -308,7 +326,7 @@ def _absent(ref: ParamRef, binding: Binding) -> bool:
     seq = arg.value
     if not isinstance(seq, Seq) or seq.is_dict:
         return False
-    key = ast.literal_eval(step[1:-1])
+    key = _literal_key(step)
     if seq.keys or isinstance(key, str):
         return not any(known == key for known, _ in seq.keys)
     params = binding.info.params

@@ -85,6 +85,8 @@ class Views:
         defined: set[str] = set()
         changed: set[str] = set()
         checked: set[str] = set()
+        inits = {id(k) for k in cls.inits_run()}  # the same at every position
+        mine = _Lookup(cls)
         for position in range(1, len(mro)):
             before = mro[position - 1]
             # What it defines: its methods, class attributes and the attributes its
@@ -98,7 +100,9 @@ class Views:
                 continue
             fresh = defined - checked
             checked |= fresh
-            changed.update(name for name in fresh if self._differs(cls, base, name))
+            if fresh:
+                theirs = _Lookup(base)
+                changed.update(name for name in fresh if _differs(mine, theirs, name))
             methods = self._method_nodes(node)
             if not changed and not self._special_uses(node, methods):
                 continue  # nothing it reads differs, no super() nor cls(...): the common case
@@ -108,7 +112,7 @@ class Views:
                 for name, found in methods.items()
                 if "staticmethod" not in found[1].decorators
             }
-            if not any(k is base for k in cls.inits_run()):
+            if id(base) not in inits:
                 # Its __init__ never runs for cls's instances (cls's own does not chain).
                 pending.pop("__init__", None)
             grew = True
@@ -134,16 +138,6 @@ class Views:
         ``cls`` (whose MRO continues differently after ``base``) that matters."""
         mine = _first_definition(after, name)
         theirs = _first_definition(base.mro()[1:], name)
-        if mine is theirs:
-            return False
-        return acts(mine, cls) or acts(theirs, base)
-
-    def _differs(self, cls: ClassInfo, base: ClassInfo, name: str) -> bool:
-        """Whether ``name`` read through ``self`` may mean something else for an instance
-        of ``cls`` than for one of ``base`` that matters here: either meaning acts on
-        streams (what is learnt so far; a view made in a later pass is run from then on)."""
-        mine = cls.method(name) or cls.attr(name)
-        theirs = base.method(name) or base.attr(name)
         if mine is theirs:
             return False
         return acts(mine, cls) or acts(theirs, base)
@@ -235,6 +229,46 @@ def acts(value: Value, cls: ClassInfo) -> bool:
             (summary.yield_seen, summary.yield_current),
         )
     )
+
+
+class _Lookup:
+    """``cls.method(name) or cls.attr(name)`` for any name, from one walk of the MRO: each
+    lookup walking the MRO again made a class n deep cost n^2 per subclass (issue 43)."""
+
+    def __init__(self, cls: ClassInfo) -> None:
+        self.cls = cls
+        mro = cls.mro()
+        self.methods: dict[str, FunctionInfo] = {}
+        self.attrs: dict[str, Value] = {}
+        runs: set[int] | None = None
+        for owner in reversed(mro):  # the first in the MRO written last: it wins
+            self.methods.update(owner.methods)
+            if owner is cls or not owner.init_only:
+                self.attrs.update(owner.attrs)
+                continue
+            if runs is None:
+                runs = {id(k) for k in cls.inits_run()}
+            if id(owner) in runs:
+                self.attrs.update(owner.attrs)
+            else:  # what only its __init__ sets, and that never runs: ClassInfo.attr
+                skip = owner.init_only
+                self.attrs.update((k, v) for k, v in owner.attrs.items() if k not in skip)
+
+    def find(self, name: str) -> Value:
+        found = self.methods.get(name)
+        if found is not None:
+            return self.cls.views.get(found, found)
+        return self.attrs.get(name)
+
+
+def _differs(mine: _Lookup, theirs: _Lookup, name: str) -> bool:
+    """Whether ``name`` read through ``self`` may mean something else for an instance
+    of ``mine.cls`` than for one of ``theirs.cls`` that matters here: either meaning acts on
+    streams (what is learnt so far; a view made in a later pass is run from then on)."""
+    found, other = mine.find(name), theirs.find(name)
+    if found is other:
+        return False
+    return acts(found, mine.cls) or acts(other, theirs.cls)
 
 
 def _first_definition(order: list[ClassInfo], name: str) -> Value:
