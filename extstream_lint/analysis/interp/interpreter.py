@@ -45,6 +45,7 @@ from __future__ import annotations
 from .alternatives import Alternatives
 from .applying import Applying
 from .arguments import Arguments
+from .bounds import Bounds
 from .builtins import Builtins
 from .calls import Calls
 from .classes import Classes
@@ -59,6 +60,7 @@ from .guarantees import Guarantees
 from .higher_order import HigherOrder
 from .imports import Imports
 from .library import Library
+from .loops import Loops
 from .narrowing import Narrowing
 from .objects import Objects
 from .patterns import Patterns
@@ -72,6 +74,7 @@ __all__ = ["Interpreter"]
 
 class Interpreter(
     Statements,
+    Loops,
     Patterns,
     Imports,
     Expressions,
@@ -94,6 +97,7 @@ class Interpreter(
     Receivers,
     Views,
     Narrowing,
+    Bounds,
     Core,
 ):
     """Runs the two passes over one module and collects :class:`Issue` objects.
