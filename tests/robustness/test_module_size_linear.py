@@ -74,8 +74,10 @@ def use{i}():
 #: Calls per byte of the 10 KB module (about 15.4 when written), with slack; the larger
 #: modules must stay within 1.2 times of the smaller one's rate.
 _CALLS_PER_BYTE = 20
-#: Analysis calls against libcst's parse's calls (about 5.3 when written).
-_AGAINST_PARSE = 6
+#: Analysis calls against libcst's parse's calls (about 5.3 when written; 6.5 to 6.8 since
+#: loops run to a fixed point of their head, interp/loops.py: each loop's body runs until
+#: its head holds, at least twice, where a learning pass ran it once).
+_AGAINST_PARSE = 7.5
 #: tracemalloc's peak per byte: about 156 when written, which is CPython's own ``ast.parse``
 #: of the text (the analysis's first parse) alone; the issue's target is 50.
 _PEAK_PER_BYTE = 200
