@@ -62,6 +62,7 @@ class Section:
 SECTIONS: tuple[Section, ...] = (
     Section("assignment", "Assignment and unpacking", "7.2 Assignment statements"),
     Section("calls", "Calls and argument binding", "6.3.4 Calls"),
+    Section("unbound_methods", "Methods called through their class", "3.2 Instance methods"),
     Section("functions", "Function definitions and decorators", "8.7 Function definitions"),
     Section("closures", "Lambdas, closures, global and nonlocal", "4.2 Naming and binding"),
     Section("classes", "Class definitions and the object model", "8.8, 3.3 Data model"),

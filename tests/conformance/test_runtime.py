@@ -49,6 +49,9 @@ NOT_RUN: dict[str, str] = {
     "autograd/detach_in_place": "the simulation's NPU results are views, which detach_() refuses",
     "devices/pinned_factory_other_device": "the simulation pins only through pin_memory()",
     "devices/pinned_to_other_tensor": "torch's argument parser sees a simulated NPU tensor on cpu",
+    "unbound_methods/torch_stream_synchronize": (
+        "the simulation's streams do not reach torch.Stream's C synchronize (contract X01)"
+    ),
     "with_stmt/multiple_items": "the simulation has no torch.accelerator.Graph",
     "imports/transfer_same_file": "the simulation has no torch_npu.contrib.transfer_to_npu",
     "imports/transfer_package_init": "the simulation has no torch_npu.contrib.transfer_to_npu",

@@ -12,9 +12,10 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ..abstract.atoms import Const, ExtStream
+from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.state import State
 from ..abstract.values import Instance, Seq, Value, join
+from ..semantics.effects import canonical, class_of
 from ..semantics.sites import Arg, CallSite
 from .core import may_contain
 from .datamodel import unbound
@@ -38,6 +39,8 @@ class Builtins:
             literal = site.node.args[1].value
             attr = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
             if isinstance(attr, str) and attr.isidentifier():
+                if isinstance(values[0], Ref):  # getattr(torch.npu.Stream, "synchronize")
+                    return Ref(canonical(f"{values[0].qualname}.{attr}", self.transfer_to_npu))
                 text = site.positional[0].text
                 method = self._stream_method(values[0], attr, text, site.node)
                 found = method or self._attribute_of(values[0], attr, text)
@@ -59,7 +62,7 @@ class Builtins:
         if name in ("next", "anext") and values:  # anext(agen): awaited, what it yields
             return self.element_of(values[0])
         if name == "type" and len(values) == 1 and not site.keywords:  # type(self)(...)
-            return values[0].cls if isinstance(values[0], Instance) else None
+            return values[0].cls if isinstance(values[0], Instance) else class_of(values[0])
         if name == "dict":
             return self._make_dict(site) if values or site.keywords else Seq((), is_dict=True)
         if name == "list" and not values and not site.keywords and site.star_at is None:

@@ -46,6 +46,7 @@ from __future__ import annotations
 from .alternatives import Alternatives
 from .applying import Applying
 from .arguments import Arguments
+from .bounds import Bounds
 from .builtins import Builtins
 from .calls import Calls
 from .classes import Classes
@@ -60,6 +61,7 @@ from .guarantees import Guarantees
 from .higher_order import HigherOrder
 from .imports import Imports
 from .library import Library
+from .loops import Loops
 from .narrowing import Narrowing
 from .objects import Objects
 from .patterns import Patterns
@@ -74,6 +76,7 @@ __all__ = ["Interpreter"]
 
 class Interpreter(
     Statements,
+    Loops,
     Patterns,
     Imports,
     Expressions,
@@ -97,6 +100,7 @@ class Interpreter(
     Registries,
     Views,
     Narrowing,
+    Bounds,
     Core,
 ):
     """Runs the two passes over one module and collects :class:`Issue` objects.

@@ -105,7 +105,7 @@ def literal(site: CallSite, arg: Arg | None) -> tuple[Value, cst.BaseExpression 
         if keyword is not None and site.keywords.get(keyword.value) is arg:
             return _text(node.value, arg.value), node.value
     positional = [node for node in site.node.args if node.keyword is None and not node.star]
-    for node, known in zip(positional, site.positional):
+    for node, known in zip(positional[site.skipped :], site.positional):
         if known is arg:
             return _text(node.value, arg.value), node.value
     return arg.value, None

@@ -11,10 +11,11 @@ written in this module or in the interpreter.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from ... import contract as c
 from ...contract import Api
-from ..abstract.atoms import Const, ExtStream
+from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.handles import CapturingGraph, CVoidP, Event, Foreign, Graph, Work
 from ..abstract.values import Instance, StreamCtx, Tensor, Value
 from .copies import argument_matches
@@ -80,6 +81,11 @@ for _api in c.APIS:
     else:
         for _name in _api.spellings:
             _FUNCTIONS.setdefault(_name, _api)
+#: The classes whose methods the table judges (``torch.Tensor``, ``torch.npu.Stream``...):
+#: ``C.m(obj, *args)`` is ``obj.m(*args)`` (:func:`unbound_call`).
+_METHOD_CLASSES = frozenset(
+    name.rpartition(".")[0] for row in (*c.APIS, *c.HAZARDS) if row.method for name in row.spellings
+)
 #: Refused method names: one read off a stream or handle is kept as a value that can be called.
 REFUSED_METHODS = frozenset(_METHODS)
 _CAPTURING: Mapping[str, Api] = {a.yields: a for a in c.REFUSED if a.yields == c.CAPTURING_GRAPH}
@@ -250,9 +256,9 @@ def call_effects(
     """A call of a module-level function, class or unbound method, by canonical name."""
     api = _FUNCTIONS.get(qualname)
     if api is None:
-        unbound = _UNBOUND.get(qualname)
-        if unbound is not None:
-            return Outcome(_unbound_issues(site, unbound))
+        dispatched = unbound_call(site, qualname, current)
+        if dispatched is not None:
+            return Outcome(dispatched[0], value=dispatched[1])
         if qualname == _C_VOID_P:
             return Outcome(value=CVoidP())
         hazard = function_hazards(site, qualname, current)
@@ -271,21 +277,53 @@ GENERIC_EVENT = "torch.Event"
 
 
 def unbound_issues(site: CallSite, qualname: str) -> list[Issue]:
-    """A refused method named by its class and called as a value (``partial(f, ext)()``,
-    ``map(f, streams)``); nothing for any other name."""
-    api = _UNBOUND.get(qualname)
-    return [] if api is None else _unbound_issues(site, api)
+    """A method named by its class and called as a value (``partial(f, ext)()``,
+    ``map(f, streams)``): its issues, judged with no stream current; nothing for any other
+    name."""
+    dispatched = unbound_call(site, qualname, None)
+    return [] if dispatched is None else dispatched[0]
 
 
-def _unbound_issues(site: CallSite, api: Api) -> list[Issue]:
-    """``torch.Stream.synchronize(ext)``: the receiver is the first argument."""
+def class_of(value: Value) -> Value:
+    """``type(value)`` for a value known to be an external stream (the class it was made
+    from, whose methods the table judges: ``type(ext).synchronize(ext)``); ``None`` for
+    anything else, a parameter included (whatever the caller passes)."""
+    if not isinstance(value, ExtStream) or not value.must or value.param is not None:
+        return None
+    made_by = c.EXTERNAL_STREAM_CLASS if value.noun == "ExternalStream" else f"{_NPU}.Stream"
+    return Ref(made_by)
+
+
+def unbound_call(
+    site: CallSite, qualname: str, current: ExtStream | None
+) -> tuple[list[Issue], Value] | None:
+    """``C.m(obj, *args)``: Python's dispatch makes it ``obj.m(*args)`` when ``obj`` is an
+    instance of ``C`` (or of a subclass), so the method's rules judge it, refusals and
+    hazards alike (``torch.Tensor.to(out, "cpu", non_blocking=True)``,
+    ``torch.npu.Stream.synchronize(ext)``). ``None`` when ``C`` is not a class whose methods
+    the table judges. An ``obj`` of another class is judged as that object's method would
+    be: the rules look at what the receiver is (a CUDA stream, a managed stream: nothing)."""
+    owner, _, method = qualname.rpartition(".")
+    if owner not in _METHOD_CLASSES:
+        return None
     if not site.positional or site.star_at == 0:
-        return []
+        return [], None
     receiver = site.positional[0]
-    rest = CallSite(site.node, site.callee_text, site.positional[1:], site.keywords)
-    issues, _ = method_effects(rest, api.attr, receiver.value, receiver.text, None)
+    rest = CallSite(
+        site.node,
+        site.callee_text,
+        site.positional[1:],
+        site.keywords,
+        None if site.star_at is None else site.star_at - 1,
+        site.double_star,
+        site.spread,
+        site.kw_spread,
+        site.cuda_is_npu,
+        site.skipped + 1,
+    )
+    issues, yielded = method_effects(rest, method, receiver.value, receiver.text, current)
     op = f"{site.callee_text}()"
-    return [Issue(i.code, op, i.stream, i.text) for i in issues]
+    return [replace(i, operation=op) for i in issues], yielded
 
 
 def _function_issues(

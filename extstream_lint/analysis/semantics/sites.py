@@ -47,6 +47,9 @@ class CallSite:
     #: ``torch_npu.contrib.transfer_to_npu`` was imported: ``"cuda"`` devices and
     #: ``Tensor.cuda`` are the NPU's (:mod:`.devices`).
     cuda_is_npu: bool = False
+    #: How many of the call's positional argument expressions precede ``positional``: 1
+    #: where ``C.m(obj, *args)`` is judged as ``obj.m(*args)`` (:mod:`.effects`).
+    skipped: int = 0
 
     def arg(self, position: int, keyword: str) -> Arg | None:
         if keyword and keyword in self.keywords:
