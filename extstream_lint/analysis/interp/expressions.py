@@ -17,6 +17,7 @@ from ..abstract.members import UNDECIDED, Member, compare_members
 from ..abstract.state import State
 from ..abstract.values import ClassInfo, Instance, Seq, Tensor, Value, is_none, join, join_all
 from ..semantics import autograd as ag
+from ..semantics.devices import tensor_device
 from ..semantics.effects import canonical
 from ..semantics.hazards import computed
 from ..source.syntax import children, dotted_name, string_value
@@ -318,6 +319,8 @@ class Expressions:
             return Ref(canonical(f"{base.qualname}.{name}", self.transfer_to_npu))
         if name in ag.CUT_ATTRS and isinstance(base, Tensor):  # ``t.data``: no history
             return ag.cut(base)
+        if name == "device" and isinstance(base, Tensor):  # ``t.device``: where it lives
+            return tensor_device(base)
         text = dotted_name(node.value)
         if isinstance(base, Instance):  # a descriptor's __get__, called here (datamodel.py)
             found, got = self.descriptor_get(base, name, node, state)

@@ -22,6 +22,7 @@ of the flow-model table (:mod:`.flows`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import libcst as cst
 
@@ -166,6 +167,8 @@ class HigherOrder:
         self._higher_order_depth += 1
         try:
             for position, call in enumerate(list(calls)):
+                if self._enclosing_call(call, info, binding):
+                    continue
                 callee = sm.substitute(call.callee, binding)
                 called = isinstance(callee, Instance) and callee.cls.method("__call__")
                 if not isinstance(callee, CALLABLE) and not _symbolic(callee) and not called:
@@ -182,6 +185,28 @@ class HigherOrder:
                     binding.args[result_index(position)] = Arg(made, None)
         finally:
             self._higher_order_depth -= 1
+
+    def _enclosing_call(self, call: ParamCall, info: FunctionInfo, binding: sm.Binding) -> bool:
+        """A closure run in the body of the function that encloses it calls that function's
+        parameter (``def body(): setup(); fn(*args)``, then ``body()`` or
+        ``Thread(target=body)``): a call the enclosing function makes, in its own terms, with
+        the stream current where the closure made it, on the paths where the closure runs (a
+        "may", as a closure's sinks are). True when it is one (recorded there)."""
+        outer = self._function
+        ref = call.callee.param if _symbolic(call.callee) else None  # type: ignore[union-attr]
+        if ref is None or ref.owner is not outer or outer is info or binding.of(outer) is not None:
+            return False
+        if not self.learning or not isinstance(outer, FunctionInfo):
+            return True
+        current = call.current
+        if current is not None:
+            current = replace(current, stream=current.stream.weakened())
+        made = replace(call, current=current)
+        calls = outer.summary.calls
+        if made not in calls and len(calls) < MAX_PARAM_CALLS:
+            calls.append(made)
+            outer.summary.version += 1
+        return True
 
     def _recorded_site(self, call: ParamCall, node: cst.CSTNode, binding: sm.Binding) -> CallSite:
         positional = [Arg(sm.substitute(v, binding), None) for v in call.positional]
