@@ -104,6 +104,10 @@ class Summary:
     #: class resolves the name to another function (an override in a subclass of another
     #: module), the attribute is what that override returns (:mod:`.interp.receivers`).
     overridable: dict[str, tuple[str, FunctionInfo, object]] = field(default_factory=dict)
+    #: The body turns grad mode on itself (``enable_grad()``, ``set_grad_enabled(True)``, as
+    #: a context, a decorator or a call): what it returns may have history even when the
+    #: caller is in no-grad mode (:mod:`.interp.gradmode`).
+    grad_on: bool = False
     #: Bumped on every change, so the interpreter knows when a learning pass is stable.
     version: int = 0
 

@@ -118,7 +118,7 @@ class Calls:
         self.note_method_class(info, cls)
         # The body starts with whatever the caller has: symbolic values (summaries.py).
         state = State({}, sm.caller_current(info))
-        self.enter_body_mode(node, state)  # @torch.no_grad() (gradmode.py)
+        self.enter_body_mode(node, state, info)  # @torch.no_grad() (gradmode.py)
         params = node.params
         ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
         decorators = info.decorators
@@ -470,6 +470,8 @@ class Calls:
     ) -> Value:
         """Apply ``info``'s summary at a call: report its sinks, return what it returns
         (``outer``: a closure's captured bindings)."""
+        if info.summary.grad_on:  # its results keep their history in no-grad mode too
+            self.grad_kept = True
         binding = bind_arguments(info, site, receiver)
         binding.current, binding.outer = current, outer
         special = self.specialised(info, binding)

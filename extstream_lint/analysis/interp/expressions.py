@@ -47,8 +47,11 @@ class Expressions:
         handler = _EVALUATORS.get(type(node))
         if handler is not None:
             value = handler(self, node, state, scope)
-            if type(node) in _OPERATIONS and ag.GRAD_KEY in state.env and ag.grad_off(state.env):
-                return ag.cut(value)  # in no-grad mode nothing an op yields has history
+            if type(node) in _OPERATIONS:
+                # a call of a helper that turns grad mode on keeps its history (gradmode.py)
+                kept = type(node) is cst.Call and self.take_grad_kept()
+                if ag.GRAD_KEY in state.env and ag.grad_off(state.env) and not kept:
+                    return ag.cut(value)  # in no-grad mode nothing an op yields has history
             return value
         for child in children(node):
             self.eval(child, state, scope)

@@ -27,7 +27,16 @@ import libcst as cst
 from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.handles import DeviceCtx, GradMode, ManagedStream
 from ..abstract.state import State
-from ..abstract.values import NPU, Current, Instance, Seq, Tensor, Value, join_all
+from ..abstract.values import (
+    NPU,
+    Current,
+    FunctionInfo,
+    Instance,
+    Seq,
+    Tensor,
+    Value,
+    join_all,
+)
 from ..semantics import autograd as ag
 from ..semantics.copies import AWAY
 from ..semantics.devices import DIFFERENT, ENTRY, compare, entered, literal, npu_index, visible
@@ -78,12 +87,30 @@ class GradModes:
                 self.grad_decorated[node] = mode
                 return
 
-    def enter_body_mode(self, node: cst.CSTNode, state: State) -> None:
+    def enter_body_mode(self, node: cst.CSTNode, state: State, info: FunctionInfo) -> None:
         """A decorated body starts in its decorator's mode, and on its caller's NPU."""
         state.env[DEVICE_KEY] = Const(ENTRY)
         mode = self.grad_decorated.get(node) if self.grad_decorated else None
         if mode is not None:
             ag.set_mode(state.env, mode)
+            self.note_grad_mode(mode, info)
+
+    #: Set by a call of a function whose summary turns grad mode on, read (and cleared) by
+    #: the expression that made the call: its result is not cut in no-grad mode.
+    grad_kept: bool = False
+
+    def take_grad_kept(self) -> bool:
+        kept, self.grad_kept = self.grad_kept, False
+        return kept
+
+    def note_grad_mode(self, mode: GradMode, info: FunctionInfo | None = None) -> None:
+        """The function being learnt sets ``mode``: its summary says when that turns grad
+        mode on (the caller's no-grad mode then does not cut what it returns)."""
+        info = info or self._function  # type: ignore[attr-defined]
+        learning = self.learning  # type: ignore[attr-defined]
+        if mode.enabled is True and info is not None and learning and not info.summary.grad_on:
+            info.summary.grad_on = True
+            info.summary.version += 1
 
     @staticmethod
     def on_caller_device(value: Value, state: State) -> Value:
@@ -159,6 +186,7 @@ class GradModes:
         stream it makes without a device is on the current NPU."""
         if isinstance(value, GradMode) and qualname.endswith(".set_grad_enabled"):
             ag.set_mode(state.env, value)
+            self.note_grad_mode(value)
         elif qualname in _DEVICE_CONTEXTS:
             arg = site.arg(0, "device" if qualname.endswith(".device") else "obj")
             found, node = literal(site, arg)

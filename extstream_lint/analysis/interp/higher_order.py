@@ -40,6 +40,7 @@ from ..abstract.values import (
     Value,
     join,
 )
+from ..semantics import autograd as ag
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
 from .core import Scope, may_contain
@@ -181,6 +182,9 @@ class HigherOrder:
                 site = self._recorded_site(call, node, binding)
                 current = self._recorded_current(call, binding)
                 made = self._call_value(callee, node, site, state, current)
+                kept = self.take_grad_kept()  # the callee turns grad mode on (gradmode.py)
+                if call.grad_off and not kept:
+                    made = ag.cut(made)  # run in the body's no-grad mode: no history
                 if made is not None:  # return fn(*args): what the wrapper returns
                     binding.args[result_index(position)] = Arg(made, None)
         finally:
@@ -364,6 +368,7 @@ def recorded_call(callee: Value, site: CallSite, state: State) -> ParamCall:
         site.double_star,
         site.kw_spread,
         state.current,
+        ag.GRAD_KEY in state.env and ag.grad_off(state.env),
     )
 
 

@@ -299,6 +299,7 @@ class Statements:
                     changed = changed or state.current is not saved
             if isinstance(value, GradMode):  # torch.no_grad(): the body's grad mode
                 ag.set_mode(state.env, value)
+                self.note_grad_mode(value)  # gradmode.py
                 grad_changed = True
             if isinstance(value, DeviceCtx):  # torch.npu.device(k): the body's NPU
                 saved_device = saved_device or [self.enter_device(value, state)]
