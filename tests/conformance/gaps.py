@@ -38,6 +38,11 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "`async with cm as s` where `cm` is a parameter: what entering the caller's context "
         "manager gives is not kept as a symbolic value (`s` stands for `cm` itself)"
     ),
+    ("hazard_flow/call_object_copy", POSITIVE): (
+        "`non_blocking=self.non_blocking`, a literal flag stored on the instance by `__init__`: "
+        "a copy's flag is read only as a literal at the call or a helper's own parameter, "
+        "not through an attribute of `self`"
+    ),
 }
 
 __all__ = ["KNOWN_GAPS", "NEGATIVE", "POSITIVE"]
