@@ -84,6 +84,7 @@ SECTIONS: tuple[Section, ...] = (
     ),
     Section("autograd", "Autograd and grad mode", "torch.autograd, hazards.md hazard 3"),
     Section("devices", "Devices and copies between them", "hazards.md hazard 1, XST112"),
+    Section("hazard_flow", "Hazards through value flow", "hazards.md, docs/flow-models.md"),
 )
 
 _EXPECT = re.compile(r"#\s*expect:\s*(XST\d{3}(?:\s*,\s*XST\d{3})*)")

@@ -51,6 +51,9 @@ class ParamCall:
     #: libcst node is kept: findings are reported at the call that passes the function, and
     #: a node would make exporting the summary locate every call of its module.
     current: Current | None
+    #: The call runs in no-grad mode (the body's, by a decorator, a ``with`` or a call): what
+    #: it returns has no history unless the function called turns grad mode on itself.
+    grad_off: bool = False
 
 
 #: At most this many recorded calls per function (the body is bounded; passes repeat it).

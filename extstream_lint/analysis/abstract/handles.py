@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "CVoidP", "CapturingGraph", "Event", "Foreign", "GradMode", "Graph", "PinnedLoader", "Work"
+    "CVoidP", "CapturingGraph", "DeviceCtx", "Event", "Foreign", "GradMode", "Graph",
+    "ManagedStream", "PinnedLoader", "Work"
 ]  # fmt: skip
 
 
@@ -61,3 +62,21 @@ class GradMode:
     ``enabled``: the mode inside; None when the flag is not a literal."""
 
     enabled: bool | None
+
+
+@dataclass(frozen=True)
+class DeviceCtx:
+    """``torch.npu.device(k)`` / ``device_of(t)``: its ``with`` block runs on NPU ``k``, so a
+    stream made there without ``device=`` is on ``k``. ``index``: an int or a symbolic
+    index (:mod:`..semantics.devices`); None when it is not visible."""
+
+    index: object
+
+
+@dataclass(frozen=True)
+class ManagedStream:
+    """A torch_npu stream of its own (``torch.npu.Stream(device=1)``) on a visible device.
+    The current stream is kept per device, so making it current leaves an external stream
+    current on another device as it was (:mod:`..semantics.copies`)."""
+
+    device: object

@@ -28,7 +28,10 @@ class Made:
     of a parameter ``loss``): whatever the caller passes there, resolved at each call.
     ``recorded``: False for a tensor known to have no autograd history and not to require grad
     (made in no-grad mode, detached, a factory's leaf): an op on such tensors records no node,
-    whatever stream is current (:data:`NOGRAD`).
+    whatever stream is current (:data:`NOGRAD`). ``inputs``: in a summarised function, the
+    parameters it was computed from alone (with literals and tensors without history): its
+    nodes were recorded only if what the caller passes there requires grad or has history
+    (empty: whatever the caller passes).
     """
 
     streams: tuple[ExtStream, ...] = ()
@@ -36,6 +39,7 @@ class Made:
     plain_must: bool = False
     params: tuple[ParamRef, ...] = ()
     recorded: bool = True
+    inputs: tuple[ParamRef, ...] = ()
 
 
 #: Computed with no external stream current, from nothing that was: shared, never allocated.
@@ -62,11 +66,13 @@ def union(parts: Iterable[Made]) -> Made | None:
     params: dict[ParamRef, None] = {}
     plain = plain_must = False
     seen = recorded = False
+    inputs: dict[ParamRef, None] | None = {}  # None: recorded whatever the caller passes
     for part in parts:
         seen = True
         if not part.recorded:
             continue  # no history: nothing of it is in the result's graph
         recorded = True
+        inputs = _inputs(inputs, part)
         plain = plain or part.plain
         plain_must = plain_must or part.plain_must
         for ref in part.params:
@@ -84,9 +90,19 @@ def union(parts: Iterable[Made]) -> Made | None:
         return None
     if not recorded:
         return NOGRAD
-    if not streams and plain_must and not params:
+    if not streams and plain_must and not params and not inputs:
         return PLAIN
-    return Made(tuple(streams.values()), plain, plain_must, tuple(params))
+    return Made(
+        tuple(streams.values()), plain, plain_must, tuple(params), True, tuple(inputs or ())
+    )
+
+
+def _inputs(inputs: dict[ParamRef, None] | None, part: Made) -> dict[ParamRef, None] | None:
+    """The parameters a union was recorded from alone, with ``part``'s; None once a part is
+    recorded whatever the caller passes."""
+    if inputs is None or not part.inputs or len(inputs) + len(part.inputs) > MAX_STREAMS:
+        return None
+    return {**inputs, **dict.fromkeys(part.inputs)}
 
 
 def join_made(a: Made | None, b: Made | None) -> Made | None:
@@ -96,7 +112,8 @@ def join_made(a: Made | None, b: Made | None) -> Made | None:
     if a is None or b is None:
         known = a if b is None else b
         assert known is not None
-        return Made(tuple(_weak(s) for s in known.streams), known.plain, False, known.params)
+        weak = tuple(_weak(s) for s in known.streams)
+        return Made(weak, known.plain, False, known.params, known.recorded, known.inputs)
     theirs = {stream_key(s): s for s in b.streams}
     streams = []
     for stream in a.streams:
@@ -105,6 +122,15 @@ def join_made(a: Made | None, b: Made | None) -> Made | None:
         streams.append(stream if both else _weak(stream))
     streams.extend(_weak(s) for s in theirs.values())
     params = tuple(dict.fromkeys((*a.params, *b.params)))[:MAX_STREAMS]
+    inputs: dict[ParamRef, None] | None = {}
+    for side in (a, b):
+        if side.recorded:  # a path with no history adds no condition
+            inputs = _inputs(inputs, side)
     return Made(
-        tuple(streams[:MAX_STREAMS]), a.plain or b.plain, a.plain_must and b.plain_must, params
+        tuple(streams[:MAX_STREAMS]),
+        a.plain or b.plain,
+        a.plain_must and b.plain_must,
+        params,
+        True,
+        tuple(inputs or ()),
     )

@@ -111,6 +111,10 @@ class Summary:
     #: Applied where the function is called (a class statement running a metaclass or
     #: ``__init_subclass__``: :mod:`.interp.registries`).
     stores: list[tuple[object, str, Value, Value]] = field(default_factory=list)
+    #: The body turns grad mode on itself (``enable_grad()``, ``set_grad_enabled(True)``, as
+    #: a context, a decorator or a call): what it returns may have history even when the
+    #: caller is in no-grad mode (:mod:`.interp.gradmode`).
+    grad_on: bool = False
     #: Bumped on every change, so the interpreter knows when a learning pass is stable.
     version: int = 0
 

@@ -54,6 +54,7 @@ from .classes import Super
 from .containers import CONTAINER_METHODS
 from .core import Scope, is_symbolic, may_contain
 from .datamodel import ENUM_MARKS, held_callable
+from .gradmode import COPY_METHODS
 from .library import LIBRARY_CALLS
 from .objects import OBJECT_CALLS
 
@@ -117,7 +118,7 @@ class Calls:
         self.note_method_class(info, cls)
         # The body starts with whatever the caller has: symbolic values (summaries.py).
         state = State({}, sm.caller_current(info))
-        self.enter_body_mode(node, state)  # @torch.no_grad() (gradmode.py)
+        self.enter_body_mode(node, state, info)  # @torch.no_grad() (gradmode.py)
         params = node.params
         ordered = [*params.posonly_params, *params.params, *params.kwonly_params]
         decorators = info.decorators
@@ -256,6 +257,9 @@ class Calls:
                 issues, yielded = [], None  # the class's own wait()/query(): not torch's
             else:
                 issues, yielded = method_effects(site, method, receiver, receiver_text, current)
+                away = self.away_current(state) if current is None else None  # gradmode.py
+                if away is not None and method in COPY_METHODS:  # the copies that touch its NPU
+                    issues = method_effects(site, method, receiver, receiver_text, away)[0]
                 self.note_in_place(method, func.value, yielded, state, scope, site)  # gradmode
             if method == "wait" and self._never_recorded(receiver):
                 issues = []  # torch.Event.wait returns early: nothing to wait for (X07)
@@ -268,6 +272,10 @@ class Calls:
                 found, made = self.flow_method(receiver, method, site, state, current)
                 if found and (made is not None or yielded is None):
                     return made
+            if callee is None and method == "parameters" and isinstance(receiver, Instance):
+                params = self.module_parameters(receiver)  # model.parameters() (gradmode.py)
+                if params is not None:
+                    return params
             held = held_callable(receiver, method)  # self.make(h), make held (datamodel.py)
             if (callee is None and is_symbolic(receiver)) or held:
                 # obj.m(...) on a parameter: dispatched where the caller's object is known
@@ -467,6 +475,8 @@ class Calls:
     ) -> Value:
         """Apply ``info``'s summary at a call: report its sinks, return what it returns
         (``outer``: a closure's captured bindings)."""
+        if info.summary.grad_on:  # its results keep their history in no-grad mode too
+            self.grad_kept = True
         binding = bind_arguments(info, site, receiver)
         binding.current, binding.outer = current, outer
         special = self.specialised(info, binding)
@@ -494,7 +504,8 @@ class Calls:
         if changed:
             self._make_current(stream, label, node, state)
         overridden = self.override_return(info, node, binding, state)  # receivers.py
-        return overridden if overridden is not None else self._returned(info, node, binding)
+        returned = overridden if overridden is not None else self._returned(info, node, binding)
+        return self.on_caller_device(returned, state)  # a stream made on this NPU (gradmode.py)
 
     def _call_ref(
         self,

@@ -17,6 +17,7 @@ from ..abstract.members import UNDECIDED, Member, compare_members
 from ..abstract.state import State
 from ..abstract.values import ClassInfo, Instance, Seq, Tensor, Value, is_none, join, join_all
 from ..semantics import autograd as ag
+from ..semantics.devices import tensor_device
 from ..semantics.effects import canonical
 from ..semantics.hazards import computed
 from ..source.syntax import children, dotted_name, string_value
@@ -46,8 +47,11 @@ class Expressions:
         handler = _EVALUATORS.get(type(node))
         if handler is not None:
             value = handler(self, node, state, scope)
-            if type(node) in _OPERATIONS and ag.GRAD_KEY in state.env and ag.grad_off(state.env):
-                return ag.cut(value)  # in no-grad mode nothing an op yields has history
+            if type(node) in _OPERATIONS:
+                # a call of a helper that turns grad mode on keeps its history (gradmode.py)
+                kept = type(node) is cst.Call and self.take_grad_kept()
+                if ag.GRAD_KEY in state.env and ag.grad_off(state.env) and not kept:
+                    return ag.cut(value)  # in no-grad mode nothing an op yields has history
             return value
         for child in children(node):
             self.eval(child, state, scope)
@@ -318,6 +322,8 @@ class Expressions:
             return Ref(canonical(f"{base.qualname}.{name}", self.transfer_to_npu))
         if name in ag.CUT_ATTRS and isinstance(base, Tensor):  # ``t.data``: no history
             return ag.cut(base)
+        if name == "device" and isinstance(base, Tensor):  # ``t.device``: where it lives
+            return tensor_device(base)
         text = dotted_name(node.value)
         if isinstance(base, Instance):  # a descriptor's __get__, called here (datamodel.py)
             found, got = self.descriptor_get(base, name, node, state)

@@ -1,5 +1,6 @@
 """Process modes set by plain calls: grad mode (``torch.no_grad()`` and its kin as
-decorators and calls) and the current NPU (``torch.npu.set_device(k)``).
+decorators and calls) and the current NPU (``torch.npu.set_device(k)``, the ``with`` block
+of ``torch.npu.device(k)``, and a caller's, for a stream a helper makes).
 
 What each grad-mode object means, and what no-grad mode does to values, is
 :mod:`..semantics.autograd`; ``with`` blocks are :mod:`.statements`'. This mixin keeps the
@@ -7,7 +8,14 @@ two other ways a mode is set: a decorator over a ``def`` (its body runs in that 
 calls it) and a plain ``torch.set_grad_enabled(flag)`` call (the mode from there on). The
 current device (:data:`DEVICE_KEY`) puts a stream made without ``device=``
 (``ExternalStream(p)`` after ``set_device(k)``) on that device, so the per-device copy
-rules (:mod:`..semantics.copies`) can judge it.
+rules (:mod:`..semantics.copies`) can judge it. A function body starts on
+:data:`..semantics.devices.ENTRY`, the NPU current at its call, so a stream it makes there is
+put on the caller's current NPU when the call returns it (:meth:`GradModes.on_caller_device`).
+
+The current stream is kept per device: a managed stream on npu:1 made current while an
+external stream is current on npu:0 leaves npu:0's as it was (:data:`AWAY_KEY`): copies that
+touch npu:0 are still judged against it (:meth:`GradModes.away_current`); everything else
+runs on npu:1's managed stream.
 """
 
 from __future__ import annotations
@@ -17,20 +25,38 @@ from dataclasses import replace
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream, Ref
-from ..abstract.handles import GradMode
+from ..abstract.handles import DeviceCtx, GradMode, ManagedStream
 from ..abstract.state import State
-from ..abstract.values import Tensor, Value
+from ..abstract.values import (
+    NPU,
+    Current,
+    FunctionInfo,
+    Instance,
+    Seq,
+    Tensor,
+    Value,
+    join_all,
+)
 from ..semantics import autograd as ag
-from ..semantics.devices import literal, npu_index
+from ..semantics.copies import AWAY
+from ..semantics.devices import DIFFERENT, ENTRY, compare, entered, literal, npu_index, visible
 from ..semantics.sites import CallSite
 
-__all__ = ["DEVICE_KEY", "GradModes"]
+__all__ = ["AWAY_KEY", "COPY_METHODS", "DEVICE_KEY", "GradModes"]
 
 #: The state key of the current NPU's index (``Const(int)`` or ``Const(Sym)``), once
 #: ``set_device`` gave one; absent: not known.
 DEVICE_KEY = "<npu device>"
+#: The state key of an external stream still current on its own NPU while a managed stream
+#: on another NPU is the current one (an :class:`.values.ExtStream`); absent: none.
+AWAY_KEY = "<external stream on another npu>"
+#: ``torch.npu.device(k)`` and ``device_of(t)``: context managers that select an NPU (the
+#: torch_npu wheel's ``npu/utils.py``; neither is a decorator: no ``__call__``).
+#: How many submodules ``parameters()`` looks into (an object graph may be cyclic or large).
+_MAX_SUBMODULES = 64
+_DEVICE_CONTEXTS = frozenset({"torch_npu.npu.device", "torch_npu.npu.device_of"})
 #: Tensor methods that read ``non_blocking`` (the copies of hazard 1).
-_COPIES = frozenset({"to", "npu", "cuda", "copy_"})
+COPY_METHODS = frozenset({"to", "npu", "cuda", "copy_"})
 _SET_DEVICE = frozenset(
     {
         "torch_npu.npu.set_device",
@@ -61,11 +87,98 @@ class GradModes:
                 self.grad_decorated[node] = mode
                 return
 
-    def enter_body_mode(self, node: cst.CSTNode, state: State) -> None:
-        """A decorated body starts in its decorator's mode."""
+    def enter_body_mode(self, node: cst.CSTNode, state: State, info: FunctionInfo) -> None:
+        """A decorated body starts in its decorator's mode, and on its caller's NPU."""
+        state.env[DEVICE_KEY] = Const(ENTRY)
         mode = self.grad_decorated.get(node) if self.grad_decorated else None
         if mode is not None:
             ag.set_mode(state.env, mode)
+            self.note_grad_mode(mode, info)
+
+    #: Set by a call of a function whose summary turns grad mode on, read (and cleared) by
+    #: the expression that made the call: its result is not cut in no-grad mode.
+    grad_kept: bool = False
+
+    def take_grad_kept(self) -> bool:
+        kept, self.grad_kept = self.grad_kept, False
+        return kept
+
+    def note_grad_mode(self, mode: GradMode, info: FunctionInfo | None = None) -> None:
+        """The function being learnt sets ``mode``: its summary says when that turns grad
+        mode on (the caller's no-grad mode then does not cut what it returns)."""
+        info = info or self._function  # type: ignore[attr-defined]
+        learning = self.learning  # type: ignore[attr-defined]
+        if mode.enabled is True and info is not None and learning and not info.summary.grad_on:
+            info.summary.grad_on = True
+            info.summary.version += 1
+
+    @staticmethod
+    def on_caller_device(value: Value, state: State) -> Value:
+        """A stream a call returns, made on the NPU current at the call: on this caller's."""
+        known = state.env.get(DEVICE_KEY)
+        return entered(value, known.value if isinstance(known, Const) else None)
+
+    @staticmethod
+    def enter_device(ctx: DeviceCtx, state: State) -> Value:
+        """``with torch.npu.device(k):`` selects NPU ``k`` until the block ends; returns what
+        to restore then (:meth:`restore_device`)."""
+        saved = state.env.get(DEVICE_KEY)
+        if ctx.index is None:
+            state.env.pop(DEVICE_KEY, None)
+        else:
+            state.env[DEVICE_KEY] = Const(ctx.index)
+        return saved
+
+    @staticmethod
+    def restore_device(state: State, saved: Value) -> None:
+        if saved is None:
+            state.env.pop(DEVICE_KEY, None)
+        else:
+            state.env[DEVICE_KEY] = saved
+
+    @staticmethod
+    def keep_away(stream: Value, current: Current | None, state: State) -> None:
+        """``stream``, not external, becomes current: an external stream current on other
+        NPUs than ``stream``'s stays current there (the current stream is per device)."""
+        kept = None
+        if isinstance(stream, ManagedStream) and current is not None:
+            devices = visible(current.stream.device)
+            if devices and all(compare(d, stream.device) == DIFFERENT for d in devices):
+                s = current.stream
+                kept = replace(s, how=AWAY, origin=current.origin, current_of=current.label)
+        if kept is None:
+            state.env.pop(AWAY_KEY, None)
+        else:
+            state.env[AWAY_KEY] = kept
+
+    @staticmethod
+    def away_current(state: State) -> ExtStream | None:
+        """The external stream current on another NPU than the current one, if any."""
+        kept = state.env.get(AWAY_KEY)
+        if not isinstance(kept, ExtStream):
+            return None
+        return kept
+
+    @staticmethod
+    def module_parameters(module: Instance) -> Value:
+        """``model.parameters()`` of a ``torch.nn.Module`` subclass: an iterable of the tensors
+        its instance holds, its submodules' included (their devices give ``p.device``); None
+        for another class (its own ``parameters`` is not torch's)."""
+        if not any(_is_torch_module(q) for k in module.cls.mro() for q in k.library):
+            return None
+        found: list[Value] = []
+        pending, seen = [module], set()
+        while pending:
+            held = pending.pop()
+            if id(held) in seen or len(seen) > _MAX_SUBMODULES:
+                continue
+            seen.add(id(held))
+            for _, value in held.fields:
+                if isinstance(value, Tensor):
+                    found.append(value)
+                elif isinstance(value, Instance):
+                    pending.append(value)
+        return Seq((join_all(found),)) if found else None
 
     def after_torch_call(self, qualname: str, site: CallSite, value: Value, state: State) -> Value:
         """What a torch call sets for what follows: ``torch.set_grad_enabled(False)`` as a
@@ -73,6 +186,14 @@ class GradModes:
         stream it makes without a device is on the current NPU."""
         if isinstance(value, GradMode) and qualname.endswith(".set_grad_enabled"):
             ag.set_mode(state.env, value)
+            self.note_grad_mode(value)
+        elif qualname in _DEVICE_CONTEXTS:
+            arg = site.arg(0, "device" if qualname.endswith(".device") else "obj")
+            found, node = literal(site, arg)
+            if qualname.endswith("_of"):  # device_of(t): t's NPU, a no-op for a host tensor
+                on_npu = isinstance(found, Tensor) and found.place == NPU
+                return DeviceCtx(found.index if on_npu else None)  # type: ignore[union-attr]
+            return DeviceCtx(npu_index(found, node, self.transfer_to_npu))  # type: ignore[attr-defined]
         elif qualname in _SET_DEVICE:
             found, node = literal(site, site.arg(0, "device"))
             index = npu_index(found, node, self.transfer_to_npu)  # type: ignore[attr-defined]
@@ -99,7 +220,12 @@ class GradModes:
         the receiver is bound to the result from here on. A copy given a helper's own
         ``**kwargs`` (``t.to(dev, **kwargs)``) passes them on where ``non_blocking`` is read:
         a caller's literal flags there get a copy of the summary (:mod:`.constants`)."""
-        if site.double_star and method in _COPIES:
+        if site.double_star and method in COPY_METHODS:
             self._note_passed_on(site.kw_spread)  # type: ignore[attr-defined]
         if method in ag.IN_PLACE and isinstance(result, Tensor) and type(receiver) is cst.Name:
             self.bind(receiver.value, result, state, scope)  # type: ignore[attr-defined]
+
+
+def _is_torch_module(qualname: str) -> bool:
+    """``torch.nn.Module`` and its torch subclasses (``nn.Linear``), as the class names them."""
+    return qualname.startswith("torch.nn.") and qualname.rpartition(".")[2][:1].isupper()

@@ -23,6 +23,7 @@ of the flow-model table (:mod:`.flows`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import libcst as cst
 
@@ -40,6 +41,7 @@ from ..abstract.values import (
     Value,
     join,
 )
+from ..semantics import autograd as ag
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
 from .core import Scope, may_contain
@@ -176,6 +178,8 @@ class HigherOrder:
         self._higher_order_depth += 1
         try:
             for position, call in enumerate(list(calls)):
+                if self._enclosing_call(call, info, binding):
+                    continue
                 callee = sm.substitute(call.callee, binding)
                 called = isinstance(callee, Instance) and callee.cls.method("__call__")
                 if not isinstance(callee, CALLABLE) and not _symbolic(callee) and not called:
@@ -188,10 +192,35 @@ class HigherOrder:
                 site = self._recorded_site(call, node, binding)
                 current = self._recorded_current(call, binding)
                 made = self._call_value(callee, node, site, state, current)
+                kept = self.take_grad_kept()  # the callee turns grad mode on (gradmode.py)
+                if call.grad_off and not kept:
+                    made = ag.cut(made)  # run in the body's no-grad mode: no history
                 if made is not None:  # return fn(*args): what the wrapper returns
                     binding.args[result_index(position)] = Arg(made, None)
         finally:
             self._higher_order_depth -= 1
+
+    def _enclosing_call(self, call: ParamCall, info: FunctionInfo, binding: sm.Binding) -> bool:
+        """A closure run in the body of the function that encloses it calls that function's
+        parameter (``def body(): setup(); fn(*args)``, then ``body()`` or
+        ``Thread(target=body)``): a call the enclosing function makes, in its own terms, with
+        the stream current where the closure made it, on the paths where the closure runs (a
+        "may", as a closure's sinks are). True when it is one (recorded there)."""
+        outer = self._function
+        ref = call.callee.param if _symbolic(call.callee) else None  # type: ignore[union-attr]
+        if ref is None or ref.owner is not outer or outer is info or binding.of(outer) is not None:
+            return False
+        if not self.learning or not isinstance(outer, FunctionInfo):
+            return True
+        current = call.current
+        if current is not None:
+            current = replace(current, stream=current.stream.weakened())
+        made = replace(call, current=current)
+        calls = outer.summary.calls
+        if made not in calls and len(calls) < MAX_PARAM_CALLS:
+            calls.append(made)
+            outer.summary.version += 1
+        return True
 
     def _recorded_site(self, call: ParamCall, node: cst.CSTNode, binding: sm.Binding) -> CallSite:
         positional = [Arg(sm.substitute(v, binding), None) for v in call.positional]
@@ -349,6 +378,7 @@ def recorded_call(callee: Value, site: CallSite, state: State) -> ParamCall:
         site.double_star,
         site.kw_spread,
         state.current,
+        ag.GRAD_KEY in state.env and ag.grad_off(state.env),
     )
 
 

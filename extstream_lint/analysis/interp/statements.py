@@ -17,7 +17,7 @@ from dataclasses import replace
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream
-from ..abstract.handles import GradMode
+from ..abstract.handles import DeviceCtx, GradMode
 from ..abstract.state import State, join_states
 from ..abstract.values import ClassInfo, Current, Instance, StreamCtx, Value, join_all, join_current
 from ..semantics import autograd as ag
@@ -27,6 +27,7 @@ from ..semantics.sites import Arg
 from ..source.syntax import children, dotted_name, tail_name
 from .constants import const_truth
 from .core import Scope
+from .gradmode import AWAY_KEY
 from .summaries import ENTERED, symbolic
 
 #: ``exec_<NodeType>`` by statement type (built once per type).
@@ -253,6 +254,8 @@ class Statements:
     def exec_With(self, node: cst.With, state: State, scope: Scope) -> State | None:
         saved = state.current
         saved_grad = state.env.get(ag.GRAD_KEY)
+        saved_away = state.env.get(AWAY_KEY)
+        saved_device: list[Value] = []  # set by a ``torch.npu.device(k)`` item (gradmode.py)
         grad_changed = False
         changed = False
         loop = self._loops[-1] if self._loops else None
@@ -279,7 +282,10 @@ class Statements:
                     changed = changed or state.current is not saved
             if isinstance(value, GradMode):  # torch.no_grad(): the body's grad mode
                 ag.set_mode(state.env, value)
+                self.note_grad_mode(value)  # gradmode.py
                 grad_changed = True
+            if isinstance(value, DeviceCtx):  # torch.npu.device(k): the body's NPU
+                saved_device = saved_device or [self.enter_device(value, state)]
             if isinstance(value, StreamCtx):
                 entered = value.yielded
                 if not value.keeps_current:
@@ -314,9 +320,15 @@ class Statements:
         self.exit_managers(node, managers, end or state)  # datamodel.py
         if grad_changed and end is not None:  # __exit__ restores the grad mode
             ag.restore_mode(end.env, saved_grad)
+        if saved_device and end is not None:  # and the NPU
+            self.restore_device(end, saved_device[0])
         if changed:  # __exit__ restores the stream, however the block is left
             if end is not None:
                 end.current = saved
+                if saved_away is None:
+                    end.env.pop(AWAY_KEY, None)
+                else:
+                    end.env[AWAY_KEY] = saved_away
             if loop is not None:
                 for jump in (*loop.breaks[marks[0] :], *loop.continues[marks[1] :]):
                     jump.current = saved
@@ -327,8 +339,10 @@ class Statements:
         if isinstance(stream, Const) and stream.value is None:
             return False  # torch.npu.stream(None) is a no-op
         if not isinstance(stream, ExtStream):
+            self.keep_away(stream, state.current, state)  # per device (gradmode.py)
             state.current = None
             return True
+        state.env.pop(AWAY_KEY, None)
         if stream.current_of is not None:  # a saved current stream, made current again
             label, origin = stream.current_of, stream.origin  # type: ignore[assignment]
         made = Current(replace(stream, current_of=None, nullable=False), label, origin)

@@ -40,6 +40,7 @@ from ..abstract.values import (
     join,
 )
 from ..semantics import provenance as pv
+from ..semantics.copies import HOST_ARG, PINNED_ARG
 from ..semantics.effects import handle_matches
 from ..semantics.sites import Arg, Issue
 
@@ -376,7 +377,14 @@ def call_issues(info: FunctionInfo, binding: Binding, callee: str) -> list[CallI
             g_index, g_path, kind = sink.guard
             handle, _ = resolve(ParamRef(info, g_index, g_path), binding)
             if isinstance(handle, ExtStream) and handle.param is not None:
-                guard = (handle.param, kind)  # the caller's own parameter: its sink, guarded
+                if actual.param is None and kind in (PINNED_ARG, HOST_ARG):
+                    # A copy of the caller's own parameter on a stream external here: judged
+                    # here, as a tensor of unknown memory (as :func:`.copies.by_parameter`
+                    # judges the caller's own copy), not as if it were pinned.
+                    if kind == PINNED_ARG:
+                        continue
+                else:
+                    guard = (handle.param, kind)  # the caller's own parameter: its sink
             elif not handle_matches(kind, handle):
                 continue
         unless: ParamRef | None = None

@@ -20,10 +20,11 @@ from dataclasses import replace
 
 from ..abstract.atoms import ExtStream
 from ..abstract.values import PINNED, Tensor, Value
-from .devices import DIFFERENT, SAME, UNSURE, compare, show
+from .devices import DIFFERENT, SAME, UNSURE, compare, show, visible
 from .sites import Issue
 
 __all__ = [
+    "AWAY",
     "HOST_ARG",
     "PINNED_ARG",
     "UNKNOWN_HOST",
@@ -33,6 +34,11 @@ __all__ = [
     "elsewhere",
 ]
 
+#: How an external stream is current while a managed stream on another NPU is the current
+#: one (:data:`..interp.gradmode.AWAY_KEY`): copies that touch its NPU still run on it, a
+#: copy to or from "the current NPU" (no index) does not. Read into the message
+#: ("made current on its own NPU at line 3").
+AWAY = "made current on its own NPU at"
 #: How XST211's message names a host side of unknown memory.
 UNKNOWN_HOST = "from host memory not known to be pageable"
 #: Guards of a helper's copy sinks (:attr:`.sites.Issue.guard`): the sink applies when the
@@ -46,7 +52,7 @@ def cross_device(op: str, source: object, target: object, current: ExtStream) ->
     if compare(source, target) != DIFFERENT:
         return None  # the same device, or not known to differ: no event between devices
     text = f"{op}() copies from {show(source)} to {show(target)}"
-    devices = current.device
+    devices = visible(current.device)
     if devices is None:
         text += " (the external stream's device is not visible)"
         return Issue("XST112", text, current.weakened(), None, True)
@@ -63,8 +69,10 @@ def elsewhere(current: ExtStream, index: object) -> bool:
     """A host copy on NPU ``index`` takes *that* device's current stream (hazards.md, hazard
     1): True when the external stream is known to be current on other devices only (a pinned
     copy into npu:1 while it is current on npu:0), so nothing is recorded on it."""
-    devices = current.device
-    if not devices or index is None:
+    devices = visible(current.device)
+    if index is None:  # the current NPU: the managed stream's, when the external one is away
+        return current.how == AWAY
+    if not devices:
         return False
     return all(compare(device, index) == DIFFERENT for device in devices)
 

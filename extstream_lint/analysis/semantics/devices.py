@@ -28,11 +28,12 @@ import libcst as cst
 
 from ... import contract as c
 from ..abstract.atoms import Const, ExtStream
-from ..abstract.values import HOST, NPU, Tensor, Value
+from ..abstract.values import HOST, NPU, PINNED, Tensor, Value
 from .sites import Arg, CallSite
 
 __all__ = [
     "DIFFERENT",
+    "ENTRY",
     "FOREIGN",
     "SAME",
     "UNSURE",
@@ -43,6 +44,8 @@ __all__ = [
     "escaped",
     "literal",
     "stream_device",
+    "tensor_device",
+    "visible",
 ]
 
 #: :func:`compare`'s answers.
@@ -75,10 +78,16 @@ class Sym:
 
 Index = int | Sym | None
 
+#: The NPU that was current when a function was called: a stream the function makes without
+#: ``device=`` (and without a ``set_device`` of its own) is on it, and a call puts it on the
+#: caller's current NPU (:meth:`..interp.gradmode.GradModes.on_caller_device`). Compared with
+#: nothing, not even itself: two calls may run on different devices.
+ENTRY = Sym("<the NPU current at the call>")
+
 
 def compare(a: object, b: object) -> str:
     """Two NPU indices: :data:`SAME`, :data:`DIFFERENT` or :data:`UNSURE`."""
-    if a is None or b is None:
+    if a is None or b is None or a == ENTRY or b == ENTRY:
         return UNSURE
     if isinstance(a, int) and isinstance(b, int):
         return SAME if a == b else DIFFERENT
@@ -243,6 +252,15 @@ def device_value(site: CallSite) -> Value:
     return Const((first.value, sym)) if sym is not None else None
 
 
+def tensor_device(tensor: Tensor) -> Value:
+    """``t.device``, as :func:`device` reads it: ``("npu", index)``, ``"cpu"``, or None."""
+    if tensor.place == NPU:
+        return Const((c.NPU_DEVICES[0], tensor.index))
+    if tensor.place in (HOST, PINNED):
+        return Const(c.HOST_DEVICE)
+    return None
+
+
 def stream_device(site: CallSite, position: int, cuda_is_npu: bool) -> frozenset[Index] | None:
     """The device a stream constructor puts its stream on (``ExternalStream(p, device=1)``,
     ``Stream(device=d, stream_ptr=p)``): a one-element set, or None (the current device,
@@ -257,13 +275,29 @@ def stream_device(site: CallSite, position: int, cuda_is_npu: bool) -> frozenset
 
 def escaped(value: Value) -> Value:
     """A value returned to a caller: symbolic indices name the callee's expressions
-    (``device`` there is not ``device`` here), so they become "not visible"."""
+    (``device`` there is not ``device`` here), so they become "not visible"; :data:`ENTRY`
+    stays, for the caller to name (:func:`entered`)."""
     if isinstance(value, Tensor) and isinstance(value.index, Sym):
         return replace(value, index=None)
     if (
         isinstance(value, ExtStream)
         and value.device
-        and any(isinstance(index, Sym) for index in value.device)
+        and any(isinstance(index, Sym) and index != ENTRY for index in value.device)
     ):
         return replace(value, device=None)
     return value
+
+
+def entered(value: Value, device: Index) -> Value:
+    """A stream a call returned, made on the NPU current at the call (:data:`ENTRY`), on the
+    caller's current NPU ``device`` (None: not visible)."""
+    if isinstance(value, ExtStream) and value.device and ENTRY in value.device:
+        if device is None:
+            return replace(value, device=None)
+        return replace(value, device=(value.device - {ENTRY}) | {device})
+    return value
+
+
+def visible(devices: frozenset[object] | None) -> frozenset[object] | None:
+    """The devices a stream may be on, or None when one of them is not visible."""
+    return None if devices is None or ENTRY in devices else devices

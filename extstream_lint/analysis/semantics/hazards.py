@@ -24,7 +24,7 @@ from ..abstract.handles import Graph, PinnedLoader
 from ..abstract.values import HOST, NPU, PINNED, UNKNOWN, Seq, Tensor, Value
 from . import autograd as ag
 from . import provenance as pv
-from .copies import UNKNOWN_HOST, by_parameter, cross_device, elsewhere
+from .copies import AWAY, UNKNOWN_HOST, by_parameter, cross_device, elsewhere
 from .devices import FOREIGN, device_value, literal, npu_index
 from .devices import device as _read_device
 from .sites import Arg, CallSite, Issue
@@ -224,8 +224,8 @@ def _unknown_target(
     """``t.to(device, non_blocking=True)`` with a device the analysis cannot read: a pinned
     tensor is moved to a device (to the host it would be no copy at all); a tensor of unknown
     place may be pinned. A dtype (``torch.float16``) moves nothing."""
-    if current is None or not _truthy(flag) or target_arg is None:
-        return []
+    if current is None or not _truthy(flag) or target_arg is None or current.how == AWAY:
+        return []  # away: an unread device may be the current NPU, whose stream is managed
     if isinstance(target_arg.value, (Ref, Tensor)):
         return []
     op = site.callee_text
@@ -267,6 +267,8 @@ def _copy_into(
     npu_side = dst if dst.place == NPU else src if src.place == NPU else None
     if npu_side is not None and elsewhere(current, npu_side.index):
         return []  # the copy runs on the NPU side's device, where the stream is not current
+    if npu_side is None and current.how == AWAY:
+        return []  # on an unknown NPU, maybe the current one, whose stream is managed
     host = (HOST, PINNED)
     if src.place == PINNED and dst.place not in host:
         return [_copy_issue("XST201", op, "from pinned memory", current)]

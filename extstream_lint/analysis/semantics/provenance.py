@@ -81,7 +81,32 @@ def derive(
     found = [made_of(value) for value in operands]
     if not records and _no_history(operands, found):
         return NOGRAD
-    return _combine(current, [m for m in found if m is not None and m.recorded])
+    made = _combine(current, [m for m in found if m is not None and m.recorded])
+    inputs = () if records else _param_inputs(operands, found)
+    return replace(made, inputs=inputs) if inputs and made.recorded else made
+
+
+def _param_inputs(operands: list[Value], found: list[Made | None]) -> tuple[ParamRef, ...]:
+    """The parameters a computation is made from alone (with literals, tensors without
+    history and values themselves made from parameters alone): it records nodes only if
+    what the caller passes there requires grad. Empty when some operand may require grad
+    whatever the caller passes (an unknown value, a leaf, a tensor with history)."""
+    refs: dict[ParamRef, None] = {}
+    for value, made in zip(operands, found):
+        if made is not None:
+            if not made.recorded:
+                continue
+            conditions = _conditions(made)
+            if not conditions:
+                return ()
+            refs.update(dict.fromkeys(conditions))
+        elif type(value) is not Const:
+            param = getattr(value, "param", None)
+            also = getattr(value, "also", ())
+            if not isinstance(param, ParamRef) or param.index < 0 or also:
+                return ()
+            refs[param] = None
+    return tuple(refs) if len(refs) <= MAX_STREAMS else ()
 
 
 def _no_history(operands: list[Value], found: list[Made | None]) -> bool:
@@ -199,6 +224,60 @@ def substitute(
     (the caller's current stream, an argument made current); one that is no external stream
     there (a managed stream, none) is a "plain" part. Each parameter in ``params`` brings
     the provenance of what the caller passes there (``argument``)."""
+    inputs: tuple[ParamRef, ...] = ()
+    if made.inputs:
+        passed_inputs = _passed_inputs(made.inputs, argument)
+        if passed_inputs is None:
+            return NOGRAD  # nothing the caller passes there requires grad: no node recorded
+        inputs = passed_inputs
+        made = replace(made, inputs=())
+    result = _substituted(made, resolve, argument)
+    if inputs and result is not None and result.recorded:
+        return replace(result, inputs=inputs)
+    return result
+
+
+def _conditions(made: Made) -> tuple[ParamRef, ...]:
+    """The parameters whose requiring grad decides whether ``made`` has nodes: its
+    :attr:`.Made.inputs`, or a parameter's own value (whatever the caller passes); empty
+    when it has nodes whatever the caller passes."""
+    if made.inputs:
+        return made.inputs
+    if made.streams or made.plain or not made.params:
+        return ()
+    if all(isinstance(ref, ParamRef) and ref.index >= 0 for ref in made.params):
+        return made.params
+    return ()
+
+
+def _passed_inputs(
+    refs: tuple[ParamRef, ...], argument: Callable[[ParamRef], Value]
+) -> tuple[ParamRef, ...] | None:
+    """What the caller passes for a value's :attr:`.Made.inputs`: None when none of it
+    requires grad or has history (literals, tensors known to have none); the caller's own
+    parameters when it passes only those; else () (recorded whatever its caller passes)."""
+    outer: dict[ParamRef, None] = {}
+    for ref in refs:
+        value = argument(ref)
+        made = made_of(value)
+        if made is not None:
+            if not made.recorded:
+                continue
+            conditions = _conditions(made)
+            if not conditions:
+                return ()
+            outer.update(dict.fromkeys(conditions))
+        elif type(value) is not Const:
+            param = getattr(value, "param", None)
+            if not isinstance(param, ParamRef) or param.index < 0 or getattr(value, "also", ()):
+                return ()
+            outer[param] = None
+    return tuple(outer)[:MAX_STREAMS] if outer else None
+
+
+def _substituted(
+    made: Made, resolve: Callable[[ExtStream], Value], argument: Callable[[ParamRef], Value]
+) -> Made | None:
     if not made.params and all(s.param is None for s in made.streams):
         return made
     parts = [Made((), made.plain, made.plain_must)]
