@@ -293,3 +293,52 @@ def test_two_jobs_match_one_job(flake8, write) -> None:
     two = flake8("-j2", "--select=XST", ".")
     assert one.violations, one.describe()
     assert sorted(one.violations, key=repr) == sorted(two.violations, key=repr)
+
+
+def _xst_codes_by_file(tmp_path, *files: str) -> dict[str, set[str]]:
+    """flake8 run as a user runs it (no ``--isolated``: the ``.flake8`` in ``tmp_path`` is its
+    configuration); the XST codes reported, per file."""
+    run = subprocess.run(
+        [sys.executable, "-m", "flake8", "--config", ".flake8", *files],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode in (0, 1), run.stderr
+    found: dict[str, set[str]] = {}
+    for line in run.stdout.splitlines():
+        path, _line, _col, rest = line.split(":", 3)
+        code = rest.split()[0]
+        if code.startswith("XST"):
+            found.setdefault(path, set()).add(code)
+    return found
+
+
+def test_the_readme_flake8_block_keeps_the_off_by_default_codes_off(tmp_path, write) -> None:
+    """The README's flake8 configuration, as written (issue 41, item 2): ``extend-select =
+    XST`` turns every XST code on, its ``extend-ignore`` turns the off-by-default ones off
+    again, and its ``per-file-ignores`` silences XST1 under ``tests/``. Each rule's own
+    example is the file that would show it."""
+    from pathlib import Path
+
+    from extstream_lint.contract import DEFAULT_IGNORE, RULES
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### flake8") :]
+    block = section[section.index("```ini\n") + len("```ini\n") :]
+    config = block[: block.index("```")]
+    write(".flake8", config)
+    assert DEFAULT_IGNORE, "no off-by-default code left to check"
+    shown = ["XST101", *sorted(DEFAULT_IGNORE)]
+    files = [f"{code.lower()}.py" for code in shown]
+    for code, name in zip(shown, files):
+        write(name, RULES[code].example)
+    write("tests/test_sync.py", RULES["XST101"].example)
+    assert _xst_codes_by_file(tmp_path, *files, "tests/test_sync.py") == {"xst101.py": {"XST101"}}
+    # without the extend-ignore line, the explicit XST prefix shows the opt-in codes: the
+    # line the README adds is what keeps them off
+    write(".flake8", config.replace("extend-ignore", "# extend-ignore"))
+    shown_then = _xst_codes_by_file(tmp_path, *files)
+    for code in DEFAULT_IGNORE:
+        assert code in shown_then.get(f"{code.lower()}.py", set()), shown_then
