@@ -180,3 +180,37 @@ async def test_editing_the_helper_clears_the_finding(client: LanguageClient, pro
     )
     after = await _diagnostics_of(client, main.as_uri())
     assert [d.code for d in after] == ["XST201"]
+
+
+@pytest.fixture
+def configured(project: Path) -> Path:
+    """The same project, with a ``[tool.extstream-lint]`` table that ignores XST201."""
+    (project / "pyproject.toml").write_text(
+        "[project]\nname = 'proj'\n\n[tool.extstream-lint]\nextend-ignore = ['XST201']\n"
+    )
+    return project
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def configured_client(lsp_client: LanguageClient, configured: Path):
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=configured.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=configured.as_uri(), name="proj")],
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_the_server_reads_the_projects_configuration(
+    configured_client: LanguageClient, configured: Path
+):
+    """The server reads ``[tool.extstream-lint]`` as the CLI does (issue 41): the ignored
+    code is not published, the other finding is."""
+    main = configured / "pkg" / "main.py"
+    _open(configured_client, main, MAIN)
+    diagnostics = await _diagnostics_of(configured_client, main.as_uri())
+    assert sorted(d.code for d in diagnostics) == ["XST101"]
