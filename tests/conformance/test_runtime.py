@@ -13,6 +13,7 @@ counted, not run; the cases listed in :data:`NOT_RUN` say why a generic call can
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import importlib
 import importlib.util
@@ -111,7 +112,29 @@ def simulated() -> Iterator[Any]:
 @contextlib.contextmanager
 def _modules(case: Case) -> Iterator[list[ModuleType]]:
     """The case's modules, imported from their files, and importable until the block ends
-    (twins may import lazily); a directory case is imported from its own root."""
+    (twins may import lazily); a directory case is imported from its own root. What they
+    register with :mod:`atexit` is taken back when the block ends: those calls belong to the
+    program's exit, and at this process's exit the simulated torch_npu is gone."""
+    registered: list[Callable[..., Any]] = []
+    register = atexit.register
+
+    def _noted(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[..., Any]:
+        registered.append(fn)
+        return register(fn, *args, **kwargs)
+
+    atexit.register = _noted  # type: ignore[assignment]
+    try:
+        with _imported(case) as modules:
+            yield modules
+    finally:
+        atexit.register = register  # type: ignore[assignment]
+        for fn in registered:
+            atexit.unregister(fn)
+
+
+@contextlib.contextmanager
+def _imported(case: Case) -> Iterator[list[ModuleType]]:
+    """The case's modules, imported (see :func:`_modules`)."""
     if not case.multi_module:
         path = FIXTURES / case.files[0]
         name = f"xst_case_{case.section.folder}_{case.name}"
