@@ -19,8 +19,13 @@ import pytest
 pytestmark = pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX process groups")
 
 #: Runs the CLI with two forked workers whose analysis says it started, then waits.
+#: The driver first takes SIGINT back from SIG_IGN: a job a shell starts in the background
+#: (``pytest ... &``, nohup, some CI runners) inherits SIGINT ignored through exec, and
+#: Python then installs no KeyboardInterrupt handler; a terminal's foreground job, which
+#: this test stands for, has the default.
 DRIVER = """
-import multiprocessing, pathlib, sys, time
+import multiprocessing, pathlib, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from extstream_lint import analysis
 from extstream_lint.frontends import cli
 
