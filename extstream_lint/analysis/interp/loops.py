@@ -3,9 +3,8 @@
 A value carried round a loop reaches its use only after as many rounds as it takes
 (``a, b, c = b, c, ext`` makes ``a`` external on the third): the body runs from the state
 at the head, the state after it (and at each ``continue``) is joined into the head, and
-the body runs again until the head no longer grows. When reporting, each round's findings
-are held back and only those of the last round are kept: that round ran from the head that
-holds, as one more run from it would, so the loop's body runs no extra time to report.
+the body runs again until the head no longer grows. When reporting, those rounds are
+silent and one more run, from the final head, reports.
 
 Nested loops do not multiply: each loop's head, once it holds, is kept for the time its
 outermost loop runs (keyed by the loop and the function being learnt), with the state after
@@ -21,6 +20,7 @@ widened to unknown and kept so, and the run says so (an XST000 at the loop, :mod
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 
 import libcst as cst
 
@@ -80,7 +80,7 @@ class Loops:
             if kept is None or head != kept[1]:
                 end, loop, head = self._to_fixed_point(node, head, run_body)
                 ran = True
-            if not ran:  # the run that reports, from the head that holds
+            if reporting or not ran:  # the run that reports, from the head that holds
                 self._loops.append(Loop())  # type: ignore[attr-defined]
                 end = run_body(head.copy())
                 loop = self._loops.pop()  # type: ignore[attr-defined]
@@ -95,16 +95,12 @@ class Loops:
         self, node: cst.CSTNode, head: State, run_body: Callable[[State], State | None]
     ) -> tuple[State | None, Loop, State]:
         """Rounds of the body from ``head`` until the head holds: the last round's end,
-        its jumps and the head. When reporting, the findings of that last round (which ran
-        from the head that holds) are the loop's, and those of earlier rounds are dropped."""
-        reporting = self.reporting  # type: ignore[attr-defined]
-        kept: dict[tuple[int, str], object] = self.findings  # type: ignore[attr-defined]
+        its jumps and the head. Silent when reporting (the caller's last run reports)."""
+        silent = self._silenced() if self.reporting else nullcontext()  # type: ignore[attr-defined]
         rounds = 0
         pinned: set[str] = set()  # names widened to unknown, kept so
-        try:
+        with silent:
             while True:
-                if reporting:
-                    self.findings = {}  # this round's, held back
                 self._loops.append(Loop())  # type: ignore[attr-defined]
                 end = run_body(head.copy())
                 loop = self._loops.pop()  # type: ignore[attr-defined]
@@ -112,8 +108,6 @@ class Loops:
                 if rounds >= LOOP_ROUNDS:
                     grown = _widened(head, grown, pinned)
                 if grown == head:
-                    for key, issue in self.findings.items() if reporting else ():
-                        kept.setdefault(key, issue)
                     return end, loop, head
                 rounds += 1
                 if rounds == LOOP_ROUNDS:
@@ -124,8 +118,6 @@ class Loops:
                         "a finding that depends on it may be missed",
                     )
                 head = grown
-        finally:
-            self.findings = kept
 
 
 def _widened(head: State, grown: State, pinned: set[str]) -> State:
