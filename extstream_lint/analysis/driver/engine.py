@@ -90,10 +90,7 @@ def _analyse(
                 "statement executions"
             )
         ]
-    bounds = interpreter.bounds_hit  # where the analysis cut short (interp/bounds.py)
-    findings = (
-        _render(interpreter.module, raw, text, tree, filename, bounds) if raw or bounds else []
-    )
+    findings = _render(interpreter.module, raw, text, tree, filename) if raw else []
     if index is not None and path is not None and isinstance(interpreter.facts, Importer):
         index.keep_findings(path, text, interpreter.facts, findings)
     return findings
@@ -132,14 +129,9 @@ def _interpret(
 
 
 def _render(
-    module: cst.Module,
-    raw: list[Issue],
-    text: str,
-    tree: ast.Module | None,
-    filename: str,
-    bounds: list[tuple[cst.CSTNode, str]] = (),  # type: ignore[assignment]
+    module: cst.Module, raw: list[Issue], text: str, tree: ast.Module | None, filename: str
 ) -> list[Finding]:
-    wanted: set[cst.CSTNode] = {node for node, _ in bounds}
+    wanted: set[cst.CSTNode] = set()
     for item in raw:
         wanted.add(item.anchor)  # type: ignore[arg-type]
         via = item.sink if isinstance(item, CallIssue) else None
@@ -166,9 +158,6 @@ def _render(
                 )
             operation = describe_call(item.callee, item.sink, where)
         findings.append(Finding(line, col, item.code, rule.message(operation, subject)))
-    for node, what in bounds:  # said where it was cut, as the budget's XST000 is
-        line, col = positions[node]
-        findings.append(Finding(line, col, "XST000", f"XST000 {what}"))
     return sorted(findings)
 
 

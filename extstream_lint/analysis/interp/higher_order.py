@@ -6,8 +6,7 @@ is a parameter (``fn(*args, **kwargs)``, ``key(s)``, a callback) cannot be judge
 the summary records it (:class:`..callables.ParamCall`: its arguments and the current stream
 then, in the parameters' terms). Where the function is called with a function there, the
 recorded call is made with the caller's values: the summary is specialised at the call that
-passes the function (bounded call-site sensitivity, :data:`_MAX_DEPTH` calls deep; a call
-that reaches the bound is said, an XST000 there, :mod:`.bounds`). A nested
+passes the function (bounded call-site sensitivity, :data:`_MAX_DEPTH` calls deep). A nested
 function returned by a call is a :class:`..callables.Closure` holding what that call gave
 the enclosing function's parameters, so a decorator factory's wrapper knows its stream.
 
@@ -164,16 +163,7 @@ class HigherOrder:
         """Make the calls ``info``'s body makes of function-valued parameters, with what this
         call gives them; their findings are reported here, at the call that passed them."""
         calls = info.summary.calls
-        if not calls:
-            return
-        if self._higher_order_depth >= _MAX_DEPTH:
-            if any(isinstance(sm.substitute(c.callee, binding), CALLABLE) for c in calls):
-                self.note_bound(  # type: ignore[attr-defined]
-                    node,
-                    f"this call passes a function through more than {_MAX_DEPTH} stacked "
-                    "wrappers or callbacks, and the innermost is not followed "
-                    "(interp/higher_order.py, _MAX_DEPTH): a finding in it may be missed",
-                )
+        if not calls or self._higher_order_depth >= _MAX_DEPTH:
             return
         self._higher_order_depth += 1
         try:

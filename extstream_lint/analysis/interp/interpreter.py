@@ -46,7 +46,6 @@ from __future__ import annotations
 from .alternatives import Alternatives
 from .applying import Applying
 from .arguments import Arguments
-from .bounds import Bounds
 from .builtins import Builtins
 from .calls import Calls
 from .classes import Classes
@@ -61,7 +60,6 @@ from .guarantees import Guarantees
 from .higher_order import HigherOrder
 from .imports import Imports
 from .library import Library
-from .loops import Loops
 from .narrowing import Narrowing
 from .objects import Objects
 from .patterns import Patterns
@@ -76,7 +74,6 @@ __all__ = ["Interpreter"]
 
 class Interpreter(
     Statements,
-    Loops,
     Patterns,
     Imports,
     Expressions,
@@ -100,7 +97,6 @@ class Interpreter(
     Registries,
     Views,
     Narrowing,
-    Bounds,
     Core,
 ):
     """Runs the two passes over one module and collects :class:`Issue` objects.

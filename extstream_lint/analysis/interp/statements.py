@@ -1,8 +1,8 @@
 """Statements and control flow: each statement takes the state before it to the state after.
 
 ``None`` is "does not finish here" (``return``, ``raise``, ``break``, ``continue``).
-Branches run on the states narrowing gives them and are joined; loops run their body to a
-fixed point of their head (:mod:`.loops`); ``try`` handlers see the state
+Branches run on the states narrowing gives them and are joined; loops run their body twice
+when reporting, so values carried round the loop are seen; ``try`` handlers see the state
 after each statement of the body; ``with`` makes a stream current for its block and restores
 it however the block is left (``match`` is :mod:`.patterns`). Dispatch is ``exec_`` plus the node's
 class name; a statement without an executor is still walked for the calls inside it.
@@ -26,7 +26,7 @@ from ..semantics.hazards import computed
 from ..semantics.sites import Arg
 from ..source.syntax import children, dotted_name, tail_name
 from .constants import const_truth
-from .core import Scope
+from .core import Loop, Scope
 from .gradmode import AWAY_KEY
 from .summaries import ENTERED, symbolic
 
@@ -186,6 +186,24 @@ class Statements:
             return self.exec_If(orelse, state, scope)
         return self._suite(orelse.body, state, scope)
 
+    def _loop(
+        self, state: State, scope: Scope, run_body, orelse: cst.Else | None, exits: bool = True
+    ) -> State | None:
+        head = state
+        if self.reporting:  # learn what the body carries round before reporting on it
+            with self._silenced():
+                self._loops.append(Loop())
+                end = run_body(state.copy())
+                loop = self._loops.pop()
+            head = join_states([state, end, *loop.continues]) or state
+        self._loops.append(Loop())
+        end = run_body(head.copy())
+        loop = self._loops.pop()
+        after = join_states([head, end, *loop.continues]) if exits else None
+        if orelse is not None:
+            after = self._suite(orelse.body, after, scope)
+        return join_states([after, *loop.breaks])
+
     def exec_For(self, node: cst.For, state: State, scope: Scope) -> State | None:
         element = self.element_of(self.eval(node.iter, state, scope))
 
@@ -193,7 +211,7 @@ class Statements:
             self.bind_target(node.target, element, entry, scope)
             return self._suite(node.body, entry, scope)
 
-        return self.run_loop(node, state, scope, run_body, node.orelse)  # loops.py
+        return self._loop(state, scope, run_body, node.orelse)
 
     def exec_While(self, node: cst.While, state: State, scope: Scope) -> State | None:
         if const_truth(self.eval(node.test, state, scope)) is False:  # while flag: never
@@ -204,7 +222,7 @@ class Statements:
             self.eval(node.test, entry, scope)
             return self._suite(node.body, entry, scope)
 
-        return self.run_loop(node, state, scope, run_body, node.orelse, exits=not forever)
+        return self._loop(state, scope, run_body, node.orelse, exits=not forever)
 
     def exec_Try(self, node: cst.CSTNode, state: State, scope: Scope) -> State | None:
         loop = self._loops[-1] if self._loops else None

@@ -27,9 +27,6 @@ _KINDS: dict[type, tuple[type, ...]] = {
     cst.With: (ast.With, ast.AsyncWith),
     cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
     cst.AnnAssign: (ast.AnnAssign,),
-    # loops: where a bound cut their rounds short (interp/loops.py)
-    cst.For: (ast.For, ast.AsyncFor),
-    cst.While: (ast.While,),
 }
 if hasattr(ast, "MatchClass"):  # Python 3.10+: ``case ExternalStream():`` narrows (patterns)
     _KINDS[cst.MatchClass] = (ast.MatchClass,)
