@@ -135,9 +135,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         what="A file that mentions external streams but that extstream could not read or "
         "analyse: a syntax error, valid Python that libcst cannot parse, or a failure of "
         "extstream itself; the message says which. One finding per file, on line 1; the run "
-        "goes on with the other files. Also, besides the file's other findings, on the line "
-        "where the analysis cut something short: a loop still changing after its rounds, a "
-        "function passed through more stacked wrappers than it follows (docs/limitations.md).",
+        "goes on with the other files.",
         why="A file that cannot be analysed may hide any of the other findings.",
         why_short="the file could not be analysed",
         fixes=(
@@ -146,8 +144,6 @@ _RULE_LIST: tuple[Rule, ...] = (
             "Valid Python that libcst cannot parse (the message says so): rewrite the "
             "construct as below, or exclude the file: `# noqa: XST000` on line 1, "
             "`per-file-ignores`, or `exclude`.",
-            "A bound of the analysis reached (the message names it): a finding there may be "
-            "missed; simplify the construct, or silence that line with `# noqa: XST000`.",
             "A failure of extstream itself (the message says it is a bug): report it with the "
             "message, the output of `extstream-lint --version` and the smallest file that "
             "reproduces it.",
