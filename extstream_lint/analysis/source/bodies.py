@@ -119,51 +119,24 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
         item = stack.pop()
         # Exact types (libcst's node classes are final): ``isinstance`` against them goes
         # through ABCMeta for every node that is not one.
-        if type(item) in tests:
-            _tested_in(item.test, names, found)  # type: ignore[attr-defined]
+        test = item.test if type(item) in tests else None  # type: ignore[attr-defined]
+        while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            test = test.expression
+        if type(test) is cst.Name and test.value in names:
+            found.add(test.value)
+        elif type(test) is cst.Attribute and type(test.value) is cst.Name:  # if self.flag:
+            if test.value.value in names:  # type: ignore[attr-defined]
+                found.add(f"{test.value.value}.{test.attr.value}")  # type: ignore[attr-defined]
+        elif type(test) is cst.Comparison:  # ``kind is Kind.X``, ``kind.value == "x"``
+            found.update(_compared(test, names))  # type: ignore[arg-type]
         elif type(item) is cst.Arg and _flag_keyword(item, names):  # type: ignore[arg-type]
             found.add(item.value.value)  # type: ignore[attr-defined]
         push_children(item, stack)
     return frozenset(found)
 
 
-def _tested_in(test: cst.BaseExpression, names: set[str], found: set[str]) -> None:
-    """The parameters one test decides on, through ``not``, ``and`` and ``or``: each part
-    that a literal argument decides (``if not (0 < k <= 3 and j is not None) or k in (5,
-    6):``) is one the interpreter decides too, and the whole with it. Iterative: a long
-    ``and`` chain nests as deep as it is long."""
-    parts: list[cst.BaseExpression] = [test]
-    while parts:
-        part = parts.pop()
-        kind = type(part)
-        if kind is cst.UnaryOperation and type(part.operator) is cst.Not:  # type: ignore[attr-defined]
-            parts.append(part.expression)  # type: ignore[attr-defined]
-        elif kind is cst.BooleanOperation:
-            parts.extend((part.left, part.right))  # type: ignore[attr-defined]
-        elif kind is cst.Name and part.value in names:  # type: ignore[attr-defined]
-            found.add(part.value)  # type: ignore[attr-defined]
-        elif kind is cst.Attribute and type(part.value) is cst.Name:  # type: ignore[attr-defined]
-            if part.value.value in names:  # if self.flag:  # type: ignore[attr-defined]
-                found.add(f"{part.value.value}.{part.attr.value}")  # type: ignore[attr-defined]
-        elif kind is cst.Comparison:  # ``kind is Kind.X``, ``k == 9``, ``0 < k <= 3``
-            found.update(_compared(part, names))  # type: ignore[arg-type]
-
-
-#: The comparisons a literal argument decides (an enum member's identity or value, an
-#: integer's order, membership in a literal tuple): the operators
-#: :func:`..interp.expressions.compare` decides.
-_DECIDED = (
-    cst.Is,
-    cst.IsNot,
-    cst.Equal,
-    cst.NotEqual,
-    cst.LessThan,
-    cst.LessThanEqual,
-    cst.GreaterThan,
-    cst.GreaterThanEqual,
-    cst.In,
-    cst.NotIn,
-)
+#: The comparisons a literal argument decides (an enum member's identity or value).
+_DECIDED = (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
 
 
 def _compared(test: cst.Comparison, names: set[str]) -> set[str]:
