@@ -24,6 +24,10 @@ import pytest
 from extstream_lint import __version__
 
 REPO = Path(__file__).resolve().parents[2]
+#: One worker builds: setuptools stages the sdist in the checkout itself (``extstream-<v>/``,
+#: ``*.egg-info``), so two workers building at once remove each other's staging tree (seen
+#: in a fresh clone: "No such file or directory: 'extstream-0.1.0/tests/...'").
+pytestmark = pytest.mark.xdist_group("release-build")
 MISUSE = "import torch\n\next = torch.npu.ExternalStream(handle)\next.synchronize()\n"
 
 
