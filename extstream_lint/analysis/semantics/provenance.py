@@ -91,22 +91,33 @@ def _param_inputs(operands: list[Value], found: list[Made | None]) -> tuple[Para
     history and values themselves made from parameters alone): it records nodes only if
     what the caller passes there requires grad. Empty when some operand may require grad
     whatever the caller passes (an unknown value, a leaf, a tensor with history)."""
+    refs = _operand_params(zip(operands, found))
+    return tuple(refs) if refs is not None and len(refs) <= MAX_STREAMS else ()
+
+
+def _operand_params(
+    pairs: Iterable[tuple[Value, Made | None]],
+) -> dict[ParamRef, None] | None:
+    """The parameters that decide whether operands (each a value and its provenance)
+    require grad: none for literals and tensors without history, a parameter for itself,
+    the conditions of a value made from parameters alone; ``None`` when some operand may
+    require grad whatever the caller passes (an unknown value, a leaf, a tensor with
+    history)."""
     refs: dict[ParamRef, None] = {}
-    for value, made in zip(operands, found):
+    for value, made in pairs:
         if made is not None:
             if not made.recorded:
                 continue
             conditions = _conditions(made)
             if not conditions:
-                return ()
+                return None
             refs.update(dict.fromkeys(conditions))
         elif type(value) is not Const:
             param = getattr(value, "param", None)
-            also = getattr(value, "also", ())
-            if not isinstance(param, ParamRef) or param.index < 0 or also:
-                return ()
+            if not isinstance(param, ParamRef) or param.index < 0 or getattr(value, "also", ()):
+                return None
             refs[param] = None
-    return tuple(refs) if len(refs) <= MAX_STREAMS else ()
+    return refs
 
 
 def _no_history(operands: list[Value], found: list[Made | None]) -> bool:
@@ -256,22 +267,10 @@ def _passed_inputs(
     """What the caller passes for a value's :attr:`.Made.inputs`: None when none of it
     requires grad or has history (literals, tensors known to have none); the caller's own
     parameters when it passes only those; else () (recorded whatever its caller passes)."""
-    outer: dict[ParamRef, None] = {}
-    for ref in refs:
-        value = argument(ref)
-        made = made_of(value)
-        if made is not None:
-            if not made.recorded:
-                continue
-            conditions = _conditions(made)
-            if not conditions:
-                return ()
-            outer.update(dict.fromkeys(conditions))
-        elif type(value) is not Const:
-            param = getattr(value, "param", None)
-            if not isinstance(param, ParamRef) or param.index < 0 or getattr(value, "also", ()):
-                return ()
-            outer[param] = None
+    passed = [argument(ref) for ref in refs]
+    outer = _operand_params((value, made_of(value)) for value in passed)
+    if outer is None:
+        return ()
     return tuple(outer)[:MAX_STREAMS] if outer else None
 
 
