@@ -46,15 +46,20 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
-async def client(lsp_client: LanguageClient, project: Path):
+async def _initialize(lsp_client: LanguageClient, root: Path) -> None:
+    """The session an editor opens on the project folder ``root``."""
     await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),
-            root_uri=project.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name="proj")],
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="proj")],
         )
     )
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def client(lsp_client: LanguageClient, project: Path):
+    await _initialize(lsp_client, project)
     yield
     await lsp_client.shutdown_session()
 
@@ -193,13 +198,7 @@ def configured(project: Path) -> Path:
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def configured_client(lsp_client: LanguageClient, configured: Path):
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=configured.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=configured.as_uri(), name="proj")],
-        )
-    )
+    await _initialize(lsp_client, configured)
     yield
     await lsp_client.shutdown_session()
 
