@@ -43,7 +43,7 @@ from ..project.regular import TooLarge, read_head
 from ..project.sources import decode_python, read_project_file
 from .commands import add_noqa, fix_stdin, list_rules, show_files, show_settings
 from .config import ConfigError
-from .fixes import NotWritten, apply_edits, still_parses, unified_diff, write_fix
+from .fixes import apply_edits, still_parses, unified_diff, write_or_warn
 from .formats import FORMATTERS, Located, format_full, format_statistics, repository_root
 from .linting import analyse_one, lint_text, located
 from .options import PROG, Options, Selection, UsageError, build_parser, make_options
@@ -260,15 +260,10 @@ def _apply_fixes(options: Options, results: list[Located]) -> int:
             sys.stdout.write(unified_diff(path, before, apply_edits(before, edits)))
             count += len(fixed_here)
             continue
-        try:
-            write_fix(path, before, edits, trees)
-        except NotWritten as refused:
-            print(f"{PROG}: warning: not fixed, {refused.reason}: {path}", file=sys.stderr)
-            continue
-        except OSError as exc:
-            print(f"{PROG}: warning: cannot fix {path}: {exc.strerror or exc}", file=sys.stderr)
-            continue
-        count += len(fixed_here)
+        refused = PROG + ": warning: not fixed, {reason}: {path}"
+        failed = PROG + ": warning: cannot fix {path}: {error}"
+        if write_or_warn(path, before, edits, trees, refused, failed):
+            count += len(fixed_here)
     return count
 
 

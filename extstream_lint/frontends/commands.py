@@ -14,7 +14,7 @@ from dataclasses import fields
 
 from ..contract import RULES
 from ..project.discovery import iter_files
-from .fixes import Edit, NotWritten, apply_edits, write_fix
+from .fixes import Edit, apply_edits, write_or_warn
 from .formats import Located, format_text
 from .noqa import NoqaMap, is_silenced_by
 from .options import Options
@@ -80,15 +80,10 @@ def add_noqa(results: Sequence[Located], texts: dict[str, str], trees: Sequence[
         edits = noqa_edits(text, lines) if text is not None else []
         if not edits or text is None:
             continue
-        try:
-            write_fix(path, text, edits, trees)
-        except NotWritten as refused:
-            print(f"warning: no noqa added to {path}: {refused.reason}", file=sys.stderr)
-            continue
-        except OSError as exc:
-            print(f"warning: cannot add noqa to {path}: {exc.strerror or exc}", file=sys.stderr)
-            continue
-        changed += len(edits)
+        refused = "warning: no noqa added to {path}: {reason}"
+        failed = "warning: cannot add noqa to {path}: {error}"
+        if write_or_warn(path, text, edits, trees, refused, failed):
+            changed += len(edits)
     return changed
 
 

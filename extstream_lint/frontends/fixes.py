@@ -25,6 +25,7 @@ import io
 import os
 import re
 import stat
+import sys
 import tempfile
 import tokenize
 from collections import defaultdict
@@ -477,6 +478,31 @@ class NotWritten(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+def write_or_warn(
+    path: str,
+    linted: str,
+    edits: Sequence[Edit],
+    trees: Sequence[str],
+    refused: str,
+    failed: str,
+) -> bool:
+    """:func:`write_fix`, with a warning on stderr instead of an exception: the template
+    ``refused`` (given ``{path}`` and ``{reason}``) when the file is left as it was on
+    purpose, ``failed`` (given ``{path}`` and ``{error}``) when the system refused the write.
+    ``--fix`` and ``--add-noqa`` both write this way, each in its own words; the path is a
+    value given to the template, never part of it, so braces in a file name print as they
+    are. Returns whether the file was written."""
+    try:
+        write_fix(path, linted, edits, trees)
+    except NotWritten as exc:
+        print(refused.format(path=path, reason=exc.reason), file=sys.stderr)
+        return False
+    except OSError as exc:
+        print(failed.format(path=path, error=exc.strerror or exc), file=sys.stderr)
+        return False
+    return True
 
 
 def write_fix(path: str, linted: str, edits: Sequence[Edit], trees: Sequence[str]) -> None:

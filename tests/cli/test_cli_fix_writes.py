@@ -97,6 +97,25 @@ def test_a_file_with_hard_links_is_not_split_from_them(
     assert path.read_text() == BODY == (in_tmp / "other.txt").read_text()
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="hard links behave alike, but keep it POSIX")
+@pytest.mark.parametrize(
+    ("flag", "words"), [("--fix", "not fixed, "), ("--add-noqa", "no noqa added to ")]
+)
+def test_a_refusal_names_a_path_with_braces_as_it_is(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str], flag: str, words: str
+) -> None:
+    """The warning is a template filled with the path, never a template made of it: a file
+    named ``{reason}.py`` or ``{0}.py`` is printed by name, not read as a placeholder."""
+    for name in ("{reason}.py", "{0}.py"):
+        path = in_tmp / name
+        path.write_text(BODY)
+        os.link(path, in_tmp / f"{name}.txt")
+        main(["--no-cache", "--unsafe-fixes", flag, name])
+        err = capsys.readouterr().err
+        assert words in err and name in err, err
+        assert path.read_text() == BODY
+
+
 def test_a_fix_whose_result_does_not_parse_is_never_written(
     in_tmp: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
