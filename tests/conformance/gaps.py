@@ -27,11 +27,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "summaries keep a call on self only where its result is stored or returned, not "
         "where a refused operation is made on it"
     ),
-    ("hazard_flow/call_object_copy", POSITIVE): (
-        "`non_blocking=self.non_blocking`, a literal flag stored on the instance by `__init__`: "
-        "a copy's flag is read only as a literal at the call or a helper's own parameter, "
-        "not through an attribute of `self`"
-    ),
 }
 
 __all__ = ["KNOWN_GAPS", "NEGATIVE", "POSITIVE"]

@@ -109,7 +109,7 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
     y``, ``while p:``), compares (``p is Kind.X``, ``p.value == "x"``) or passes as a
     copy's ``non_blocking=p`` (the hazard rules decide on that flag's truth: XST201),
     nested functions included; and as ``"p.name"``, the attributes of a parameter it tests
-    for truth (``if self.external:``)."""
+    for truth or passes so (``if self.external:``, ``non_blocking=self.non_blocking``)."""
     params = node.params
     names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     found: set[str] = set()
@@ -130,7 +130,11 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
         elif type(test) is cst.Comparison:  # ``kind is Kind.X``, ``kind.value == "x"``
             found.update(_compared(test, names))  # type: ignore[arg-type]
         elif type(item) is cst.Arg and _flag_keyword(item, names):  # type: ignore[arg-type]
-            found.add(item.value.value)  # type: ignore[attr-defined]
+            value = item.value  # type: ignore[attr-defined]
+            if type(value) is cst.Name:
+                found.add(value.value)
+            else:  # non_blocking=self.flag
+                found.add(f"{value.value.value}.{value.attr.value}")  # type: ignore[attr-defined]
         push_children(item, stack)
     return frozenset(found)
 
@@ -154,14 +158,13 @@ def _compared(test: cst.Comparison, names: set[str]) -> set[str]:
 
 
 def _flag_keyword(arg: cst.Arg, names: set[str]) -> bool:
-    """``non_blocking=p`` with ``p`` a parameter."""
+    """``non_blocking=p`` with ``p`` a parameter, or ``non_blocking=p.name``."""
     keyword, value = arg.keyword, arg.value
-    return (
-        keyword is not None
-        and keyword.value == c.NON_BLOCKING
-        and type(value) is cst.Name
-        and value.value in names
-    )
+    if keyword is None or keyword.value != c.NON_BLOCKING:
+        return False
+    if type(value) is cst.Attribute:  # non_blocking=self.flag
+        value = value.value
+    return type(value) is cst.Name and value.value in names
 
 
 def self_uses(function: cst.FunctionDef) -> SelfUses:
