@@ -16,6 +16,15 @@ A ``None`` argument is not one of those literals (a parameter that may be ``None
 tested against ``None``, and asking every function with a ``None`` default costs a walk of
 its body). Only functions of the module being analysed are copied: an imported
 function's body is not here (its summary keeps both branches).
+
+The same holds for a flag held by the object a method is called on (issue 39): a method
+that tests ``self.flag`` or passes ``non_blocking=self.flag`` to a copy is summarised with
+``self`` symbolic, reading the class-level join of every assignment to the attribute in
+the class's own code (a literal only when all of them give that literal, as pyright joins
+an attribute's declarations). A call on an object that holds a literal of its own
+(``Uploader(True)``, a dataclass field's default), whose class defines the flag otherwise
+(a subclass's class attribute or property) or whose value is not known where the class's
+was a literal, uses a copy learnt with that object's value (unknown: no literal).
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from dataclasses import replace
 
 from ..abstract.atoms import Const, ExtStream, ParamRef
 from ..abstract.members import Member, member_of, member_truth
-from ..abstract.values import FunctionInfo, Instance, Seq, Summary, Value
+from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Summary, Value
 from ..semantics.sites import Arg
 from . import summaries as sm
 from .core import is_symbolic
@@ -50,13 +59,13 @@ class Constants:
         where = self._definitions.get(info)
         if where is None:
             return None
+        node, scope, cls = where
         args = binding.args
         # Cheap first: most calls give no flag literal (``None`` defaults do not count: a
         # parameter that may be None is tested against None, not for truth).
         given = any(_flag(arg.value) or is_symbolic(arg.value) for arg in args.values())
-        if not given and not _has_flags(args.get(0)):  # nor an instance holding a flag
+        if not given and not _may_hold_flags(args.get(0), cls):  # nor an instance's own
             return None
-        node, scope, cls = where
         tested = self._bodies.tested(node)  # one walk per function per run (bodies.py)
         passed_on = self._passed_on.get(info, ())
         if not tested and not passed_on:
@@ -70,7 +79,7 @@ class Constants:
                 fixed[index] = arg.value
             else:
                 self._note_passed_on(arg.value)
-        flags = _attribute_flags(args.get(0), info, tested)
+        flags = _attribute_flags(args.get(0), info, tested, cls)
         if not fixed and not flags:
             return None
         key = (info, self._passes, tuple(sorted((i, repr(v)) for i, v in fixed.items())), flags)
@@ -105,23 +114,62 @@ class Constants:
             self._passed_on.setdefault(owner, set()).add(ref.index)
 
 
-def _has_flags(receiver: Arg | None) -> bool:
-    """An instance (``self``) holding a literal flag in one of its own attributes."""
+def _may_hold_flags(receiver: Arg | None, cls: ClassInfo | None) -> bool:
+    """The receiver (``self``) is an object whose attributes may differ from what the
+    method's own class gives every instance: it holds attributes of its own, or it is an
+    instance of a subclass (which may define a flag differently)."""
     value = receiver.value if receiver is not None else None
-    return isinstance(value, Instance) and any(_flag(v) for _, v in value.fields)
+    return isinstance(value, Instance) and (bool(value.fields) or value.cls is not cls)
 
 
 def _attribute_flags(
-    receiver: Arg | None, info: FunctionInfo, tested: frozenset[str]
+    receiver: Arg | None, info: FunctionInfo, tested: frozenset[str], cls: ClassInfo | None
 ) -> tuple[tuple[str, Value], ...]:
-    """The literal flags of the receiver's own attributes that the body tests
-    (``Factory(True)`` and ``if self.external:`` in its method): its copy is learnt with
-    them (an attribute of an instance per allocation site, as :class:`.values.Instance`)."""
-    if not _has_flags(receiver) or not info.params:
+    """The flags of the receiver's attributes that the body tests or passes as a copy's
+    ``non_blocking=self.flag``, where the method's summary may have read another value:
+    its copy is learnt with them (an attribute of an instance per allocation site, as
+    :class:`.values.Instance`).
+
+    The summary reads ``self.flag`` as the class-level join of the method's own class
+    (``cls``): a literal only when every assignment in the class gives that literal
+    (:func:`class_flag`). A copy is learnt when the receiver holds a literal of its own
+    (``Uploader(True)``, ``__init__`` setting ``True``, a dataclass field's default), when
+    its class defines the flag differently (a subclass's class attribute or property), or
+    when the receiver's value is not known where the class's was a literal (read as
+    unknown: no copy is then judged on the class's literal)."""
+    value = receiver.value if receiver is not None else None
+    if not isinstance(value, Instance) or not info.params:
         return ()
-    this = info.params[0][0]
-    fields = receiver.value.fields  # type: ignore[union-attr]
-    return tuple((name, v) for name, v in fields if _flag(v) and f"{this}.{name}" in tested)
+    prefix = f"{info.params[0][0]}."
+    found: list[tuple[str, Value]] = []
+    for name in sorted(t[len(prefix) :] for t in tested if t.startswith(prefix)):
+        present, held = value.field(name)
+        if not present:
+            held = class_flag(value.cls, name)
+        held = held if _flag(held) else None
+        if present and held is not None:
+            found.append((name, held))
+            continue
+        assumed = class_flag(cls, name) if cls is not None else None
+        assumed = assumed if _flag(assumed) else None
+        if held != assumed:
+            found.append((name, held))
+    return tuple(found)
+
+
+def class_flag(cls: ClassInfo, name: str) -> Value:
+    """What ``self.name`` reads on an instance of ``cls`` of which nothing else is known: the
+    first definition in the MRO, a class attribute or the attributes its methods set
+    (joined over every assignment: a literal only when all of them give it), or the
+    literal a property returns."""
+    for klass in cls.mro():
+        method = klass.methods.get(name)
+        if method is not None:
+            method = cls.views.get(method, method)
+            return method.returns if method.is_property else None
+        if name in klass.attrs:
+            return cls.attr(name)  # less what an ``__init__`` that never runs sets
+    return None
 
 
 def _flag(value: Value) -> bool:
