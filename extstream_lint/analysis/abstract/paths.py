@@ -13,7 +13,19 @@ from dataclasses import replace
 
 from .atoms import Const, ExtStream, ParamRef
 from .handles import PinnedLoader
-from .values import PINNED, Bound, ClassInfo, Instance, Seq, Tensor, Value, is_none, join, join_all
+from .values import (
+    PINNED,
+    Bound,
+    ClassInfo,
+    Instance,
+    Partial,
+    Seq,
+    Tensor,
+    Value,
+    is_none,
+    join,
+    join_all,
+)
 
 __all__ = [
     "ITERATED",
@@ -175,7 +187,8 @@ def _rebased(instance: Instance, ref: ParamRef) -> Instance:
 
 
 def _holds_parameter(value: Value, depth: int = 0) -> bool:
-    """A symbolic value inside a container or holder (``[s]``, ``Holder(s)``)."""
+    """A symbolic value inside a container or holder (``[s]``, ``Holder(s)``), or bound by
+    ``functools.partial`` (its arguments are :class:`.sites.Arg`)."""
     if depth > 6:
         return False
     if isinstance(value, ExtStream):
@@ -184,4 +197,8 @@ def _holds_parameter(value: Value, depth: int = 0) -> bool:
         return any(_holds_parameter(item, depth + 1) for item in value.items)
     if isinstance(value, Instance):
         return any(_holds_parameter(item, depth + 1) for _, item in value.fields)
+    if isinstance(value, Partial):  # ``self.send = partial(send, non_blocking=flag)``
+        bound = (*value.args, *(arg for _, arg in value.keywords))
+        held = (value.func, *(getattr(arg, "value", None) for arg in bound))
+        return any(_holds_parameter(item, depth + 1) for item in held)
     return False

@@ -307,6 +307,10 @@ class DataModel:
             callee = obj.cls.attr(method) or obj.cls.method(method)
             if isinstance(callee, (FunctionInfo, Closure)):
                 bound = Arg(obj, text)
+            elif isinstance(callee, Partial) and held_callable(obj, method):
+                # ``self.send = partial(send, non_blocking=flag)`` from ``__init__``'s
+                # parameter: what the caller's instance holds, called there (calls.py)
+                return None, method, None
         if isinstance(callee, (Partial, Ref)):  # a staticmethod, a class: not bound
             return callee, None, None
         if not found and isinstance(callee, Instance) and callee.cls.name == METHOD_DISPATCHER:
