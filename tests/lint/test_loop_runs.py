@@ -88,3 +88,25 @@ def test_carried_names_are_those_read_before_they_are_assigned() -> None:
     assert isinstance(body, cst.For)
     keys = loops.carried(body.target, None, body.body)
     assert keys == {"total", "z", "q", "self.b"}
+
+
+def _nest(depth: int) -> str:
+    """``depth`` loops nested, each rotating three names of its own round a stream."""
+    out = ["import torch\nfrom torch_npu.npu import ExternalStream\n\n\ndef run(h):\n"]
+    for level in range(depth):
+        pad = "    " * (level + 1)
+        a, b, c = (f"{name}{level}" for name in "abc")
+        out.append(f"{pad}{a} = {b} = {c} = torch.npu.Stream()\n")
+        out.append(f"{pad}for _ in range(3):\n")
+        out.append(f"{pad}    {a}, {b}, {c} = {b}, {c}, ExternalStream(h)\n")
+    out.append("    a0.synchronize()\n")
+    return "".join(out)
+
+
+def test_nested_rotations_cost_a_polynomial_of_the_depth() -> None:
+    """A loop run again inside another loop's further run runs once: without that, each
+    level's runs multiply (up to MAX_RUNS ** depth)."""
+    assert [f.code for f in analyze_source(_nest(3))] == ["XST101"]
+    costs = [_executed(_nest(depth)) for depth in (2, 4, 8)]
+    # twice as deep, at most 8 times the work: at most cubic in the depth
+    assert costs[1] <= 8 * costs[0] and costs[2] <= 8 * costs[1], costs

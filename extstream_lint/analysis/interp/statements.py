@@ -224,20 +224,26 @@ class Statements:
     ) -> tuple[State, list[State]]:
         """Run the body from the loop's head, joining where it ends (and continues) into the
         head, again while that tells something new about streams (:mod:`.loops`), at most
-        the body's loop-carried names plus one times (:data:`.loops.MAX_RUNS`). The head
-        the runs reached, and the states that left by ``break``."""
+        the body's loop-carried names plus one times (:data:`.loops.MAX_RUNS`). Loops run
+        inside such a further run of an enclosing one run once, so that nested loops cost
+        a polynomial of their depth, not a power of the cap. The head the runs reached, and
+        the states that left by ``break``."""
         head, breaks, runs = state, [], 0
         keys: frozenset[str] | None = None
         while True:
             loop = Loop()
             self._loops.append(loop)
+            self._settling += runs > 0
             try:
                 end = run_body(head.copy())
             finally:
                 self._loops.pop()
+                self._settling -= runs > 0
             runs += 1
             breaks.extend(loop.breaks)
             joined = join_states([head, end, *loop.continues]) or head
+            if self._settling:  # inside another loop's run again: once, as it always was
+                return joined, breaks
             if keys is None:
                 keys = self._carried_keys(node)
             if runs >= min(len(keys) + 1, MAX_RUNS) or not carries_news(head, joined, keys):
