@@ -3,9 +3,9 @@
 ``None`` is "does not finish here" (``return``, ``raise``, ``break``, ``continue``).
 Branches run on the states narrowing gives them and are joined; loops run their body again,
 silenced, while what it carries round changes in what the rules read (:mod:`.loops`), then
-once reporting; ``try`` handlers see the state
-after each statement of the body; ``with`` makes a stream current for its block and restores
-it however the block is left (``match`` is :mod:`.patterns`). Dispatch is ``exec_`` plus the node's
+once reporting; ``try`` handlers see the state after each statement of the body; ``with``
+makes a stream current for its block and restores it however the block is left (``match``
+is :mod:`.patterns`). Dispatch is ``exec_`` plus the node's
 class name; a statement without an executor is still walked for the calls inside it.
 Definitions and imports are executed by :mod:`.calls`, :mod:`.classes` and :mod:`.imports`.
 """
