@@ -69,6 +69,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("class_guarantees", "What a class guarantees its instances", "3.3.1, 3.3.2"),
     Section("placement", "One finding per defect, where the code must change", "6.3.4 Calls"),
     Section("dataclasses", "Dataclasses and named tuples", "dataclasses, typing.NamedTuple"),
+    Section("loops", "Loops carrying values round", "8.2 The while statement, 8.3 The for"),
     Section("with_stmt", "`with` and context managers", "8.5 The with statement"),
     Section("generators", "Generators and iteration", "6.2.9 Yield expressions"),
     Section("comprehensions", "Comprehensions", "6.2.4 Displays"),

@@ -199,4 +199,38 @@ def _changed(receiver: Seq, method: str, site: CallSite) -> Value:
     return None
 
 
-__all__ = ["CONTAINER_METHODS", "NO_KEY", "Containers", "literal_key"]
+def concatenated(parts: list[Value]) -> Value:
+    """``a + b`` (and ``a += b``) of lists or tuples known item by item: the items of each in
+    turn. ``None`` when one part is not such a list (then the operator is the tensors')."""
+    if len(parts) < 2 or not all(_plain_list(part) for part in parts):
+        return None
+    return _grown(tuple(item for part in parts for item in part.items))  # type: ignore[union-attr]
+
+
+def sliced(base: Seq, bounds: list[Value]) -> Value:
+    """``xs[i:j]`` (``bounds``: lower, upper, step as evaluated, None where omitted): the
+    items between literal bounds; the contents, positions unknown, for any other slice, or
+    when literal bounds leave nothing (a list known only as "one of" its items may be longer
+    than its items)."""
+    if not _plain_list(base):
+        return base
+    literal: list[int | None] = []
+    for bound in bounds:
+        if bound is None:
+            literal.append(None)
+        elif isinstance(bound, Const) and type(bound.value) is int:
+            literal.append(bound.value)  # type: ignore[arg-type]
+        else:
+            return may_contain(list(base.items))
+    lower, upper, step = literal
+    if step == 0:
+        return None  # ValueError at run time
+    items = base.items[lower:upper:step]
+    return Seq(items) if items else may_contain(list(base.items))
+
+
+def _plain_list(value: Value) -> bool:
+    return isinstance(value, Seq) and not value.keys and not value.is_dict
+
+
+__all__ = ["CONTAINER_METHODS", "NO_KEY", "Containers", "concatenated", "literal_key", "sliced"]

@@ -113,6 +113,10 @@ class Core:
         #: first was not enough (most modules need one, and the order has a cost).
         self._callees_order = False
         self._loops: list[Loop] = []
+        #: Per loop statement: the names and paths its body carries round (loops.py).
+        self._carried: dict[cst.CSTNode, frozenset[str]] = {}
+        #: Enclosing loops whose body is being run again (not the first time) (loops.py).
+        self._settling = 0
         #: The current stream before each stream-changing ``with`` the running function is
         #: inside, outermost first: a ``return`` leaves through every ``__exit__``.
         self._restores: list[Current | None] = []

@@ -24,7 +24,7 @@ from ..source.syntax import children, dotted_name, string_value
 from . import summaries as sm
 from .calls import Calls
 from .constants import const_truth
-from .containers import NO_KEY, literal_key
+from .containers import NO_KEY, concatenated, literal_key, sliced
 from .core import Scope, may_contain
 
 
@@ -159,11 +159,16 @@ class Expressions:
             if type(element.slice) is cst.Index:
                 index = self.eval(element.slice.value, state, scope)
             else:
-                for child in children(element.slice):
-                    self.eval(child, state, scope)
+                part = element.slice
+                bounds = [
+                    self.eval(bound, state, scope) if bound is not None else None
+                    for bound in (part.lower, part.upper, part.step)  # type: ignore[attr-defined]
+                ]
                 if isinstance(base, Tensor):  # a view: the same memory
                     return sm.contents(base)
-                return base if isinstance(base, Seq) else None  # a slice: same contents
+                if not isinstance(base, Seq):
+                    return None
+                return sliced(base, bounds) if len(node.slice) == 1 else base  # containers.py
         if isinstance(base, Instance) and base.cls.fields:
             base = self._as_seq(base)
         elif isinstance(base, Instance):  # obj[key]: type(obj).__getitem__ (objects.py)
@@ -241,6 +246,10 @@ class Expressions:
         for operand in _left_spine(node, type(node)):
             operands.append(self.eval(operand, state, scope))
         if isinstance(node, cst.BinaryOperation):  # ``a * b``: computed now (hazard rules)
+            if _adds(node, len(operands)):  # ``[a] + [b]``: a list of both (containers.py)
+                joined = concatenated(operands)
+                if joined is not None:
+                    return joined
             return computed(self._current(state), operands)
         return None
 
@@ -415,6 +424,15 @@ def _maybe_none(value: Value) -> bool:
     object, :func:`..values.join`)."""
     if isinstance(value, ExtStream):
         return value.nullable or value.param is not None or not value.must
+    return True
+
+
+def _adds(node: cst.CSTNode, count: int) -> bool:
+    """Every operator of the left spine :func:`_left_spine` walked (``count`` operands) is ``+``."""
+    for _ in range(count - 1):
+        if type(node.operator) is not cst.Add:  # type: ignore[attr-defined]
+            return False
+        node = node.left  # type: ignore[attr-defined]
     return True
 
 

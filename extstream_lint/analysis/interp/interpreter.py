@@ -16,6 +16,7 @@ per concern, the way mypy splits its checker:
 
 * :mod:`.interp.core`: the passes, scopes, names (bind, lookup, assignment targets), reporting;
 * :mod:`.interp.statements`: statements and control flow;
+* :mod:`.interp.loops`: what a loop carries round, and when to run its body again;
 * :mod:`.interp.patterns`: the ``match`` statement, its patterns and guards;
 * :mod:`.interp.imports`: import statements;
 * :mod:`.interp.expressions`: expressions;

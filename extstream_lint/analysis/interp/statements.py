@@ -1,10 +1,11 @@
 """Statements and control flow: each statement takes the state before it to the state after.
 
 ``None`` is "does not finish here" (``return``, ``raise``, ``break``, ``continue``).
-Branches run on the states narrowing gives them and are joined; loops run their body twice
-when reporting, so values carried round the loop are seen; ``try`` handlers see the state
-after each statement of the body; ``with`` makes a stream current for its block and restores
-it however the block is left (``match`` is :mod:`.patterns`). Dispatch is ``exec_`` plus the node's
+Branches run on the states narrowing gives them and are joined; loops run their body again,
+silenced, while what it carries round changes in what the rules read (:mod:`.loops`), then
+once reporting; ``try`` handlers see the state after each statement of the body; ``with``
+makes a stream current for its block and restores it however the block is left (``match``
+is :mod:`.patterns`). Dispatch is ``exec_`` plus the node's
 class name; a statement without an executor is still walked for the calls inside it.
 Definitions and imports are executed by :mod:`.calls`, :mod:`.classes` and :mod:`.imports`.
 """
@@ -26,8 +27,10 @@ from ..semantics.hazards import computed
 from ..semantics.sites import Arg
 from ..source.syntax import children, dotted_name, tail_name
 from .constants import const_truth
+from .containers import concatenated
 from .core import Loop, Scope
 from .gradmode import AWAY_KEY
+from .loops import MAX_RUNS, carried, carries_news
 from .summaries import ENTERED, symbolic
 
 #: ``exec_<NodeType>`` by statement type (built once per type).
@@ -92,9 +95,12 @@ class Statements:
         elif kind is cst.AugAssign:  # ``total += loss``: computed now, from both
             value = self.eval(stmt.value, state, scope)
             before = self.eval(stmt.target, state, scope)
-            self.bind_target(
-                stmt.target, computed(self._current(state), [before, value]), state, scope
-            )
+            result = None
+            if type(stmt.operator) is cst.AddAssign:  # ``xs += [s]``: a list of both
+                result = concatenated([before, value])
+            if result is None:
+                result = computed(self._current(state), [before, value])
+            self.bind_target(stmt.target, result, state, scope)
         elif kind is cst.Return:
             value = self.eval(stmt.value, state, scope) if stmt.value is not None else Const(None)
             info = scope.function
@@ -187,22 +193,73 @@ class Statements:
         return self._suite(orelse.body, state, scope)
 
     def _loop(
-        self, state: State, scope: Scope, run_body, orelse: cst.Else | None, exits: bool = True
+        self,
+        node: cst.For | cst.While,
+        state: State,
+        scope: Scope,
+        run_body,
+        orelse: cst.Else | None,
+        exits: bool = True,
     ) -> State | None:
-        head = state
         if self.reporting:  # learn what the body carries round before reporting on it
             with self._silenced():
-                self._loops.append(Loop())
-                end = run_body(state.copy())
-                loop = self._loops.pop()
-            head = join_states([state, end, *loop.continues]) or state
-        self._loops.append(Loop())
-        end = run_body(head.copy())
-        loop = self._loops.pop()
-        after = join_states([head, end, *loop.continues]) if exits else None
+                head = self._carry(node, state, run_body)[0]
+            loop = Loop()
+            self._loops.append(loop)
+            try:
+                end = run_body(head.copy())
+            finally:
+                self._loops.pop()
+            after = join_states([head, end, *loop.continues]) if exits else None
+            breaks = loop.breaks
+        else:
+            head, breaks = self._carry(node, state, run_body)
+            after = head if exits else None
         if orelse is not None:
             after = self._suite(orelse.body, after, scope)
-        return join_states([after, *loop.breaks])
+        return join_states([after, *breaks])
+
+    def _carry(
+        self, node: cst.For | cst.While, state: State, run_body
+    ) -> tuple[State, list[State]]:
+        """Run the body from the loop's head, joining where it ends (and continues) into the
+        head, again while that tells something new about streams (:mod:`.loops`), at most
+        the body's loop-carried names plus one times (:data:`.loops.MAX_RUNS`). Loops run
+        inside such a further run of an enclosing one run once, so that nested loops cost
+        a polynomial of their depth, not a power of the cap. The head the runs reached, and
+        the states that left by ``break``."""
+        head, breaks, runs = state, [], 0
+        keys: frozenset[str] | None = None
+        while True:
+            loop = Loop()
+            self._loops.append(loop)
+            self._settling += runs > 0
+            try:
+                end = run_body(head.copy())
+            finally:
+                self._loops.pop()
+                self._settling -= runs > 0
+            runs += 1
+            breaks.extend(loop.breaks)
+            joined = join_states([head, end, *loop.continues]) or head
+            if self._settling:  # inside another loop's run again: once, as it always was
+                return joined, breaks
+            if keys is None:
+                keys = self._carried_keys(node)
+            if runs >= min(len(keys) + 1, MAX_RUNS) or not carries_news(head, joined, keys):
+                return joined, breaks
+            head = joined
+
+    def _carried_keys(self, node: cst.For | cst.While) -> frozenset[str]:
+        """What ``node``'s body carries round (:func:`.loops.carried`), once per loop."""
+        keys = self._carried.get(node)
+        if keys is None:
+            if type(node) is cst.For:
+                keys = carried(node.target, None, node.body)
+            else:
+                keys = carried(None, node.test, node.body)  # type: ignore[union-attr]
+            self._carried[node] = keys
+        return keys
 
     def exec_For(self, node: cst.For, state: State, scope: Scope) -> State | None:
         element = self.element_of(self.eval(node.iter, state, scope))
@@ -211,7 +268,7 @@ class Statements:
             self.bind_target(node.target, element, entry, scope)
             return self._suite(node.body, entry, scope)
 
-        return self._loop(state, scope, run_body, node.orelse)
+        return self._loop(node, state, scope, run_body, node.orelse)
 
     def exec_While(self, node: cst.While, state: State, scope: Scope) -> State | None:
         if const_truth(self.eval(node.test, state, scope)) is False:  # while flag: never
@@ -222,7 +279,7 @@ class Statements:
             self.eval(node.test, entry, scope)
             return self._suite(node.body, entry, scope)
 
-        return self._loop(state, scope, run_body, node.orelse, exits=not forever)
+        return self._loop(node, state, scope, run_body, node.orelse, exits=not forever)
 
     def exec_Try(self, node: cst.CSTNode, state: State, scope: Scope) -> State | None:
         loop = self._loops[-1] if self._loops else None

@@ -1,0 +1,112 @@
+"""Loops run their body again only while it carries a stream somewhere new (issue 43, item 9).
+
+Counted, not timed: statement executions (:class:`BudgetedInterpreter`'s count). A module
+without streams runs each loop body exactly as many times as one silenced run and one
+reporting run did before loops were iterated (the figures below are those of that code),
+at n and 10n loops and with loops nested three deep; a rotation of k names takes k runs
+per pass, up to the cap (:data:`loops.MAX_RUNS`, listed in docs/limitations.md).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from extstream_lint.analysis import analyze_source
+from extstream_lint.analysis.driver.budget import BudgetedInterpreter
+from extstream_lint.analysis.interp import loops
+
+
+def _executed(source: str) -> int:
+    interpreter = BudgetedInterpreter(cst.parse_module(source))
+    interpreter.run()
+    return interpreter.executed
+
+
+def flat(n: int) -> str:
+    """``n`` module-level loops with a counter, a growing list and a string built."""
+    out = ["total = 0\nitems = []\n"]
+    for i in range(n):
+        out.append(
+            f"for i{i} in range(3):\n    total += i{i}\n    items.append(i{i})\n"
+            "    name = 'x' + str(total)\n"
+        )
+    return "".join(out)
+
+
+def nested(n: int) -> str:
+    """A function with ``n`` loops nested three deep over its parameter's elements."""
+    out = ["def work(rows):\n    total = 0\n"]
+    for _ in range(n):
+        out.append(
+            "    for a in rows:\n        for b in a:\n            while b:\n"
+            "                total += b\n                b = b - 1\n"
+        )
+    out.append("    return total\n\n\nwork([[3]])\n")
+    return "".join(out)
+
+
+def test_stream_free_loops_run_as_often_as_before_and_linearly() -> None:
+    # Figures of the code before loops were iterated (one silenced run, one reporting run).
+    assert [_executed(flat(n)) for n in (10, 100)] == [114, 1104]
+    assert [_executed(nested(n)) for n in (10, 100)] == [252, 2412]
+
+
+def _rotation(k: int) -> str:
+    names = [f"a{i}" for i in range(k)]
+    return (
+        "import torch\nfrom torch_npu.npu import ExternalStream\n\n\n"
+        "def run(h):\n"
+        f"    {' = '.join(names)} = torch.npu.Stream()\n"
+        "    for _ in range(10):\n"
+        f"        {', '.join(names)} = {', '.join([*names[1:], 'ExternalStream(h)'])}\n"
+        "    a0.synchronize()\n"
+    )
+
+
+def test_a_rotation_is_followed_up_to_the_cap_and_no_further() -> None:
+    # MAX_RUNS silenced runs, then the reporting run: MAX_RUNS + 1 names
+    for k in range(1, loops.MAX_RUNS + 2):
+        assert [f.code for f in analyze_source(_rotation(k))] == ["XST101"], k
+    # more: cut (docs/limitations.md lists the bound)
+    assert analyze_source(_rotation(loops.MAX_RUNS + 2)) == []
+
+
+def test_a_rotation_costs_one_run_per_name_per_pass() -> None:
+    """One more run in the learning pass and one in the reporting pass's silenced runs per
+    name, up to the cap; then no more whatever the names."""
+    base = _executed(_rotation(1))
+    assert [_executed(_rotation(k)) - base for k in (2, 3, 4)] == [2, 4, 6]
+    capped = _executed(_rotation(loops.MAX_RUNS))
+    assert _executed(_rotation(loops.MAX_RUNS + 4)) == capped
+
+
+def test_carried_names_are_those_read_before_they_are_assigned() -> None:
+    body = cst.parse_statement(
+        "for x in xs:\n    y = f(x)\n    g(y)\n    total += x\n    if c:\n        z = 1\n"
+        "    use(z)\n    q.append(x)\n    self.a, self.b = self.b, x\n"
+    )
+    assert isinstance(body, cst.For)
+    keys = loops.carried(body.target, None, body.body)
+    assert keys == {"total", "z", "q", "self.b"}
+
+
+def _nest(depth: int) -> str:
+    """``depth`` loops nested, each rotating three names of its own round a stream."""
+    out = ["import torch\nfrom torch_npu.npu import ExternalStream\n\n\ndef run(h):\n"]
+    for level in range(depth):
+        pad = "    " * (level + 1)
+        a, b, c = (f"{name}{level}" for name in "abc")
+        out.append(f"{pad}{a} = {b} = {c} = torch.npu.Stream()\n")
+        out.append(f"{pad}for _ in range(3):\n")
+        out.append(f"{pad}    {a}, {b}, {c} = {b}, {c}, ExternalStream(h)\n")
+    out.append("    a0.synchronize()\n")
+    return "".join(out)
+
+
+def test_nested_rotations_cost_a_polynomial_of_the_depth() -> None:
+    """A loop run again inside another loop's further run runs once: without that, each
+    level's runs multiply (up to MAX_RUNS ** depth)."""
+    assert [f.code for f in analyze_source(_nest(3))] == ["XST101"]
+    costs = [_executed(_nest(depth)) for depth in (2, 4, 8)]
+    # twice as deep, at most 8 times the work: at most cubic in the depth
+    assert costs[1] <= 8 * costs[0] and costs[2] <= 8 * costs[1], costs
