@@ -106,6 +106,16 @@ class Imports:
             head = full.split(".", 1)[0]
             found = self._project_module(head)
             self.bind(head, found if found is not None else Ref(head), state, scope)
+            if found is not None and full != head:  # ``import a.b`` ran ``a.b`` too
+                self._ran(found)
+                found = self._project_module(full)
+        if found is not None:
+            self._ran(found)
+
+    def _ran(self, module: Module) -> None:
+        """A project module was imported, so it ran: what it did to other modules' objects
+        (``singledispatch`` registrations, :mod:`.dispatch`) holds here from now on."""
+        self.imported_registrations(module)
 
     def _import_from(self, stmt: cst.ImportFrom, state: State, scope: Scope) -> None:
         module = dotted_name(stmt.module) if stmt.module is not None else None
@@ -115,6 +125,7 @@ class Imports:
         )
         if source is not None:
             self._import_effects(source.name)
+            self._ran(source)
             self._import_project(stmt, source, state, scope)
             return
         if self._import_submodules(stmt, state, scope):
@@ -157,6 +168,8 @@ class Imports:
         if not found:
             return False
         self._import_effects(*(module.name for module in found.values()))
+        for module in found.values():
+            self._ran(module)
         for alias in stmt.names:
             local = _imported_as(alias)[1]
             self.bind(local, found.get(local), state, scope)
@@ -181,6 +194,7 @@ class Imports:
             self.bind(local, value, state, scope)
             if isinstance(value, Module) and value.name == f"{source.name}.{name}":
                 self._import_effects(value.name)  # ``from . import _setup``: it runs
+                self._ran(value)
 
 
 def _imported_as(alias: cst.ImportAlias) -> tuple[str, str]:
