@@ -1,4 +1,4 @@
-"""``singledispatch`` registrations made in other modules cost linear work (issue 38).
+"""Registrations made in other modules cost linear work (issue 38).
 
 A registration is a fact of the registering module's summary, in force in every module that
 imports it, directly or not (:mod:`extstream_lint.analysis.interp.dispatch`): it travels up
@@ -6,7 +6,8 @@ the import graph in the summaries, no body is run again for it. Here a chain of 
 modules, each importing the one before it, the first registering an implementation that
 reaches a refused call: the call in the app that imports the last one is reported, with
 one summary and at most one parse per module, for n modules as for 10n, and the
-registrations all summaries keep grow with n, not with its square.
+registrations all summaries keep grow with n, not with its square. The same for a store
+into another module's dict (``jobs.HANDLERS["comm"] = impl``, :mod:`.interp.registries`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pytest
 from extstream_lint.analysis import analyze_source
 from extstream_lint.analysis.driver.index import PARSES, ProjectIndex
 from extstream_lint.analysis.interp.dispatch import MAX_REGISTRATIONS, REGISTRATIONS
+from extstream_lint.analysis.interp.registries import FOREIGN_STORES
 from extstream_lint.project.modules import one_run
 
 _JOBS = """import functools
@@ -74,9 +76,9 @@ def _lint(root: Path) -> tuple[list[tuple[int, str]], ProjectIndex]:
     return [(f.line, f.code) for f in found], index
 
 
-def _kept(index: ProjectIndex) -> int:
+def _kept(index: ProjectIndex, key: str = REGISTRATIONS) -> int:
     """How many registrations all the run's summaries keep."""
-    held = (m.exports.get(REGISTRATIONS) for m in index._modules.values())
+    held = (m.exports.get(key) for m in index._modules.values())
     return sum(len(h.items) for h in held if h is not None)  # type: ignore[attr-defined]
 
 
@@ -99,3 +101,38 @@ def test_what_a_summary_keeps_is_bounded(tmp_path: Path) -> None:
     assert found == [(8, "XST102")]
     assert _kept(index) == sum(min(i + 1, MAX_REGISTRATIONS) for i in range(n))
     assert len(index.analysed) == n + 1
+
+
+_STORING = """import jobs
+
+
+def finish_comm(job):
+    job.stream.query()
+
+
+jobs.HANDLERS["comm"] = finish_comm
+"""
+_LOOKUP = """from torch_npu.npu import ExternalStream
+
+import p{last}  # noqa: F401
+from jobs import HANDLERS, CommJob
+
+
+def run(h):
+    HANDLERS["comm"](CommJob(ExternalStream(h)))
+"""
+
+
+@pytest.mark.parametrize("n", [10, 100])
+def test_a_store_into_another_modules_dict_travels_up_in_linear_work(
+    tmp_path: Path, n: int
+) -> None:
+    _project(tmp_path, n)
+    (tmp_path / "jobs.py").write_text(_JOBS + "\n\nHANDLERS = {}\n")
+    (tmp_path / "p0.py").write_text(_STORING)
+    (tmp_path / "app.py").write_text(_LOOKUP.format(last=n - 1))
+    found, index = _lint(tmp_path)
+    assert found == [(8, "XST102")]
+    assert len(index.analysed) == n + 1
+    assert max(PARSES.values()) == 1
+    assert _kept(index, FOREIGN_STORES) == n

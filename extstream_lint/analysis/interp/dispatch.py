@@ -5,7 +5,10 @@ implementation a call runs, here and in every module that imports the one that r
 ``f.register(T, impl)`` record ``impl`` for class ``T`` on the dispatcher ``f`` (a
 ``singledispatchmethod`` the same, after ``self``); ``f(x)`` runs the implementation
 registered for the nearest class of ``x`` (its class's MRO; an external stream's classes),
-else the base.
+else the base. ``f(job)`` on a parameter's value is a call the summary records
+(:meth:`.higher_order.HigherOrder.record_param_call`): it dispatches where the summary is
+applied, on the caller's argument, with the registrations in force there (a library module
+that calls ``f`` need not import the implementations the application imports).
 
 A registration is a side effect on the dispatcher, which may be another module's object:
 ``handlers.py`` registers on ``jobs.finish``, and once ``handlers`` has been imported, a call
@@ -33,6 +36,7 @@ from ..abstract.values import ClassInfo, FunctionInfo, Instance, Module, Seq, Va
 from ..semantics import flowmodels as fm
 from ..semantics.sites import Arg, CallSite
 from ..source.syntax import dotted_name
+from .core import is_symbolic
 from .higher_order import CALLABLE
 
 __all__ = ["MAX_REGISTRATIONS", "REGISTRATIONS", "Dispatch"]
@@ -174,6 +178,10 @@ class Dispatch:
         registry = self.__dict__.get("_flow_registry", {}).get(key, {})
         at = 1 if dispatcher.cls.name == fm.METHOD_DISPATCHER else 0  # after the bound self
         arg = site.positional[at].value if len(site.positional) > at else None
+        if self._function is not None and is_symbolic(arg):
+            # the class is the caller's: dispatched where the summary is applied, with
+            # the caller's registrations (flows.py, :meth:`Flows.flow_recorded`)
+            return self.record_param_call(dispatcher, site, state)  # type: ignore[arg-type]
         best, chosen = None, dispatcher.field(_BASE)[1]
         for _, kind, impl in registry.values():
             rank = _rank(kind, arg)
