@@ -135,9 +135,10 @@ class Dispatch:
             held = tuple(Seq((Const(k), kind, f)) for k, kind, f in kept.values())
             module.summary[REGISTRATIONS] = Seq(held)
 
-    def imported_registrations(self, module: Module) -> None:
+    def imported_registrations(self, module: Module, exported: bool) -> None:
         """Importing project module ``module`` ran it: what it registered (and what the
-        modules it imports did) is in force here from now on."""
+        modules it imports did) is in force here from now on (``exported``: imported at the
+        top level, so for this module's importers too)."""
         facts = self.facts
         if facts is not None:
             facts.read(module.name, REGISTRATIONS)
@@ -149,7 +150,7 @@ class Dispatch:
                 continue
             key, kind, impl = item.items
             if isinstance(key, Const) and isinstance(key.value, str):
-                self._in_force((key.value, kind, impl), True)
+                self._in_force((key.value, kind, impl), exported)
 
     def _first_annotation(self, impl: FunctionInfo, state: State, skip: int = 0) -> Value:
         """The class the first parameter of ``impl`` (after ``skip``: a method's ``self``)

@@ -116,7 +116,7 @@ class Imports:
         """A project module was imported, so it ran: what it did to other modules' objects
         (``singledispatch`` registrations, :mod:`.dispatch`; stores into their globals,
         :mod:`.registries`) holds here from now on."""
-        self.imported_registrations(module)
+        self.imported_registrations(module, scope.kind == "module")
         self.imported_stores(module, state, scope)
 
     def _import_from(self, stmt: cst.ImportFrom, state: State, scope: Scope) -> None:

@@ -115,8 +115,8 @@ class Registries:
         """``NAME[key] = value`` at the top level, ``NAME`` another module's global: in
         force here and, through this module's summary, in its importers."""
         where = target.value
-        if scope.kind != "module":
-            return
+        if scope.kind != "module" or value is None or isinstance(value, Const):
+            return  # a literal (``CONFIG["debug"] = True``) carries nothing to a call
         origin: tuple[str, str] | None = None
         if isinstance(where, cst.Name):
             origin = self.__dict__.get("_imported_from", {}).get(where.value)
