@@ -14,12 +14,6 @@ from __future__ import annotations
 from .suite import NEGATIVE, POSITIVE
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("containers/registry_looked_up_at_home", POSITIVE): (
-        "`HANDLERS[kind](job)` in a function of the registry's own module, filled by another "
-        "module's `HANDLERS[\"comm\"] = impl`: the function's summary reads the global as its "
-        "own module's run left it (empty); a lookup of a global in a summarised body is not "
-        "deferred to the callers, which see the stores in force"
-    ),
     ("classes/base_in_module_stream_method", POSITIVE): (
         "`self._stream().synchronize()` in a base method of another module: the receivers' "
         "summaries keep a call on self only where its result is stored or returned, not "

@@ -115,22 +115,31 @@ jobs.HANDLERS["comm"] = finish_comm
 _LOOKUP = """from torch_npu.npu import ExternalStream
 
 import p{last}  # noqa: F401
-from jobs import HANDLERS, CommJob
+from jobs import HANDLERS, CommJob, finish_by
 
 
 def run(h):
-    HANDLERS["comm"](CommJob(ExternalStream(h)))
+    {call}
 """
+_BY_HOME = "\n\nHANDLERS = {}\n\n\ndef finish_by(kind, job):\n    return HANDLERS[kind](job)\n"
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        'HANDLERS["comm"](CommJob(ExternalStream(h)))',
+        'finish_by("comm", CommJob(ExternalStream(h)))',
+    ],
+)
 @pytest.mark.parametrize("n", [10, 100])
 def test_a_store_into_another_modules_dict_travels_up_in_linear_work(
-    tmp_path: Path, n: int
+    tmp_path: Path, n: int, call: str
 ) -> None:
+    """Looked up here, or by a function of the dict's own module (a recorded call)."""
     _project(tmp_path, n)
-    (tmp_path / "jobs.py").write_text(_JOBS + "\n\nHANDLERS = {}\n")
+    (tmp_path / "jobs.py").write_text(_JOBS + _BY_HOME)
     (tmp_path / "p0.py").write_text(_STORING)
-    (tmp_path / "app.py").write_text(_LOOKUP.format(last=n - 1))
+    (tmp_path / "app.py").write_text(_LOOKUP.format(last=n - 1, call=call))
     found, index = _lint(tmp_path)
     assert found == [(8, "XST102")]
     assert len(index.analysed) == n + 1

@@ -18,8 +18,10 @@ once the storing module has run: it is a fact of the storing module's summary
 (:data:`FOREIGN_STORES`, with those of the modules it imports, at most
 :data:`MAX_FOREIGN_STORES`), in force in every module that imports it, where the global is
 read by name (``from jobs import HANDLERS``, ``jobs.HANDLERS``), as a ``singledispatch``
-registration is (:mod:`.dispatch`). A function of the global's own module reads it as that
-module's run left it (a lookup in a summarised body is not deferred to its callers).
+registration is (:mod:`.dispatch`). A function of the global's own module that calls
+``REGISTRY[key](...)`` where its module's run left nothing under ``key`` records the call
+(:class:`..abstract.callables.GlobalItem`), and each caller looks it up in the dict as it sees
+it, with the stores in force there.
 
 A mixin of :class:`.interpreter.Interpreter`.
 """
@@ -31,6 +33,7 @@ from dataclasses import replace
 import libcst as cst
 
 from ..abstract.atoms import Const, Ref
+from ..abstract.callables import GlobalItem
 from ..abstract.state import State
 from ..abstract.values import (
     ClassInfo,
@@ -181,6 +184,49 @@ class Registries:
             value = stored(value, key, item)
         return value
 
+    def deferred_lookup_call(
+        self, func: cst.Subscript, site: CallSite, state: State, scope: Scope
+    ) -> Value:
+        """``REGISTRY[key](...)`` in a summarised body, ``REGISTRY`` a dict global of this
+        module with nothing under ``key`` here: a call the summary records, made where it
+        is applied, with the stores in force there (``None``: not one)."""
+        where = func.value
+        if self._function is None or not self.module_name or not isinstance(where, cst.Name):
+            return None
+        if where.value in state.env or where.value in scope.local_names or len(func.slice) != 1:
+            return None
+        module = self._scopes.get(self.module)
+        held = module.summary.get(where.value) if module is not None else None
+        index = func.slice[0].slice
+        if not isinstance(held, Seq) or not _keyed(held) or not isinstance(index, cst.Index):
+            return None
+        with self._silenced():
+            key = self.eval(index.value, state, scope)
+        callee = GlobalItem(self.module_name, where.value, key)
+        return self.record_param_call(callee, site, state)  # type: ignore[arg-type]
+
+    def looked_up(self, item: GlobalItem, binding: sm.Binding) -> Value:
+        """The callee a recorded ``REGISTRY[key](...)`` names here: the dict as this module
+        sees it, stores in force included, under the caller's key."""
+        if item.module == self.module_name:
+            module = self._scopes.get(self.module)
+            held = module.summary.get(item.name) if module is not None else None
+        else:
+            found = self._project_module(item.module)
+            if found is None:
+                return None
+            if self.facts is not None:
+                self.facts.read(found.name, item.name)
+            held = found.exports.get(item.name)
+        held = self.global_of(item.module, item.name, held)
+        if not isinstance(held, Seq):
+            return None
+        key = sm.substitute(item.key, binding)
+        literal = key.value if isinstance(key, Const) else None
+        if isinstance(literal, (str, int)) and held.keys:
+            return sm.item(held, literal)
+        return sm.contents(held)
+
     def apply_stores(self, info: FunctionInfo, binding: sm.Binding, state: State) -> None:
         """The stores of a called function, with this call's values."""
         here = self._function
@@ -265,6 +311,11 @@ class Registries:
         site = CallSite(node, "__init__", args)  # type: ignore[arg-type]
         with self._silenced():
             self._call_function(init, node, site, Arg(cls, None), state, None)
+
+
+def _keyed(value: Seq) -> bool:
+    """A dict whose keys are all literals (a display, or an empty dict so far)."""
+    return bool(value.keys) or (value.is_dict and not value.items)
 
 
 def _ident(value: Value) -> object:
