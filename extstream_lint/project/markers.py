@@ -89,6 +89,8 @@ def may_reach_refused(text: str) -> bool:
         return True
     if "torch" in text and any(marker in text for marker in _TORCH_MARKERS):
         return True
+    if "singledispatch" in text:  # another module may register what reaches one on it
+        return True
     if _REFUSED_CALL is None:
         _REFUSED_CALL = _refused_call()
     return _REFUSED_CALL.search(text) is not None

@@ -14,14 +14,6 @@ from __future__ import annotations
 from .suite import NEGATIVE, POSITIVE
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("library_flow/singledispatch_modules", POSITIVE): (
-        "`@finish.register` in another module than the generic function: a registration is "
-        "kept in the registering module's run only, so the importer's call runs the base"
-    ),
-    ("library_flow/singledispatch_register_modules", POSITIVE): (
-        "`finish.register(T, impl)` called in another module: as above, a registration is "
-        "not an effect the importing module sees"
-    ),
     ("classes/base_in_module_stream_method", POSITIVE): (
         "`self._stream().synchronize()` in a base method of another module: the receivers' "
         "summaries keep a call on self only where its result is stored or returned, not "

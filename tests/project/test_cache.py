@@ -204,3 +204,21 @@ def test_configured_src_roots_and_cache_false(tmp_path: Path) -> None:
     assert len(lines) == 6 and ["scripts/app.py:10:5:", "XST101"] in lines, cli
     assert cli.stdout == flake8.stdout
     assert not (root / CACHE_DIR).exists()
+
+
+def test_a_registration_of_another_module_holds_when_revived(tmp_path: Path) -> None:
+    """``handlers`` registers on ``jobs.finish`` for ``jobs.CommJob``: revived from the
+    cache, its summary must name ``jobs``'s class, not a copy of it, or an edited
+    importer's call (linted again, with the kept summaries) dispatches to the base."""
+    case = Path(__file__).resolve().parents[1] / "conformance" / "fixtures" / "library_flow"
+    root = tmp_path / "case"
+    shutil.copytree(case / "singledispatch_modules", root)
+    (root / "pyproject.toml").write_text("[project]\nname = 'case'\n", encoding="utf-8")
+    before = _findings(root, ProjectIndex(cache=DiskCache()))
+    assert _lines(before, "main.py") == {9}
+    _edit(root / "main.py", "def negative(h):", "def negative(h):  # edited", 1)
+    assert _lines(_findings(root, ProjectIndex(cache=DiskCache())), "main.py") == {9}
+    _edit(root / "handlers.py", "import CommJob,", "import LogJob,", 2)
+    _edit(root / "handlers.py", "job: CommJob", "job: LogJob", 2)  # the other class now
+    assert _lines(_findings(root, ProjectIndex(cache=DiskCache())), "main.py") == {14}
+    assert _findings(root, ProjectIndex(cache=DiskCache())) == _findings(root, ProjectIndex())

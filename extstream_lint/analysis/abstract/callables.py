@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from .choices import Callee
 from .values import Current, FunctionInfo, Value
 
-__all__ = ["Closure", "ParamCall"]
+__all__ = ["Closure", "GlobalItem", "ParamCall"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,18 @@ class ParamCall:
     #: The call runs in no-grad mode (the body's, by a decorator, a ``with`` or a call): what
     #: it returns has no history unless the function called turns grad mode on itself.
     grad_off: bool = False
+
+
+@dataclass(frozen=True)
+class GlobalItem:
+    """``REGISTRY[key]`` called in a summarised body, ``REGISTRY`` a dict global of module
+    ``module`` that holds nothing under ``key`` there: the callee of a :class:`ParamCall`,
+    looked up where the summary is applied, with the stores other modules made into the
+    dict that are in force there (:mod:`.interp.registries`). ``key`` is in the body's terms."""
+
+    module: str
+    name: str
+    key: Value
 
 
 #: At most this many recorded calls per function (the body is bounded; passes repeat it).

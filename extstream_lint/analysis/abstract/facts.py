@@ -37,3 +37,8 @@ class ModuleFacts(Protocol):
         handed out; ``None``: all its exports, as ``from m import *`` does). What an
         importer's result depends on is then those names, not all the module says."""
         ...
+
+    def holds(self, module: str, name: str) -> bool:
+        """Whether ``module`` (handed out by this provider) exports ``name``, answered
+        without reading its summary if it is not read yet (:mod:`..driver.shells`)."""
+        ...

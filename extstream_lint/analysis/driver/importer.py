@@ -15,7 +15,7 @@ from ...project import modules as mods
 from ...project.modules import NEVER_PROJECT as _NEVER_PROJECT
 from ...project.modules import Stamp
 from ..abstract.values import Module
-from .digests import copy_reads
+from .digests import ABSENT, copy_reads
 
 if TYPE_CHECKING:  # libcst only when a summary is computed, not when one is checked
     import libcst as cst
@@ -147,6 +147,12 @@ class Importer:
         names = self.reads.get(path)
         if names is not None and name not in names:
             names[name] = self.index.export_digest(path, name)
+
+    def holds(self, module: str, name: str) -> bool:
+        path = self._paths.get(module)
+        if path is None:
+            return True  # not handed out here: its summary is at hand, read it
+        return self.index.export_digest(path, name) != ABSENT
 
 
 class RunState:

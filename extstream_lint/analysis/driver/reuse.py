@@ -36,12 +36,27 @@ class Reuse(_Base):
 
     def _body(self, module: Module, members: dict[str, Module]) -> bytes | None:
         """The fields of ``module``'s summary, pickled with every project module they hold
-        (a final one, or a member of the cycle being computed) named, not copied: resolved
-        by :meth:`_revived`. ``None`` if they cannot be pickled (then not kept)."""
+        (a final one, or a member of the cycle being computed) named, not copied, and every
+        function or class a final module outside the cycle exports named by that module
+        and export (a class imported and registered on, :mod:`..interp.dispatch`, is then
+        the exporter's own class when revived, as it is in a fresh summary): resolved by
+        :meth:`_revived`. ``None`` if they cannot be pickled (then not kept)."""
         buffer = io.BytesIO()
         pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        homes = self._homes
 
         def persistent_id(value: object) -> object:
+            kind = type(value)
+            if kind is FunctionInfo or kind is ClassInfo:
+                home = homes.get(value)
+                if home is None:
+                    return None
+                entry = self._entries.get(home[0])
+                name = entry.module.name if isinstance(entry, Entry) else None
+                final = self._modules.get(name) if name not in members else None  # type: ignore[arg-type]
+                if final is not None and final.exports.get(home[1]) is value:
+                    return ("export", name, home[1])
+                return None
             if isinstance(value, Module) and (
                 value.name in members or self._modules.get(value.name) is value
             ):
@@ -92,9 +107,11 @@ class Reuse(_Base):
         first used, if it is a :class:`Shell`): the modules it names are ``members`` (by
         name) or final summaries. Raises on a name that is neither."""
 
-        def resolve(reference: object) -> Module:
-            kind, name = reference  # type: ignore[misc]
+        def resolve(reference: object) -> object:
+            kind, name, *export = reference  # type: ignore[misc]
             found = members.get(name) or self._module_named(name)
+            if kind == "export" and found is not None and name not in members:
+                return found.exports[export[0]]  # another module's function or class
             if kind != "module" or found is None:
                 raise KeyError(f"a stored summary names {name!r}, which is not known")
             return found

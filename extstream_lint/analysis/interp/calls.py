@@ -245,6 +245,10 @@ class Calls:
         site = self._arguments(node, state, scope, callee_text)
         if bound is not None and method is not None:  # self.m(...): receivers.py
             self.note_self_call(node, receiver, method, callee, site, state)
+        if callee is None and method is None and isinstance(func, cst.Subscript):
+            made = self.deferred_lookup_call(func, site, state, scope)  # registries.py
+            if made is not None:
+                return made
         hooked = self.class_hook(receiver, method, node, site, state) if callee is None else None
         if hooked is not None:  # object.__new__(cls), Pair._make(it) (datamodel.py)
             return hooked

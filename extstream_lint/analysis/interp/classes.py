@@ -150,8 +150,8 @@ class Classes:
             base = self._project_module(base.name) or base
             if self.facts is not None:
                 self.facts.read(base.name, name)
-            if name in base.exports:
-                return base.exports[name]
+            if name in base.exports:  # with what imported modules stored into it
+                return self.global_of(base.name, name, base.exports[name])
             return self._project_module(f"{base.name}.{name}")  # a submodule
         if isinstance(base, Instance):
             if name == "__class__":

@@ -118,6 +118,7 @@ class Containers:
                 return
         if self.note_store(target, base, index, value, state, scope):  # registries.py
             return
+        self.foreign_store(target, index, value, state, scope)  # another module's global
         if not isinstance(base, Seq):
             return
         changed: Value

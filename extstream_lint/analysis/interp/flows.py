@@ -13,9 +13,8 @@ row calls in another thread runs with no external stream current (a thread start
 default stream), one called later by an event loop too (what is current then is not known),
 one called here with the caller's current stream.
 
-A ``functools.singledispatch`` function is such an object too: its ``register`` records an
-implementation per class (in this module's run: an importer sees the base only), and a call
-runs the one registered for the nearest class of its first argument, or the base.
+A ``functools.singledispatch`` function is such an object too: its registrations and calls
+are :mod:`.dispatch`'s.
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ from ..abstract.paths import symbolic
 from ..abstract.state import State
 from ..abstract.values import (
     ClassInfo,
-    FunctionInfo,
     Instance,
     Seq,
     StreamCtx,
@@ -49,17 +47,6 @@ CONTENTS = "<contents>"
 _NAMES, _ARGS, _KEYWORDS = "<names>", "<args>", "<keywords>"
 #: Rows whose objects are called: what calling one does.
 _CALLED = frozenset({fm.CALLS_METHOD, fm.GETS_ATTRIBUTE, fm.GETS_ITEM})
-_BASE, _DISPATCHER, _TYPE = "<base>", "<dispatcher>", "<type>"
-#: What a ``singledispatch`` function's ``register`` attribute is an instance of.
-_REGISTRAR = "functools.singledispatch.register"
-#: The classes an external stream is an instance of, most specific first (torch_npu's
-#: ``ExternalStream`` derives from its ``Stream``, which derives from ``torch.Stream``).
-_STREAM_CLASSES = (
-    ("torch_npu.npu.ExternalStream", "torch_npu.npu.streams.ExternalStream"),
-    ("torch_npu.npu.Stream", "torch_npu.npu.streams.Stream", "torch.npu.Stream"),
-    ("torch.Stream",),
-    ("object", "builtins.object"),
-)
 
 
 class Flows:
@@ -94,12 +81,9 @@ class Flows:
         """``obj(...)`` where ``obj`` is a weak reference or one of ``operator``'s callables."""
         made = fm.BY_CALLEE.get(callee.cls.name)
         if made is not None and made.kind == fm.DISPATCHER:
-            return True, self._dispatch(callee, site, state, current)
+            return True, self.dispatch(callee, site, state, current)
         if made is not None and made.kind == fm.REGISTERS:  # @f.register, @f.register(T)
-            dispatcher = callee.field(_DISPATCHER)[1]
-            given = callee.field(_TYPE)
-            args = [Arg(given[1], None), *site.positional] if given[0] else site.positional
-            return True, self._register(dispatcher, args, state)
+            return True, self.registrar_call(callee, site, state)
         if made is not None and made.kind in _CALLED:
             return True, self._apply_callable(made.kind, callee, site, state, current)
         return self.flow_method(callee, "__call__", site, state, current)
@@ -110,75 +94,6 @@ class Flows:
             model = fm.BY_CALLEE.get(value.qualname)
             return model is not None and model.kind == fm.DISPATCHER
         return isinstance(value, Instance) and value.cls.name in fm.BY_CALLEE
-
-    def flow_attribute(self, base: Instance, name: str) -> Value:
-        """``f.register`` of a ``singledispatch`` function ``f``: a registrar for it."""
-        registers = fm.BY_CALLEE.get(f"{base.cls.name}.{name}")
-        if fm.BY_CALLEE.get(base.cls.name) is None or registers is None:
-            return None
-        if registers.kind != fm.REGISTERS:
-            return None
-        return Instance(self._registrar_class(), ((_DISPATCHER, base),))
-
-    def _registrar_class(self) -> ClassInfo:
-        cls = self.__dict__.get("_flow_registrar")
-        if cls is None:
-            cls = self.__dict__["_flow_registrar"] = ClassInfo(_REGISTRAR)
-            self._own_classes.add(id(cls))
-        return cls  # type: ignore[no-any-return]
-
-    def _register(self, dispatcher: Value, args: list[Arg], state: State) -> Value:
-        """``register(T, impl)``, ``register(impl)`` (``T``: its first parameter's
-        annotation), ``register(T)`` (a registrar that takes ``impl`` next): ``impl`` is
-        what the dispatcher calls for an argument of class ``T``."""
-        if not isinstance(dispatcher, Instance) or not args:
-            return None
-        first = args[0].value
-        if len(args) == 1 and isinstance(first, (ClassInfo, Ref)):
-            return Instance(self._registrar_class(), ((_DISPATCHER, dispatcher), (_TYPE, first)))
-        kind, impl = (first, args[1].value) if len(args) > 1 else (None, first)
-        if not isinstance(impl, CALLABLE) or isinstance(impl, (ClassInfo, Ref)):
-            return impl
-        if kind is None and isinstance(impl, FunctionInfo):
-            skip = 1 if dispatcher.cls.name == fm.METHOD_DISPATCHER else 0  # self
-            kind = self._first_annotation(impl, state, skip)
-        if isinstance(kind, (ClassInfo, Ref)):
-            registry = self.__dict__.setdefault("_flow_registry", {})
-            registry.setdefault(id(dispatcher.cls), {})[id(impl)] = (kind, impl)
-        return impl
-
-    def _first_annotation(self, impl: FunctionInfo, state: State, skip: int = 0) -> Value:
-        """The class the first parameter of ``impl`` (after ``skip``: a method's ``self``)
-        is annotated with (by name; in a class body, a name of the module)."""
-        node = next((n for n, info in self._functions.items() if info is impl), None)
-        params = [*node.params.posonly_params, *node.params.params] if node is not None else []
-        annotation = params[skip].annotation if len(params) > skip else None
-        parts = (dotted_name(annotation.annotation) or "").split(".") if annotation else []
-        if not parts or not parts[0]:
-            return None
-        value = state.env.get(parts[0])
-        if value is None:
-            module = self._scopes.get(self.module)
-            value = module.summary.get(parts[0]) if module is not None else None
-        for part in parts[1:]:
-            value = Ref(f"{value.qualname}.{part}") if isinstance(value, Ref) else None
-        return value
-
-    def _dispatch(
-        self, dispatcher: Instance, site: CallSite, state: State, current: ExtStream | None
-    ) -> Value:
-        """``f(x)`` of a ``singledispatch`` function: the implementation registered for the
-        nearest class of ``x`` (its class's MRO; an external stream's classes), else the
-        base. An argument whose class is not known calls the base, as an unregistered one."""
-        registry = self.__dict__.get("_flow_registry", {}).get(id(dispatcher.cls), {})
-        at = 1 if dispatcher.cls.name == fm.METHOD_DISPATCHER else 0  # after the bound self
-        arg = site.positional[at].value if len(site.positional) > at else None
-        best, chosen = None, dispatcher.field(_BASE)[1]
-        for kind, impl in registry.values():
-            rank = _rank(kind, arg)
-            if rank is not None and (best is None or rank < best):
-                best, chosen = rank, impl
-        return self._call_value(chosen, site.node, site, state, current)
 
     @staticmethod
     def loaded_or(method: str, site: CallSite, made: Value, yielded: Value) -> Value:
@@ -273,11 +188,9 @@ class Flows:
         if kind == fm.ATTRIBUTES:
             return self.object_call(model.callee, site)
         if kind == fm.DISPATCHER:  # @functools.singledispatch def f(...)
-            if not isinstance(value, CALLABLE):
-                return None
-            return Instance(self._site_class(site, model.callee), ((_BASE, value),))
+            return self.made_dispatcher(site, model.callee, value)
         if kind == fm.REGISTERS:  # f.register(T, impl), f.register(T)
-            return self._register(receiver, site.positional, state)
+            return self.register(receiver, site.positional, state)
         return None
 
     def _site_class(self, site: CallSite, name: str) -> ClassInfo:
@@ -471,18 +384,6 @@ class Flows:
         if all(value is None for value in held):
             return Seq((), is_dict=True)
         return Seq((join_all(held),), is_dict=True)
-
-
-def _rank(kind: Value, arg: Value) -> int | None:
-    """How near class ``kind`` is to ``arg``'s class (0: its own), ``None``: not a base."""
-    if isinstance(kind, ClassInfo) and isinstance(arg, Instance) and arg.param is None:
-        order = arg.cls.mro()
-        return order.index(kind) if kind in order else None
-    if isinstance(kind, Ref) and isinstance(arg, ExtStream) and arg.param is None and arg.must:
-        for rank, names in enumerate(_STREAM_CLASSES):
-            if kind.qualname in names:
-                return rank
-    return None
 
 
 def _held(receiver: Value) -> Value:

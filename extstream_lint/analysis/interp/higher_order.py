@@ -27,7 +27,14 @@ from dataclasses import replace
 import libcst as cst
 
 from ..abstract.atoms import ExtStream, ParamRef, Ref
-from ..abstract.callables import MAX_METHOD_CALLS, MAX_PARAM_CALLS, Closure, ParamCall, result_index
+from ..abstract.callables import (
+    MAX_METHOD_CALLS,
+    MAX_PARAM_CALLS,
+    Closure,
+    GlobalItem,
+    ParamCall,
+    result_index,
+)
 from ..abstract.state import State
 from ..abstract.values import (
     Bound,
@@ -170,7 +177,10 @@ class HigherOrder:
             for position, call in enumerate(list(calls)):
                 if self._enclosing_call(call, info, binding):
                     continue
-                callee = sm.substitute(call.callee, binding)
+                if isinstance(call.callee, GlobalItem):  # REGISTRY[key](...) (registries.py)
+                    callee = self.looked_up(call.callee, binding)
+                else:
+                    callee = sm.substitute(call.callee, binding)
                 called = isinstance(callee, Instance) and callee.cls.method("__call__")
                 if not isinstance(callee, CALLABLE) and not _symbolic(callee) and not called:
                     # q.get(), ref(), getter(obj) on what the caller passed (flows.py); an

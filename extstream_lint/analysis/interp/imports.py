@@ -106,6 +106,18 @@ class Imports:
             head = full.split(".", 1)[0]
             found = self._project_module(head)
             self.bind(head, found if found is not None else Ref(head), state, scope)
+            if found is not None and full != head:  # ``import a.b`` ran ``a.b`` too
+                self._ran(found, state, scope)
+                found = self._project_module(full)
+        if found is not None:
+            self._ran(found, state, scope)
+
+    def _ran(self, module: Module, state: State, scope: Scope) -> None:
+        """A project module was imported, so it ran: what it did to other modules' objects
+        (``singledispatch`` registrations, :mod:`.dispatch`; stores into their globals,
+        :mod:`.registries`) holds here from now on."""
+        self.imported_registrations(module, scope.kind == "module")
+        self.imported_stores(module, state, scope)
 
     def _import_from(self, stmt: cst.ImportFrom, state: State, scope: Scope) -> None:
         module = dotted_name(stmt.module) if stmt.module is not None else None
@@ -115,6 +127,7 @@ class Imports:
         )
         if source is not None:
             self._import_effects(source.name)
+            self._ran(source, state, scope)
             self._import_project(stmt, source, state, scope)
             return
         if self._import_submodules(stmt, state, scope):
@@ -125,6 +138,7 @@ class Imports:
                 for name in STAR_EXPORTS.get(base, ()):
                     self.bind(name, Ref(f"{base}.{name}"), state, scope)
             return
+        target = absolute_name(module, len(stmt.relative), self.module_name, self.is_package)
         for alias in stmt.names:
             name, local = _imported_as(alias)
             if module and not relative:
@@ -134,6 +148,7 @@ class Imports:
                 self.bind(local, Ref(canonical(full, self.transfer_to_npu)), state, scope)
             else:
                 self.bind(local, None, state, scope)
+            self.note_imported(local, target or "", name, scope)  # a module not followed
 
     def _import_submodules(self, stmt: cst.ImportFrom, state: State, scope: Scope) -> bool:
         """``from pkg import adapter`` where ``pkg`` itself is not followed (a plain package
@@ -157,6 +172,8 @@ class Imports:
         if not found:
             return False
         self._import_effects(*(module.name for module in found.values()))
+        for module in found.values():
+            self._ran(module, state, scope)
         for alias in stmt.names:
             local = _imported_as(alias)[1]
             self.bind(local, found.get(local), state, scope)
@@ -179,8 +196,10 @@ class Imports:
             name, local = _imported_as(alias)
             value = self._attribute_of(source, name, None)
             self.bind(local, value, state, scope)
+            self.note_imported(local, source.name, name, scope)  # registries.py
             if isinstance(value, Module) and value.name == f"{source.name}.{name}":
                 self._import_effects(value.name)  # ``from . import _setup``: it runs
+                self._ran(value, state, scope)
 
 
 def _imported_as(alias: cst.ImportAlias) -> tuple[str, str]:

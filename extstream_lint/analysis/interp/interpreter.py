@@ -23,6 +23,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.calls`: function definitions and calls;
 * :mod:`.interp.applying`: a function's summary applied where it is called;
 * :mod:`.interp.flows`: library calls, by the table of flow models (:mod:`..semantics.flowmodels`);
+* :mod:`.interp.dispatch`: ``singledispatch`` registrations (imported modules' too) and calls;
 * :mod:`.interp.gradmode`: grad-mode decorators and ``set_grad_enabled`` calls;
 * :mod:`.interp.alternatives`: calls of a name bound to a different callee on each path;
 * :mod:`.interp.arguments`: a call's arguments, spreads included (binding: :mod:`.binding`);
@@ -54,6 +55,7 @@ from .constants import Constants
 from .containers import Containers
 from .core import Core
 from .datamodel import DataModel
+from .dispatch import Dispatch
 from .expressions import Expressions
 from .flows import Flows
 from .gradmode import GradModes
@@ -83,6 +85,7 @@ class Interpreter(
     GradModes,
     Alternatives,
     Flows,
+    Dispatch,
     HigherOrder,
     Constants,
     Unpacking,

@@ -12,6 +12,17 @@ the first base's ``__init_subclass__`` with the class keywords: the language ref
 (whose summary then has the store in its own terms). Looked up by a literal key later
 (``REGISTRY["External"]``), the dict gives the class stored under it, not every class.
 
+A store at a module's top level into another module's global (``from jobs import HANDLERS``
+then ``HANDLERS["comm"] = finish_comm``) changes that module's object for the whole process
+once the storing module has run: it is a fact of the storing module's summary
+(:data:`FOREIGN_STORES`, with those of the modules it imports, at most
+:data:`MAX_FOREIGN_STORES`), in force in every module that imports it, where the global is
+read by name (``from jobs import HANDLERS``, ``jobs.HANDLERS``), as a ``singledispatch``
+registration is (:mod:`.dispatch`). A function of the global's own module that calls
+``REGISTRY[key](...)`` where its module's run left nothing under ``key`` records the call
+(:class:`..abstract.callables.GlobalItem`), and each caller looks it up in the dict as it sees
+it, with the stores in force there.
+
 A mixin of :class:`.interpreter.Interpreter`.
 """
 
@@ -21,22 +32,39 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..abstract.atoms import Const
+from ..abstract.atoms import Const, Ref
+from ..abstract.callables import GlobalItem
 from ..abstract.state import State
-from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Summary, Value, join, join_all
+from ..abstract.values import (
+    ClassInfo,
+    FunctionInfo,
+    Instance,
+    Module,
+    Seq,
+    Summary,
+    Value,
+    join,
+    join_all,
+)
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
 from .constants import MAX_COPIES
 from .core import Scope, is_symbolic
 from .datamodel import metaclass_of
 
-__all__ = ["Registries", "stored"]
+__all__ = ["FOREIGN_STORES", "MAX_FOREIGN_STORES", "Registries", "stored"]
 
 #: The holder of a module global in a store: (_MODULE, the module's name), plain data that
 #: a cached summary pickles as it is (:mod:`..driver.cache`).
 _MODULE = "<module>"
 #: A key that is not known (the store goes to "any key" of the dict).
 _ANY = Const(...)
+#: The module-level name a summary keeps its stores into other modules' globals under (not
+#: an identifier; ``from m import *`` skips it): ``Seq((Const(module), Const(name), key,
+#: value))`` each.
+FOREIGN_STORES = "_<stores>"
+#: Stores into other modules' globals a summary keeps at most.
+MAX_FOREIGN_STORES = 64
 
 
 class Registries:
@@ -77,6 +105,127 @@ class Registries:
         if self.learning:
             func.summary.add_store((holder, name, key if key is not None else _ANY, value))
         return True
+
+    def note_imported(self, local: str, module: str, name: str, scope: Scope) -> None:
+        """``from module import name as local`` at the top level: ``local`` is that
+        module's global (what a store into it changes, :meth:`foreign_store`)."""
+        if scope.kind == "module" and module:
+            self.__dict__.setdefault("_imported_from", {})[local] = (module, name)
+
+    def foreign_store(
+        self, target: cst.Subscript, key: Value, value: Value, state: State, scope: Scope
+    ) -> None:
+        """``NAME[key] = value`` at the top level, ``NAME`` another module's global: in
+        force here and, through this module's summary, in its importers."""
+        where = target.value
+        if scope.kind != "module" or value is None or isinstance(value, Const):
+            return  # a literal (``CONFIG["debug"] = True``) carries nothing to a call
+        origin: tuple[str, str] | None = None
+        if isinstance(where, cst.Name):
+            origin = self.__dict__.get("_imported_from", {}).get(where.value)
+        elif isinstance(where, cst.Attribute):  # ``jobs.HANDLERS[key] = value``
+            with self._silenced():
+                owner = self.eval(where.value, state, scope)
+            name = owner.name if isinstance(owner, Module) else None
+            if isinstance(owner, Ref):  # a module not followed from here
+                name = owner.qualname
+            if name and name != self.module_name:
+                origin = (name, where.attr.value)
+        if origin is not None:
+            self._store_in_force(origin, key if key is not None else _ANY, value, state, True)
+
+    def imported_stores(self, module: Module, state: State, scope: Scope) -> None:
+        """Importing project module ``module`` ran it: its stores into other modules'
+        globals (and those of the modules it imports) are in force here from now on."""
+        facts = self.facts
+        if facts is not None:
+            facts.read(module.name, FOREIGN_STORES)
+            if not facts.holds(module.name, FOREIGN_STORES):
+                return
+        held = module.exports.get(FOREIGN_STORES)
+        for item in held.items if isinstance(held, Seq) else ():
+            if not isinstance(item, Seq) or len(item.items) != 4:
+                continue
+            owner, name, key, value = item.items
+            if isinstance(owner, Const) and isinstance(name, Const):
+                origin = (str(owner.value), str(name.value))
+                self._store_in_force(origin, key, value, state, scope.kind == "module")
+
+    def _store_in_force(
+        self, origin: tuple[str, str], key: Value, value: Value, state: State, exported: bool
+    ) -> None:
+        """``module.name[key] = value`` done: the names bound to that global here see it,
+        as will the imports of it from now on (:meth:`global_of`)."""
+        in_force = self.__dict__.setdefault("_stores_in_force", {}).setdefault(origin, {})
+        ident = (_ident(key), _ident(value))
+        if ident not in in_force:
+            in_force[ident] = (key, value)
+            module = self._scopes.get(self.module)
+            for local, bound in self.__dict__.get("_imported_from", {}).items():
+                if bound == origin and local in state.env:
+                    state.env[local] = stored(state.env[local], key, value)
+                    if self.learning and module is not None and local in module.summary:
+                        module.summary[local] = state.env[local]
+        if not exported or not self.learning:
+            return
+        kept = self.__dict__.setdefault("_stores_kept", {})
+        entry = (*origin, *ident)
+        if entry in kept or len(kept) >= MAX_FOREIGN_STORES:
+            return
+        kept[entry] = Seq((Const(origin[0]), Const(origin[1]), key, value))
+        module = self._scopes.get(self.module)
+        if module is not None:
+            module.summary[FOREIGN_STORES] = Seq(tuple(kept.values()))
+
+    def global_of(self, module: str, name: str, value: Value) -> Value:
+        """``module.name`` read here: its value with the stores in force into it."""
+        in_force = self.__dict__.get("_stores_in_force", {}).get((module, name))
+        for key, item in in_force.values() if in_force else ():
+            value = stored(value, key, item)
+        return value
+
+    def deferred_lookup_call(
+        self, func: cst.Subscript, site: CallSite, state: State, scope: Scope
+    ) -> Value:
+        """``REGISTRY[key](...)`` in a summarised body, ``REGISTRY`` a dict global of this
+        module with nothing under ``key`` here: a call the summary records, made where it
+        is applied, with the stores in force there (``None``: not one)."""
+        where = func.value
+        if self._function is None or not self.module_name or not isinstance(where, cst.Name):
+            return None
+        if where.value in state.env or where.value in scope.local_names or len(func.slice) != 1:
+            return None
+        module = self._scopes.get(self.module)
+        held = module.summary.get(where.value) if module is not None else None
+        index = func.slice[0].slice
+        if not isinstance(held, Seq) or not _keyed(held) or not isinstance(index, cst.Index):
+            return None
+        with self._silenced():
+            key = self.eval(index.value, state, scope)
+        callee = GlobalItem(self.module_name, where.value, key)
+        return self.record_param_call(callee, site, state)  # type: ignore[arg-type]
+
+    def looked_up(self, item: GlobalItem, binding: sm.Binding) -> Value:
+        """The callee a recorded ``REGISTRY[key](...)`` names here: the dict as this module
+        sees it, stores in force included, under the caller's key."""
+        if item.module == self.module_name:
+            module = self._scopes.get(self.module)
+            held = module.summary.get(item.name) if module is not None else None
+        else:
+            found = self._project_module(item.module)
+            if found is None:
+                return None
+            if self.facts is not None:
+                self.facts.read(found.name, item.name)
+            held = found.exports.get(item.name)
+        held = self.global_of(item.module, item.name, held)
+        if not isinstance(held, Seq):
+            return None
+        key = sm.substitute(item.key, binding)
+        literal = key.value if isinstance(key, Const) else None
+        if isinstance(literal, (str, int)) and held.keys:
+            return sm.item(held, literal)
+        return sm.contents(held)
 
     def apply_stores(self, info: FunctionInfo, binding: sm.Binding, state: State) -> None:
         """The stores of a called function, with this call's values."""
@@ -162,6 +311,20 @@ class Registries:
         site = CallSite(node, "__init__", args)  # type: ignore[arg-type]
         with self._silenced():
             self._call_function(init, node, site, Arg(cls, None), state, None)
+
+
+def _keyed(value: Seq) -> bool:
+    """A dict whose keys are all literals (a display, or an empty dict so far)."""
+    return bool(value.keys) or (value.is_dict and not value.items)
+
+
+def _ident(value: Value) -> object:
+    """What tells two keys or stored values apart: the value, or its identity if unhashable."""
+    try:
+        hash(value)
+    except TypeError:
+        return id(value)
+    return value
 
 
 def _actual(value: Value, binding: sm.Binding) -> Value:

@@ -90,7 +90,8 @@ KIND_MEANINGS: dict[str, str] = {
     LIST: "a list of argument i's elements",
     ATTRIBUTES: "an object whose attributes are the keyword arguments",
     DISPATCHER: "calls the implementation registered for its first argument's class",
-    REGISTERS: "registers an implementation for a class",
+    REGISTERS: "registers an implementation for a class (at a module's top level: for "
+    "every module that imports it too)",
 }
 
 #: What a ``CALLS`` row gives the function (``args``).
