@@ -116,8 +116,8 @@ def attribute(value: Value, name: str) -> Value:
         if found:
             return known
         cls_value = value.cls.attr(name)
-        if value.declared and cls_value is not None and not _guaranteed(cls_value):
-            cls_value = None  # a declared type: only what every instance is given
+        if value.declared and isinstance(cls_value, ExtStream) and not _guaranteed(cls_value):
+            cls_value = None  # a declared type: only the streams every instance is given
         if value.param is None:
             if cls_value is None:  # obj.m of a parameter's path, resolved: the bound method
                 method = value.cls.method(name)

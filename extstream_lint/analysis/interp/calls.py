@@ -216,7 +216,8 @@ class Calls:
             if isinstance(receiver, Ref):
                 callee = Ref(canonical(f"{receiver.qualname}.{method}", self.transfer_to_npu))
                 method = None
-            elif isinstance(receiver, Instance):  # a field, class attribute (datamodel.py)
+            elif isinstance(receiver, Instance) or self.declared_receiver(receiver, method):
+                receiver = self.declared_receiver(receiver, method) or receiver  # declared.py
                 callee, method, bound = self.instance_callee(receiver, method, receiver_text)
             elif isinstance(receiver, ClassInfo):  # its metaclass's too (datamodel.py)
                 callee, method, bound = self.class_callee(receiver, method, receiver_text)

@@ -32,7 +32,7 @@ once); the class a name denotes is looked up in the module's scope when a value 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Union
 
@@ -226,22 +226,44 @@ class Declared:
         if not isinstance(base, ExtStream) or base.param is None or base.also:
             return None
         found = self._declared_at(base.param)
-        if found is None:
+        if found is None or not _whole(*found):
             return None
-        shape, rest = found
-        if shape.kind == INSTANCE and rest:
-            return None
-        if shape.kind != INSTANCE and (len(rest) != 1 or not rest[0].startswith("[")):
-            return None
-        cls = self._declared_class(shape.name)
+        cls = self._declared_class(found[0].name)
         return None if cls is None else self.guaranteed_attr(cls, name)
+
+    def declared_receiver(self, base: Value, method: str) -> Instance | None:
+        """``pool.flush()`` on a value known by its declared type: the receiver as an
+        instance of the class (symbolic still: what the caller's object holds stays the
+        caller's), when the class defines the method and no subclass seen overrides it."""
+        if not isinstance(base, ExtStream) or base.param is None or base.also:
+            return None
+        found = self._declared_at(base.param)
+        if found is None or not _whole(*found):
+            return None
+        cls = self._declared_class(found[0].name)
+        function = cls.method(method) if cls is not None and not _abstract(cls) else None
+        if function is None or function.is_property:
+            return None
+        for sub in self._subclasses(cls):  # type: ignore[arg-type]
+            order = sub.mro()
+            if any(method in k.methods for k in order[: order.index(cls)]):  # type: ignore[arg-type]
+                return None
+        return Instance(cls, (), base.param, declared=True)  # type: ignore[arg-type]
 
     def guaranteed_attr(self, cls: ClassInfo, name: str) -> Value:
         """``cls``'s attribute ``name`` if every instance, of it and of each subclass seen,
-        holds an external stream the class's own code made; else ``None``."""
+        holds an external stream the class's own code made (or a ``c_void_p`` object), or
+        a property whose getter returns one; else ``None``."""
         if _abstract(cls):
             return None
-        value = cls.attr(name)
+        getter = cls.method(name)
+        prop = getter is not None and getter.is_property and not cls.has_attr(name)
+        if prop:  # the getter's result, as reading the attribute calls it
+            value = getter.returns  # type: ignore[union-attr]
+            if unknown(value):
+                value = getter.declared  # type: ignore[union-attr]
+        else:
+            value = cls.attr(name)
         if not _made_by_class(value):
             return None
         factories = {
@@ -256,7 +278,9 @@ class Declared:
             between = order[: order.index(cls)]  # the subclass and its bases below cls
             if any(name in k.methods or factories & k.methods.keys() for k in between):
                 return None  # a method of that name, or an override of its factory
-            if not _made_by_class(sub.attr(name)):
+            if prop and any(name in k.attrs for k in between):
+                return None  # an attribute over the property
+            if not prop and not _made_by_class(sub.attr(name)):
                 return None  # assigned otherwise, or an __init__ that skips cls's
         return value
 
@@ -326,6 +350,23 @@ class Declared:
         return [k for k in kept[1] if k is not cls and cls in k.mro()]
 
 
+def _whole(shape: Shape, rest: tuple[str, ...]) -> bool:
+    """The path after a declared shape is one instance of its class: nothing more for an
+    instance, one element step for a container."""
+    if shape.kind == INSTANCE:
+        return not rest
+    return len(rest) == 1 and rest[0].startswith("[")
+
+
+def declared_result(value: Value, receiver: Value) -> Value:
+    """What a method called on a value known by its declared type returns: a stream that
+    is external only on some paths of the class's state is no guarantee (the caller's
+    object may be another), so it is unknown."""
+    if isinstance(receiver, Instance) and receiver.declared and isinstance(value, ExtStream):
+        return value if value.must or value.param is not None else None
+    return value
+
+
 def unknown(value: Value) -> bool:
     """Nothing is known of the value: no value, or what an unknown call computed."""
     return value is None or (
@@ -334,7 +375,7 @@ def unknown(value: Value) -> bool:
 
 
 def _made_by_class(value: Value) -> bool:
-    return (
+    return isinstance(value, CVoidP) or (
         isinstance(value, ExtStream)
         and value.must
         and value.param is None
@@ -353,20 +394,50 @@ def _abstract(cls: ClassInfo) -> bool:
 
 
 def _field_annotations(node: cst.ClassDef) -> dict[str, cst.Annotation]:
-    """``name: T`` with no value in a class body: the fields it declares."""
+    """The fields a class declares: ``name: T`` with no value in its body, and in its
+    ``__init__`` ``self.name = p`` of a parameter annotated ``p: T`` (pyright's declared
+    type of the attribute) or ``self.name: T = ...``."""
     found: dict[str, cst.Annotation] = {}
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-    for stmt in body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if (
-                isinstance(small, cst.AnnAssign)
-                and small.value is None
-                and isinstance(small.target, cst.Name)
-            ):
-                found[small.target.value] = small.annotation
+    for small in _small_statements(body):
+        if isinstance(small, cst.AnnAssign) and small.value is None:
+            target = small.target
+            found.update({target.value: small.annotation} if isinstance(target, cst.Name) else {})
+    init = next(
+        (s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None
+    )
+    params = [*init.params.posonly_params, *init.params.params] if init is not None else []
+    if not params or not isinstance(init.body, cst.IndentedBlock):  # type: ignore[union-attr]
+        return found
+    own = params[0].name.value
+    declared = {p.name.value: p.annotation for p in params[1:] if p.annotation is not None}
+    declared.update(
+        (p.name.value, p.annotation)
+        for p in init.params.kwonly_params
+        if p.annotation  # type: ignore[union-attr]
+    )
+    for small in _small_statements(init.body.body):  # type: ignore[union-attr]
+        target, annotation = None, None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            target = small.targets[0].target
+            value = small.value
+            annotation = declared.get(value.value) if isinstance(value, cst.Name) else None
+        elif isinstance(small, cst.AnnAssign):
+            target, annotation = small.target, small.annotation
+        if (
+            annotation is not None
+            and isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == own
+        ):
+            found.setdefault(target.attr.value, annotation)
     return found
 
 
-__all__ = ["Declared", "Shape", "annotation_shape", "parsed_string", "unknown"]
+def _small_statements(body: Sequence[cst.BaseStatement]) -> list[cst.BaseSmallStatement]:
+    return [
+        small for stmt in body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body
+    ]
+
+
+__all__ = ["Declared", "Shape", "annotation_shape", "declared_result", "parsed_string", "unknown"]
