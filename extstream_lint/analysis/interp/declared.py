@@ -220,9 +220,10 @@ class Declared:
         """``base.name`` when ``base`` is known by a declared type: what its class
         guarantees every instance; ``None`` when it does not (or nothing is declared)."""
         if isinstance(base, Instance):
-            if not base.declared or base.field(name)[0]:
+            if not base.declared:
                 return None
-            return self.guaranteed_attr(base.cls, name)
+            found, held = base.field(name)  # a guaranteed part of what the class built
+            return held if found else self.guaranteed_attr(base.cls, name)
         if not isinstance(base, ExtStream) or base.param is None or base.also:
             return None
         found = self._declared_at(base.param)
@@ -253,7 +254,9 @@ class Declared:
     def guaranteed_attr(self, cls: ClassInfo, name: str) -> Value:
         """``cls``'s attribute ``name`` if every instance, of it and of each subclass seen,
         holds an external stream the class's own code made (or a ``c_void_p`` object), or
-        a property whose getter returns one; else ``None``."""
+        a property whose getter returns one; else ``None``. An object or container the
+        class builds (``self.streams = Streams(compute=ExternalStream(h), ...)``) is kept
+        with only its guaranteed parts (:func:`_guaranteed_part`)."""
         if _abstract(cls):
             return None
         getter = cls.method(name)
@@ -264,7 +267,8 @@ class Declared:
                 value = getter.declared  # type: ignore[union-attr]
         else:
             value = cls.attr(name)
-        if not _made_by_class(value):
+        built = None if _made_by_class(value) else _guaranteed_part(value)
+        if built is None and not _made_by_class(value):
             return None
         factories = {
             made[0]
@@ -280,9 +284,10 @@ class Declared:
                 return None  # a method of that name, or an override of its factory
             if prop and any(name in k.attrs for k in between):
                 return None  # an attribute over the property
-            if not prop and not _made_by_class(sub.attr(name)):
+            held = sub.attr(name)
+            if not prop and not (_made_by_class(held) if built is None else held == value):
                 return None  # assigned otherwise, or an __init__ that skips cls's
-        return value
+        return value if built is None else built
 
     def _declared_at(self, ref: ParamRef) -> tuple[Shape, tuple[str, ...]] | None:
         """The declared shape a parameter path starts with, and the steps after it: a
@@ -372,6 +377,31 @@ def unknown(value: Value) -> bool:
     return value is None or (
         isinstance(value, Tensor) and value.place == UNKNOWN and value.index is None
     )
+
+
+def _guaranteed_part(value: Value, depth: int = 0) -> Value:
+    """Of an object or container the class built, the parts every instance holds: its
+    external streams on every path, and objects and containers of them, a few levels
+    down; ``None`` when nothing is. What is kept is read as a declared value is."""
+    if depth > 3:
+        return None
+    if _made_by_class(value):
+        return value
+    if isinstance(value, Instance) and value.param is None:
+        kept = [(k, _guaranteed_part(v, depth + 1)) for k, v in value.fields]
+        fields = tuple((k, v) for k, v in kept if v is not None)
+        return Instance(value.cls, fields, declared=True) if fields else None
+    if isinstance(value, Seq) and (value.items or value.keys):
+        # A value read by a literal key is that key's; any other element only when every
+        # element is guaranteed (``lanes[kind]`` of a mixed dict is no guarantee).
+        items = tuple(_guaranteed_part(v, depth + 1) for v in value.items)
+        keys = tuple((k, _guaranteed_part(v, depth + 1)) for k, v in value.keys)
+        if any(v is None for v in items):
+            items = ()
+        if not items and all(v is None for _, v in keys):
+            return None
+        return Seq(items, keys, value.is_dict, value.key)
+    return None
 
 
 def _made_by_class(value: Value) -> bool:
