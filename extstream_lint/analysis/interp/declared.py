@@ -20,14 +20,23 @@ Where a type is declared:
   indexing), a class parameter (``type[Pool]``: the class itself, when no subclass is seen);
 * a variable annotation whose value is unknown (``p: Pool = factory()``);
 * the return annotation of a function whose result is unknown (``def get() -> Pool``);
-* a class-body or dataclass field with no default (``pool: Pool``), read as ``self.pool``;
+* a class-body or dataclass field with no default (``pool: Pool``), or ``self.pool = pool``
+  of an ``__init__`` parameter annotated ``pool: Pool``, read as ``self.pool``;
 * ``typing.cast(Pool, x)`` of an unknown ``x``.
+
+What a declared value gives: the attributes the class guarantees, a property's getter
+result, the guaranteed parts of an object or container the class builds (its streams on
+every path; a mixed dict by literal key only), and a method called on it is the class's own
+(unless a subclass seen overrides it), whose result counts only where it is external on
+every path (:func:`declared_result`).
 
 ``ctypes.c_void_p`` declared the same way is a ``c_void_p`` object, which torch_npu's
 ``ExternalStream`` refuses (contract: XST001, ``TypeError: ... not c_void_p``).
 
-Annotations are read once per node (the syntax of each is kept, a string annotation parsed
-once); the class a name denotes is looked up in the module's scope when a value is needed.
+Annotations are read once per node in a run (:meth:`.bodies.Bodies.annotation`: the syntax
+of each kept, a string annotation parsed once, shared with :mod:`.narrowing`); the class a
+name denotes is looked up in the module's scope when a value is needed. Limit: a subclass
+in a module this one does not import is not seen.
 """
 
 from __future__ import annotations
