@@ -67,6 +67,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("closures", "Lambdas, closures, global and nonlocal", "4.2 Naming and binding"),
     Section("classes", "Class definitions and the object model", "8.8, 3.3 Data model"),
     Section("class_guarantees", "What a class guarantees its instances", "3.3.1, 3.3.2"),
+    Section("declared_types", "Declared types give a value its class", "PEP 484, 3.3.1"),
     Section("placement", "One finding per defect, where the code must change", "6.3.4 Calls"),
     Section("dataclasses", "Dataclasses and named tuples", "dataclasses, typing.NamedTuple"),
     Section("loops", "Loops carrying values round", "8.2 The while statement, 8.3 The for"),

@@ -128,6 +128,8 @@ def attribute(value: Value, name: str) -> Value:
         if found:
             return known
         cls_value = value.cls.attr(name)
+        if value.declared and isinstance(cls_value, ExtStream) and not _guaranteed(cls_value):
+            cls_value = None  # a declared type: only the streams every instance is given
         if value.param is None:
             if cls_value is None:  # obj.m of a parameter's path, resolved: the bound method
                 method = value.cls.method(name)
@@ -166,6 +168,11 @@ def attribute(value: Value, name: str) -> Value:
         # ``model(**batch).loss``: read from a value computed under a stream, so was it.
         return Tensor(made=value.made)
     return None
+
+
+def _guaranteed(value: Value) -> bool:
+    """An external stream on every path, made by the class's own code."""
+    return isinstance(value, ExtStream) and value.must and value.param is None
 
 
 def _is_holder(instance: Instance) -> bool:

@@ -221,6 +221,9 @@ class FunctionInfo:
     summary: Summary = field(default_factory=Summary)
     #: The function whose body defines it (its closure's parameters), if any.
     enclosing: FunctionInfo | None = None
+    #: What its return annotation declares (an instance of a project class whose origin is
+    #: unknown, :mod:`.interp.declared`): the result where the body's return is unknown.
+    declared: Value = None
 
 
 @dataclass(eq=False)
@@ -327,6 +330,9 @@ class Instance:
     fields: tuple[tuple[str, Value], ...] = ()
     #: ``self`` of the method being summarised.
     param: ParamRef | None = None
+    #: Known only by a declared type (``p: Pool = factory()``, ``cast(Pool, x)``): only
+    #: what the class guarantees every instance is read from it (:mod:`.interp.declared`).
+    declared: bool = False
 
     def field(self, name: str) -> tuple[bool, Value]:
         for key, value in self.fields:
@@ -485,7 +491,8 @@ def join(a: Value, b: Value) -> Value:
     if isinstance(a, Instance) and isinstance(b, Instance) and a.cls is b.cls:
         mine, theirs = dict(a.fields), dict(b.fields)
         fields = tuple((k, join(mine.get(k), theirs.get(k))) for k in {**mine, **theirs})
-        return Instance(a.cls, fields, a.param if a.param == b.param else None)
+        param = a.param if a.param == b.param else None
+        return Instance(a.cls, fields, param, a.declared or b.declared)
     if isinstance(a, _CALLEES) and isinstance(b, _CALLEES):  # ``f = a if c else b``
         return either(a, b)
     return None

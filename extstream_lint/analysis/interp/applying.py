@@ -18,6 +18,7 @@ from ..semantics.effects import DEFAULT_CAPTURE_STREAM
 from ..semantics.sites import Arg
 from . import summaries as sm
 from .core import is_symbolic
+from .declared import declared_result, unknown
 from .flows import CONTENTS
 
 __all__ = ["Applying"]
@@ -83,6 +84,10 @@ class Applying:
 
     def _returned(self, info: FunctionInfo, call: cst.CSTNode, binding: sm.Binding) -> Value:
         value = escaped(sm.substitute(info.returns, binding))
+        if 0 in binding.args:  # pool.next_stream() on a declared Pool (declared.py)
+            value = declared_result(value, binding.args[0].value)
+        if info.declared is not None and unknown(value):  # def get() -> Pool (declared.py)
+            return info.declared
         if isinstance(value, ExtStream) and value.current_of is None and value.param is None:
             if isinstance(info.returns, ExtStream) and info.returns.param is not None:
                 return value  # the caller's own value, passed through

@@ -82,6 +82,7 @@ class Calls:
         info.params = _param_kinds(params)
         if self.learning:
             info.defaults = defaults
+            self.declared_return(node, info)  # def get() -> Pool (declared.py)
         if cls is not None:
             info.is_property = bool(names & {"property", "cached_property"})
         if applied:
@@ -124,6 +125,8 @@ class Calls:
         decorators = info.decorators
         for index, param in enumerate(ordered):
             value = self.annotation_value(param.annotation, node) if param.annotation else None
+            if value is None and param.annotation:  # pool: Pool, list[Pool] (declared.py)
+                value = self.declared_param(param.annotation, info, index)
             if value is None:
                 value = sm.symbolic(ParamRef(info, index))
             if fixed and index in fixed:
@@ -213,7 +216,8 @@ class Calls:
             if isinstance(receiver, Ref):
                 callee = Ref(canonical(f"{receiver.qualname}.{method}", self.transfer_to_npu))
                 method = None
-            elif isinstance(receiver, Instance):  # a field, class attribute (datamodel.py)
+            elif isinstance(receiver, Instance) or self.declared_receiver(receiver, method):
+                receiver = self.declared_receiver(receiver, method) or receiver  # declared.py
                 callee, method, bound = self.instance_callee(receiver, method, receiver_text)
             elif isinstance(receiver, ClassInfo):  # its metaclass's too (datamodel.py)
                 callee, method, bound = self.class_callee(receiver, method, receiver_text)
@@ -322,6 +326,8 @@ class Calls:
                 first, rest = site.positional[0], site.positional[1:]
                 keywords = tuple(site.keywords.items())
                 return Partial(first.value, tuple(rest), keywords, node, first.text)
+            if callee.qualname == "typing.cast" and len(site.positional) == 2:  # declared.py
+                return self.declared_cast(node, site.positional[1].value)
             return self._call_ref(callee.qualname, site, state, scope, current)
         if callee is None and type(func) is cst.Name and func.value in BUILTINS:
             if func.value == "setattr":  # setattr(obj, "name", v): obj.name = v (objects.py)

@@ -179,12 +179,15 @@ class Classes:
                     finally:
                         self._delegating.discard(key)
                     return found.weakened() if isinstance(found, ExtStream) else found
+            if base.declared:  # known by a declared type: the class's guarantee only
+                return self.declared_attr(base, name)
             return sm.attribute(base, name)
         if isinstance(base, ClassInfo):
             if name == "__name__" and not base.has_attr(name):
                 return Const(base.name)
             return base.attr(name) or base.method(name)
-        return sm.attribute(base, name)
+        declared = self.declared_attr(base, name)  # pool.s, pool: Pool (declared.py)
+        return declared if declared is not None else sm.attribute(base, name)
 
     def _as_seq(self, value: Value) -> Value:
         """A NamedTuple instance read by position or unpacked."""

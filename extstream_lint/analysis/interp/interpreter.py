@@ -37,6 +37,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.datamodel`: enum members, descriptors, ``__new__``, metaclasses;
 * :mod:`.interp.objects`: the object model (construction, copies, holders, delegation);
 * :mod:`.interp.guarantees`: what a class's own code gives every instance;
+* :mod:`.interp.declared`: values known by a declared type (the class guarantees only);
 * :mod:`.interp.receivers`: calls on ``self`` resolved where a summary is applied;
 * :mod:`.interp.views`: subclasses' views of inherited methods (dispatch on ``self``);
 * :mod:`.interp.registries`: what a function stores into registries it does not own;
@@ -55,6 +56,7 @@ from .constants import Constants
 from .containers import Containers
 from .core import Core
 from .datamodel import DataModel
+from .declared import Declared
 from .dispatch import Dispatch
 from .expressions import Expressions
 from .flows import Flows
@@ -97,6 +99,7 @@ class Interpreter(
     DataModel,
     Objects,
     Guarantees,
+    Declared,
     Receivers,
     Registries,
     Views,

@@ -21,6 +21,7 @@ from ..abstract.values import ClassInfo, FunctionInfo, Value
 from ..semantics.effects import IMPLICIT_MODULES, canonical, is_external_class
 from ..source.syntax import dotted_name
 from .core import Scope
+from .declared import parsed_string
 
 
 class Narrowing:
@@ -48,10 +49,8 @@ class Narrowing:
             text = node.evaluated_value if isinstance(node.evaluated_value, str) else ""
             if len(text) > 1000:  # no annotation of a stream is longer; a chain of 'and'
                 return False  # thousands long would crash libcst's parser (issue 43)
-            try:
-                return self._annotation_is_external(cst.parse_expression(text), depth + 1)
-            except Exception:
-                return False
+            parsed = self._bodies.annotation("parsed", node, parsed_string)  # once per node
+            return parsed is not None and self._annotation_is_external(parsed, depth + 1)
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
             return self._none_or_external(node.left, node.right, depth)
         if isinstance(node, cst.Subscript):

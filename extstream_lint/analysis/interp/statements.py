@@ -91,6 +91,8 @@ class Statements:
             if stmt.value is not None or declared is not None:
                 if declared is not None and not isinstance(value, ExtStream):
                     value = declared
+                elif scope.kind != "class" and stmt.value is not None:  # p: Pool = make()
+                    value = self.declared_or(value, stmt.annotation)  # (declared.py)
                 self.bind_target(stmt.target, value, state, scope)
         elif kind is cst.AugAssign:  # ``total += loss``: computed now, from both
             value = self.eval(stmt.value, state, scope)

@@ -20,13 +20,17 @@ interpreter asks first: they read nothing but the tree, which is never changed.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import libcst as cst
 
 from ... import contract as c
 from ...project.modules import run_memo
 from .syntax import called_names, push_children
+
+T = TypeVar("T")
 
 #: Walks of a body, by question ("called", "tested", "self", "init"): tests bound them.
 WALKS: Counter[str] = Counter()
@@ -51,13 +55,23 @@ class SelfUses:
 class Bodies:
     """The answers for the bodies of one tree, each found by one walk."""
 
-    __slots__ = ("_called", "_init", "_self", "_tested")
+    __slots__ = ("_annotations", "_called", "_init", "_self", "_tested")
 
     def __init__(self) -> None:
         self._called: dict[cst.FunctionDef, tuple[tuple[bool, str], ...]] = {}
         self._tested: dict[cst.FunctionDef, frozenset[str]] = {}
         self._self: dict[cst.FunctionDef, SelfUses] = {}
         self._init: dict[cst.ClassDef, bool] = {}
+        self._annotations: dict[tuple[str, cst.CSTNode], object] = {}
+
+    def annotation(self, kind: str, node: cst.CSTNode, read: Callable[[cst.CSTNode], T]) -> T:
+        """What ``read`` makes of an annotation ``node`` (a string parsed, a declared
+        type's shape): once per node and ``kind`` in the run, not once per pass."""
+        key = (kind, node)
+        if key not in self._annotations:
+            WALKS["annotation"] += 1
+            self._annotations[key] = read(node)
+        return self._annotations[key]  # type: ignore[return-value]
 
     def called(self, node: cst.FunctionDef) -> tuple[tuple[bool, str], ...]:
         """:func:`.syntax.called_names` of ``node``."""
