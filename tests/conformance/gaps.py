@@ -22,11 +22,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "`finish.register(T, impl)` called in another module: as above, a registration is "
         "not an effect the importing module sees"
     ),
-    ("classes/base_in_module_stream_method", POSITIVE): (
-        "`self._stream().synchronize()` in a base method of another module: the receivers' "
-        "summaries keep a call on self only where its result is stored or returned, not "
-        "where a refused operation is made on it"
-    ),
     ("hazard_flow/call_object_copy", POSITIVE): (
         "`non_blocking=self.non_blocking`, a literal flag stored on the instance by `__init__`: "
         "a copy's flag is read only as a literal at the call or a helper's own parameter, "
