@@ -35,7 +35,7 @@ from ..abstract.atoms import Const, ExtStream, ParamRef
 from ..abstract.callables import ParamCall
 from ..abstract.paths import symbolic
 from ..abstract.state import State
-from ..abstract.values import Current, FunctionInfo, Instance, Value
+from ..abstract.values import Current, FunctionInfo, Instance, Value, is_none
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
 from .higher_order import recorded_call
@@ -166,11 +166,13 @@ class Receivers:
         made: Value,
     ) -> Value:
         """``self.m(...)`` in a method, ``made`` what the body's own ``m`` returns: when that
-        is nothing known (a managed stream, an abstract method), the call is kept for the
+        is nothing known (a managed stream, an abstract method, ``None``), the call is kept for the
         receiver, and its value is the path ``self.<self.m()>`` (a sink where a refused operation
         is made on it), bound where the summary is applied (:meth:`receiver_binding`)."""
         info = self._function  # type: ignore[attr-defined]
-        if made is not None or info is None or not isinstance(callee, FunctionInfo):
+        if info is None or not isinstance(callee, FunctionInfo):
+            return made
+        if made is not None and not is_none(made):  # a value it knows: the body's own
             return made
         if not _own_self(receiver, info):
             return made
