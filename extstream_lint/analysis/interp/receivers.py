@@ -207,9 +207,10 @@ class Receivers:
                         continue
                 receiver = receiver.with_field(name, value)
             for name, getter in properties:
-                value = self._call_function(  # type: ignore[attr-defined]
-                    getter, node, None, Arg(plain, None), state, binding.current
-                )
+                with self._silenced():  # type: ignore[attr-defined]
+                    value = self._call_function(  # type: ignore[attr-defined]
+                        getter, node, None, Arg(plain, None), state, binding.current
+                    )
                 if value is not None and not (isinstance(value, ExtStream) and value.param):
                     receiver = receiver.with_field(name, value)
         finally:
@@ -219,6 +220,22 @@ class Receivers:
         args = dict(binding.args)
         args[0] = Arg(receiver, arg.text)
         return replace(binding, args=args)
+
+    def property_of_instance(
+        self, obj: Instance, name: str, node: cst.CSTNode, state: State
+    ) -> Value:
+        """``obj.name`` on an instance a caller holds, ``name`` a property whose getter
+        returns a call on ``self`` it keeps: the getter applied to ``obj`` (the call
+        resolved by ``obj``'s class); ``None`` for any other attribute."""
+        getter = obj.cls.method(name)
+        if obj.param is not None or getter is None or not getter.is_property:
+            return None
+        if obj.field(name)[0] or not sm.kept_call(getter.returns):
+            return None
+        current = self._current(state)  # type: ignore[attr-defined]
+        return self._call_function(  # type: ignore[attr-defined,no-any-return]
+            getter, node, None, Arg(obj, None), state, current
+        )
 
     def _adopt(
         self,
