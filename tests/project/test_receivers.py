@@ -179,3 +179,24 @@ def test_each_override_is_followed_and_no_base_body_runs_per_subclass(
     # linear: the subclasses' own bodies, a fixed number of runs per module
     assert total_large <= 10 * total_small
     assert per_module <= max(v for k, v in small_runs.items() if k[0] != "gen.base") * 2
+
+
+def test_the_message_names_the_call_on_self_and_the_base_line(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p", 2, "operated_on")
+    projects._INDEXES.clear()
+    sources._SHARED.clear()
+    options = cli.Options(
+        (str(root / "gen"),),
+        cli.Selection(("XST",), (), (), str(root)),
+        (),
+        str(root),
+        jobs=1,
+        cache=False,
+    )
+    (found,) = cli.run(options)
+    assert Path(found.path).name == "sub0000.py"
+    message = found.finding.message
+    assert message.startswith(
+        "XST101 step() calls synchronize() on what self._stream() returns through self.flush() ("
+    )
+    assert "base.py:9)" in message
