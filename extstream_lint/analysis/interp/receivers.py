@@ -118,7 +118,7 @@ class Receivers:
         call on ``self`` that ``made``'s class resolves to another function is what that
         function returns for the call's arguments (in this call's terms)."""
         for name, entry in method.summary.overridable.items():
-            if name != RETURN and not name.startswith("<"):
+            if name != RETURN and not name.startswith(CALL_STEP):
                 value = self._override(entry, made, node, binding, state)
                 if value is not _SAME:
                     made = made.with_field(name, value)
@@ -166,9 +166,10 @@ class Receivers:
         made: Value,
     ) -> Value:
         """``self.m(...)`` in a method, ``made`` what the body's own ``m`` returns: when that
-        is nothing known (a managed stream, an abstract method, ``None``), the call is kept for the
-        receiver, and its value is the path ``self.<self.m()>`` (a sink where a refused operation
-        is made on it), bound where the summary is applied (:meth:`receiver_binding`)."""
+        is nothing known (a managed stream, an abstract method, ``None``), the call is kept
+        for the receiver, and its value is the path ``self.<self.m()>`` (a sink where a
+        refused operation is made on it), bound where the summary is applied
+        (:meth:`receiver_binding`)."""
         info = self._function  # type: ignore[attr-defined]
         if info is None or not isinstance(callee, FunctionInfo):
             return made

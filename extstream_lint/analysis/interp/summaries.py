@@ -65,9 +65,11 @@ def describe_target(ref: ParamRef) -> str:
         return f"what {method} returns" if method else "what the function it is given returns"
     params = owner.params if isinstance(owner, FunctionInfo) else ()
     name = params[ref.index][0] if 0 <= ref.index < len(params) else f"#{ref.index + 1}"
-    kept = [s for s in ref.path if s.startswith(SELF_CALL)]
+    kept = [i for i, s in enumerate(ref.path) if s.startswith(SELF_CALL)]
     if name == "self" and kept:  # a call on self kept for the receiver (:mod:`.receivers`)
-        return f"what {kept[-1][1:].split('>', 1)[0]} returns"
+        call = ref.path[kept[-1]][1:].split(">", 1)[0]  # "<self.m()>#1": "self.m()"
+        after = [s for s in ref.path[kept[-1] + 1 :] if not s.startswith(("[", "<"))]
+        return ".".join((call, *after)) if after else f"what {call} returns"
     # "[..]": an element or item; "<..>": what a holder (a queue) holds (:mod:`.flows`)
     steps = [s for s in ref.path if not s.startswith(("[", "<"))]
     dotted = ".".join((name, *steps))
