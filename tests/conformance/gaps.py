@@ -14,11 +14,6 @@ from __future__ import annotations
 from .suite import NEGATIVE, POSITIVE
 
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("classes/base_in_module_stream_method", POSITIVE): (
-        "`self._stream().synchronize()` in a base method of another module: the receivers' "
-        "summaries keep a call on self only where its result is stored or returned, not "
-        "where a refused operation is made on it"
-    ),
     ("hazard_flow/flag_through_local", POSITIVE): (
         "`nb = self.non_blocking`, then `non_blocking=nb`: a summary is copied for the "
         "literals of what its body tests or passes as `non_blocking=` spelt as a parameter "

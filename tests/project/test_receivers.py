@@ -5,8 +5,12 @@ One base class in its own module: its ``__init__`` stores what ``self._make(h)``
 them with an ExternalStream, half with a managed stream) and call ``Sub(h).flush()``. Python
 runs each subclass's ``_make`` from the base's ``__init__``; the analysis keeps that call in
 the base's summary and resolves it on each subclass where the summary is applied, so no body
-runs twice: the base's bodies run as often for n subclasses as for 10n, and the whole run's
-body executions grow linearly. Counted (body executions, summaries), never timed.
+runs twice: the base's bodies run once, for n subclasses as for 10n, and the whole run's
+body executions grow linearly. Counted (body executions), never timed.
+
+The second shape keeps no result: the base's ``flush`` synchronizes what ``self._stream()``
+returns where it is made, its ``step`` calls ``flush``, and the subclasses override
+``_stream`` and call ``Sub().step()``; the call is kept as a path of ``self`` all the same.
 """
 
 from __future__ import annotations
@@ -67,15 +71,67 @@ def run(h):
 #: The line of ``Sub(h).flush()`` in a subclass module.
 _CALL_LINE = 11
 
+#: The same family where the base never stores the call's result: ``self._stream()`` is
+#: synchronized where it is made, one base method (``step``) calling the other (``flush``).
+_CALL_BASE = """\
+import torch
 
-def _project(root: Path, size: int) -> Path:
+
+class Base:
+    def _stream(self):
+        return torch.npu.Stream()
+
+    def flush(self):
+        self._stream().synchronize()
+
+    def step(self):
+        self.flush()
+"""
+
+_CALL_EXTERNAL = """\
+from torch_npu.npu import ExternalStream
+from gen.base import Base
+
+
+class Sub{n}(Base):
+    def _stream(self):
+        return ExternalStream(0x7A000000)
+
+
+def run(h):
+    Sub{n}().step()
+"""
+
+_CALL_MANAGED = """\
+import torch
+from gen.base import Base
+
+
+class Sub{n}(Base):
+    def _stream(self):
+        return torch.npu.Stream(priority=-1)
+
+
+def run(h):
+    Sub{n}().step()
+"""
+
+#: The shapes counted: the base's text, an external and a managed subclass module.
+_SHAPES = {
+    "stored": (_BASE, _EXTERNAL, _MANAGED),
+    "operated_on": (_CALL_BASE, _CALL_EXTERNAL, _CALL_MANAGED),
+}
+
+
+def _project(root: Path, size: int, shape: str = "stored") -> Path:
+    base, external, managed = _SHAPES[shape]
     gen = root / "gen"
     gen.mkdir(parents=True)
     (root / "pyproject.toml").write_text("[project]\nname = 'g'\n", encoding="utf-8")
     (gen / "__init__.py").write_text("", encoding="utf-8")
-    (gen / "base.py").write_text(_BASE, encoding="utf-8")
+    (gen / "base.py").write_text(base, encoding="utf-8")
     for n in range(size):
-        text = (_EXTERNAL if n % 2 == 0 else _MANAGED).format(n=n)
+        text = (external if n % 2 == 0 else managed).format(n=n)
         (gen / f"sub{n:04d}.py").write_text(text, encoding="utf-8")
     return root
 
@@ -104,20 +160,43 @@ def _run(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[set[tuple[str, in
     return found, runs
 
 
+@pytest.mark.parametrize("shape", sorted(_SHAPES))
 @pytest.mark.parametrize("size", [8])
 def test_each_override_is_followed_and_no_base_body_runs_per_subclass(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int, shape: str
 ) -> None:
-    small, small_runs = _run(_project(tmp_path / "small", size), monkeypatch)
-    large, large_runs = _run(_project(tmp_path / "large", 10 * size), monkeypatch)
+    small, small_runs = _run(_project(tmp_path / "small", size, shape), monkeypatch)
+    large, large_runs = _run(_project(tmp_path / "large", 10 * size, shape), monkeypatch)
     for found, count in ((small, size), (large, 10 * size)):
         expected = {(f"sub{n:04d}.py", _CALL_LINE) for n in range(0, count, 2)}
         assert found == expected  # the external overrides, at their calls; no managed one
     base_small = {k: v for k, v in small_runs.items() if k[0] == "gen.base"}
     base_large = {k: v for k, v in large_runs.items() if k[0] == "gen.base"}
     assert base_small and base_small == base_large  # the base's bodies: as often for 10n
+    assert set(base_small.values()) == {1}  # each interpreted once, whatever overrides it
     total_small, total_large = sum(small_runs.values()), sum(large_runs.values())
     per_module = (total_large - total_small) / (9 * size)
     # linear: the subclasses' own bodies, a fixed number of runs per module
     assert total_large <= 10 * total_small
     assert per_module <= max(v for k, v in small_runs.items() if k[0] != "gen.base") * 2
+
+
+def test_the_message_names_the_call_on_self_and_the_base_line(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p", 2, "operated_on")
+    projects._INDEXES.clear()
+    sources._SHARED.clear()
+    options = cli.Options(
+        (str(root / "gen"),),
+        cli.Selection(("XST",), (), (), str(root)),
+        (),
+        str(root),
+        jobs=1,
+        cache=False,
+    )
+    (found,) = cli.run(options)
+    assert Path(found.path).name == "sub0000.py"
+    message = found.finding.message
+    assert message.startswith(
+        "XST101 step() calls synchronize() on what self._stream() returns through self.flush() ("
+    )
+    assert "base.py:9)" in message

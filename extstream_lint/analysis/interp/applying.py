@@ -29,13 +29,16 @@ class Applying:
 
     def _apply(
         self, info: FunctionInfo, node: cst.CSTNode, binding: sm.Binding, state: State, name: str
-    ) -> None:
-        """Report the sinks the call's values reach, and the attributes it sets on them."""
+    ) -> sm.Binding:
+        """Report the sinks the call's values reach, and the attributes it sets on them.
+        Returns the binding the call's results are read with: its receiver with the calls
+        on ``self`` the summary keeps resolved by the receiver's class (receivers.py)."""
         if self.learning:
             self._applied.append((info.summary, info.summary.version))
         if info.summary.calls:  # first: the sinks may be on what those calls return
             self.apply_param_calls(info, node, binding, state)
-        for issue in sm.call_issues(info, binding, name):
+        resolved = self.receiver_binding(info, node, binding, state)
+        for issue in sm.call_issues(info, resolved, name):
             self._report(node, issue)  # type: ignore[arg-type]
         for (index, path), value in info.summary.sets_attrs.items():
             arg = binding.args.get(index)
@@ -71,6 +74,7 @@ class Applying:
             self.apply_stores(info, binding, state)
         if info.summary.overridable:  # obj.reset(): self.s = self._make() (receivers.py)
             self.override_attrs(info, node, binding, state)
+        return resolved
 
     def _apply_capture(self, summary: sm.Summary, binding: sm.Binding, state: State) -> None:
         value = sm.substitute(summary.capture_set, binding)

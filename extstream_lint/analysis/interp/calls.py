@@ -273,6 +273,8 @@ class Calls:
                 issues = []  # torch.Event.wait returns early: nothing to wait for (X07)
             for issue in issues:
                 self._report(node, issue)
+            if sm.kept_call(receiver):  # self._stream().m(): its refusals judged, no more
+                return yielded
             if callee is None and (
                 receiver is None or isinstance(receiver, Instance) or is_symbolic(receiver)
             ):
@@ -304,10 +306,13 @@ class Calls:
                     return entered.yielded
                 return None
             if isinstance(callee, FunctionInfo):
-                return self._call_function(callee, node, site, bound, state, current)
+                made = self._call_function(callee, node, site, bound, state, current)
+                if bound is None:
+                    return made
+                return self.self_call_result(node, receiver, method, callee, site, state, made)
             if isinstance(callee, Closure):
                 return self.call_closure(callee, node, site, bound, state, current)
-            made: Value = None
+            made = None
             if isinstance(receiver, Instance) and callee is None:  # objects.py
                 made = self.object_method(receiver, method, site, state, current)
             if made is None and isinstance(receiver, Instance) and _computes(callee):
@@ -494,7 +499,8 @@ class Calls:
             info = binding.info = special
         # ``make_syncer(s)()``, ``ops["sync"](s)``: no dotted name, so the function's own.
         named = site is not None and site.callee_text != _UNNAMED_CALLEE
-        self._apply(info, node, binding, state, site.callee_text if named else info.name)
+        # the receiver's calls on self resolved by its class (receivers.py)
+        binding = self._apply(info, node, binding, state, site.callee_text if named else info.name)
         if self._writes_through:  # ``nonlocal s; s = ...``: the caller's ``s`` changes
             self.apply_writes_through(info, state, binding)
         if info.summary.capture_seen:  # it assigns torch.npu.graph.default_capture_stream

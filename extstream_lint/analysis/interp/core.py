@@ -456,6 +456,8 @@ class Core:
                     self.learn_set_attr(
                         self._function.summary, (ref.index, (*ref.path, name)), value
                     )
+                if sm.kept_call(value):  # the class's own method's value: none known
+                    value = None
                 if not is_symbolic(value):  # a parameter is per call, not per class
                     owner.cls.note_attr(name, self._in_own_init(owner))
                     self.learn_attr(owner.cls, name, value)

@@ -215,7 +215,11 @@ class DataModel:
         if got is not None and not (isinstance(got, ExtStream) and got.param is not None):
             return got  # the getter's own value (a stream the class makes): it answers
         own = sm.symbolic(ref.child(name))
-        return own if got is None else join(got, own)
+        if got is None or sm.kept_call(got):
+            # a getter returning a call on self (receivers.py): what it returns for the
+            # caller's object, evaluated there (the getter runs on the receiver)
+            return own
+        return join(got, own)
 
     def enum_value(self, node: cst.ClassDef, cls: ClassInfo, name: str, value: Value) -> Value:
         """What the class attribute ``name`` of the class just created holds: a member when

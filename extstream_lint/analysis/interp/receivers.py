@@ -12,15 +12,30 @@ returns with these arguments" (:attr:`..values.Summary.overridable`), and where 
 applied to an instance whose class resolves ``_make`` to another function, that function's
 summary is applied with the call's arguments and the attribute is what it returns. No body
 runs twice: each override is summarised once, where it is defined, as any function is.
+
+A call on ``self`` whose own result the analysis does not know (a managed stream, an abstract
+method) is kept the same way wherever its result goes, not only into an attribute or a
+``return``: its value is a path of ``self``, ``self.<self.m()>`` (no Python name starts
+with ``<``), so a refused operation made on it (``self._stream().synchronize()``, passed to
+``wait_stream``, made current for a collective, given to ``record_stream``) is a sink of the
+summary, as one on ``self.s`` is. Where the summary is applied, the receiver gets that path
+bound to what its class's ``m`` returns (:meth:`Receivers.receiver_binding`), so the sink is
+judged at the call, with the override's value; a property the sinks read through ``self``
+is evaluated on the receiver there too. A method calling another on its own ``self`` keeps
+the callee's calls in turn, in its own terms, so a subclass further out still resolves them.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
-from ..abstract.atoms import Const
+from ..abstract.atoms import Const, ExtStream, ParamRef
+from ..abstract.callables import ParamCall
+from ..abstract.paths import symbolic
 from ..abstract.state import State
-from ..abstract.values import FunctionInfo, Instance, Value
+from ..abstract.values import Current, FunctionInfo, Instance, Value, is_none
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
 from .higher_order import recorded_call
@@ -32,6 +47,12 @@ _PENDING = "_self_calls"
 RETURN = "return"
 #: The call resolves to the function the body ran: the summary's own value stands.
 _SAME = Const("<same>")
+#: How a kept call's path step starts (:meth:`Receivers.self_call_result`).
+CALL_STEP = sm.SELF_CALL
+#: At most this many calls on ``self`` kept per summary (a body is bounded; passes repeat it).
+MAX_SELF_CALLS = 8
+#: How deep receivers are resolved through overrides that call on ``self`` in turn.
+_MAX_DEPTH = 4
 
 
 class Receivers:
@@ -97,7 +118,7 @@ class Receivers:
         call on ``self`` that ``made``'s class resolves to another function is what that
         function returns for the call's arguments (in this call's terms)."""
         for name, entry in method.summary.overridable.items():
-            if name != RETURN:
+            if name != RETURN and not name.startswith(CALL_STEP):
                 value = self._override(entry, made, node, binding, state)
                 if value is not _SAME:
                     made = made.with_field(name, value)
@@ -134,6 +155,148 @@ class Receivers:
         value = self._override(entry, arg.value, node, binding, state)
         return None if value is _SAME else value
 
+    def self_call_result(
+        self,
+        node: cst.Call,
+        receiver: Value,
+        method: str,
+        callee: Value,
+        site: CallSite,
+        state: State,
+        made: Value,
+    ) -> Value:
+        """``self.m(...)`` in a method, ``made`` what the body's own ``m`` returns: when that
+        is nothing known (a managed stream, an abstract method, ``None``), the call is kept
+        for the receiver, and its value is the path ``self.<self.m()>`` (a sink where a
+        refused operation is made on it), bound where the summary is applied
+        (:meth:`receiver_binding`)."""
+        info = self._function  # type: ignore[attr-defined]
+        if info is None or not isinstance(callee, FunctionInfo):
+            return made
+        if made is not None and not is_none(made):  # a value it knows: the body's own
+            return made
+        if not _own_self(receiver, info):
+            return made
+        entry = (method, callee, recorded_call(None, site, state))
+        key = self._keep_call(info, id(node), f"{CALL_STEP}{method}()>", entry)
+        return made if key is None else symbolic(ParamRef(info, 0, (key,)))
+
+    def receiver_binding(
+        self, info: FunctionInfo, node: cst.CSTNode, binding: sm.Binding, state: State
+    ) -> sm.Binding:
+        """The binding ``info``'s sinks and return are read with: its receiver (argument 0)
+        with each call on ``self`` the summary keeps resolved by the receiver's class (or,
+        resolved as the body did and the receiver the caller's own ``self``, kept by the
+        caller in turn), and each property a sink reads through ``self`` evaluated on it.
+        ``binding`` itself when there is nothing to resolve."""
+        arg = binding.args.get(0)
+        if arg is None or not isinstance(arg.value, Instance):
+            return binding
+        calls = [(n, e) for n, e in info.summary.overridable.items() if n.startswith(CALL_STEP)]
+        properties = _sink_properties(info, arg.value)
+        depth = self.__dict__.get("_receiver_depth", 0)
+        if not (calls or properties) or depth >= _MAX_DEPTH:
+            return binding
+        plain = receiver = _plain(arg.value)
+        self.__dict__["_receiver_depth"] = depth + 1
+        try:
+            for name, entry in calls:
+                value = self._override(entry, plain, node, binding, state)
+                if value is _SAME:
+                    value = self._adopt(node, name, entry, plain, binding)
+                    if value is None:
+                        continue
+                receiver = receiver.with_field(name, value)
+            for name, getter in properties:
+                with self._silenced():  # type: ignore[attr-defined]
+                    value = self._call_function(  # type: ignore[attr-defined]
+                        getter, node, None, Arg(plain, None), state, binding.current
+                    )
+                if value is not None and not (isinstance(value, ExtStream) and value.param):
+                    receiver = receiver.with_field(name, value)
+        finally:
+            self.__dict__["_receiver_depth"] = depth
+        if receiver is arg.value:
+            return binding
+        args = dict(binding.args)
+        args[0] = Arg(receiver, arg.text)
+        return replace(binding, args=args)
+
+    def property_of_instance(
+        self, obj: Instance, name: str, node: cst.CSTNode, state: State
+    ) -> Value:
+        """``obj.name`` on an instance a caller holds, ``name`` a property whose getter
+        returns a call on ``self`` it keeps: the getter applied to ``obj`` (the call
+        resolved by ``obj``'s class); ``None`` for any other attribute."""
+        getter = obj.cls.method(name)
+        if obj.param is not None or getter is None or not getter.is_property:
+            return None
+        if obj.field(name)[0] or not sm.kept_call(getter.returns):
+            return None
+        current = self._current(state)  # type: ignore[attr-defined]
+        return self._call_function(  # type: ignore[attr-defined,no-any-return]
+            getter, node, None, Arg(obj, None), state, current
+        )
+
+    def _adopt(
+        self,
+        node: cst.CSTNode,
+        name: str,
+        entry: tuple[str, FunctionInfo, object],
+        receiver: Instance,
+        binding: sm.Binding,
+    ) -> Value:
+        """A call the callee keeps on its ``self``, which is the caller's own ``self`` and
+        whose class resolves it as the callee's body did: the caller keeps it in turn, with
+        the arguments in its terms; its value there is the caller's path."""
+        info = self._function  # type: ignore[attr-defined]
+        method, original, call = entry
+        if info is None or not _own_self(receiver, info) or not isinstance(call, ParamCall):
+            return None
+        current = self._recorded_current(call, binding)  # type: ignore[attr-defined]
+        moved = replace(
+            call,
+            positional=tuple(sm.substitute(v, binding) for v in call.positional),
+            keywords=tuple((k, sm.substitute(v, binding)) for k, v in call.keywords),
+            spread=sm.substitute(call.spread, binding),
+            kw_spread=sm.substitute(call.kw_spread, binding),
+            current=None if current is None else Current(current, "", None),
+        )
+        stem = name.split("#", 1)[0]
+        key = self._keep_call(info, (id(node), name), stem, (method, original, moved))
+        return None if key is None else symbolic(ParamRef(info, 0, (key,)))
+
+    def _keep_call(
+        self, info: FunctionInfo, ident: object, name: str, entry: tuple[str, FunctionInfo, object]
+    ) -> str | None:
+        """The path step ``info``'s summary keeps the call ``entry`` under: one per call
+        site of the body (``ident``), the same in every pass; a new one only while learning
+        and while the summary keeps fewer than :data:`MAX_SELF_CALLS`."""
+        every: dict[int, dict[object, str]] = self.__dict__.setdefault("_self_call_keys", {})
+        keys = every.setdefault(id(info), {})
+        kept = info.summary.overridable
+        key = keys.get(ident)
+        if key is None:
+            if not self.learning or len(keys) >= MAX_SELF_CALLS:  # type: ignore[attr-defined]
+                return None
+            taken = set(keys.values())
+            # A step an earlier run of this body kept for the same call: the same step.
+            key = next((k for k, e in kept.items() if e == entry and k not in taken), None)
+            if key is None:
+                if sum(1 for k in kept if k.startswith(CALL_STEP)) >= MAX_SELF_CALLS:
+                    return None
+                key, count = name, 1
+                while key in kept or key in taken:
+                    key, count = f"{name}#{count}", count + 1
+            keys[ident] = key
+        if self.learning and kept.get(key) != entry:  # type: ignore[attr-defined]
+            if key in kept:  # its arguments changed: what an override returns may too
+                info.summary.version += 1
+            # A new one changes nothing a caller read before: it is read only through the
+            # sinks, returns and attributes that name it, which count their own changes.
+            kept[key] = entry
+        return key
+
     def _override(
         self,
         entry: tuple[str, FunctionInfo, object],
@@ -151,8 +314,36 @@ class Receivers:
         site = self._recorded_site(call, node, binding)  # type: ignore[attr-defined]
         current = self._recorded_current(call, binding)  # type: ignore[attr-defined]
         return self._call_function(  # type: ignore[attr-defined,no-any-return]
-            found, node, site, Arg(receiver, None), state, current
+            found, node, site, Arg(_plain(receiver), None), state, current
         )
 
 
-__all__ = ["RETURN", "Receivers"]
+def _own_self(receiver: Value, info: FunctionInfo) -> bool:
+    """``receiver`` is the ``self`` of ``info``, the method being summarised."""
+    ref = receiver.param if isinstance(receiver, Instance) else None
+    return ref is not None and ref.owner is info and ref.index == 0 and not ref.path
+
+
+def _plain(receiver: Instance) -> Instance:
+    """``receiver`` without the calls on ``self`` a binding resolved on it (another
+    function's summary keeps its own under the same steps)."""
+    if not any(name.startswith(CALL_STEP) for name, _ in receiver.fields):
+        return receiver
+    kept = tuple(item for item in receiver.fields if not item[0].startswith(CALL_STEP))
+    return replace(receiver, fields=kept)
+
+
+def _sink_properties(info: FunctionInfo, receiver: Instance) -> list[tuple[str, FunctionInfo]]:
+    """The properties of ``receiver``'s class that ``info``'s sinks read through ``self``
+    (``self.stream.query()``, ``stream`` a property): their getters, by name."""
+    found: dict[str, FunctionInfo] = {}
+    for index, path, _, _ in info.summary.sinks:
+        if index != 0 or not path or path[0] in found or receiver.field(path[0])[0]:
+            continue
+        getter = receiver.cls.method(path[0])
+        if getter is not None and getter.is_property:
+            found[path[0]] = getter
+    return list(found.items())
+
+
+__all__ = ["CALL_STEP", "RETURN", "Receivers"]

@@ -46,6 +46,8 @@ from ..semantics.sites import Arg, Issue
 
 #: A path step: what entering a context manager parameter gives (``async with cm as s``).
 ENTERED = "<entered>"
+#: How a path step of a call on ``self`` kept for the receiver starts (:mod:`.receivers`).
+SELF_CALL = "<self."
 
 
 def caller_current(owner: FunctionInfo) -> Current:
@@ -63,6 +65,11 @@ def describe_target(ref: ParamRef) -> str:
         return f"what {method} returns" if method else "what the function it is given returns"
     params = owner.params if isinstance(owner, FunctionInfo) else ()
     name = params[ref.index][0] if 0 <= ref.index < len(params) else f"#{ref.index + 1}"
+    kept = [i for i, s in enumerate(ref.path) if s.startswith(SELF_CALL)]
+    if name == "self" and kept:  # a call on self kept for the receiver (:mod:`.receivers`)
+        call = ref.path[kept[-1]][1:].split(">", 1)[0]  # "<self.m()>#1": "self.m()"
+        after = [s for s in ref.path[kept[-1] + 1 :] if not s.startswith(("[", "<"))]
+        return ".".join((call, *after)) if after else f"what {call} returns"
     # "[..]": an element or item; "<..>": what a holder (a queue) holds (:mod:`.flows`)
     steps = [s for s in ref.path if not s.startswith(("[", "<"))]
     dotted = ".".join((name, *steps))
@@ -84,6 +91,13 @@ def _method_text(ref: ParamRef) -> str | None:
         return None
     target = describe_target(path).rsplit("'", 2)
     return f"'{target[1]}()'" if len(target) == 3 else None
+
+
+def kept_call(value: Value) -> bool:
+    """What a call on ``self`` returns, kept for the receiver (:mod:`.receivers`), or a
+    path under it."""
+    ref = value.param if isinstance(value, ExtStream) else None
+    return ref is not None and any(step.startswith(SELF_CALL) for step in ref.path)
 
 
 def local_path(ref: object, owner: FunctionInfo) -> ParamPath | None:
