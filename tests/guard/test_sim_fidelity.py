@@ -282,3 +282,55 @@ def test_a_factory_pinned_buffer_copied_under_ext_is_refused(sim: Any) -> None:
     staging = torch.empty(4, pin_memory=True)
     with npu.stream(ext), pytest.raises(ExternalStreamError, match="XST201"):
         staging.to("npu", non_blocking=True)
+
+
+# --- an NPU operator takes NPU operands ---------------------------------------------------------
+
+
+def test_an_npu_operator_refuses_a_host_operand(library: bytes, sim: Any) -> None:
+    """torch_npu's operators convert each tensor operand for the device (``ConvertType``),
+    which refuses a host tensor other than a 0-dim scalar with the text below and
+    ``OPS_ERROR(ErrCode::TYPE)``; the simulation computed ``npu_t + cpu_t`` on the CPU, so a
+    test could mix host and device tensors the hardware refuses (issue 40)."""
+    import torch
+
+    from tests.guard import npusim
+
+    assert npusim.MIXED_DEVICES.encode() + b"\0" in library
+    assert b"\0OPS\0" in library and b"\0invalid type\0" in library
+    npu_t, host = npusim.npu_tensor(), torch.ones(4)
+    refusals = {
+        "add": lambda: npu_t + host,
+        "radd": lambda: host + npu_t,
+        "mul_": lambda: npusim.npu_tensor().mul_(host),
+        "cat": lambda: torch.cat([npu_t, host]),
+        "where": lambda: torch.where(npu_t > 0, npu_t, host),
+        "linear": lambda: torch.nn.functional.linear(npu_t, torch.ones(2, 4)),
+    }
+    for name, call in refusals.items():
+        with pytest.raises(RuntimeError, match=r"(?s)^Expected all tensors.*ERR01002 OPS"):
+            call()
+        assert name
+    assert (npu_t + torch.tensor(2.0)).device.type == "npu"  # a wrapped scalar is fine
+    assert npu_t[torch.tensor([0, 1])].device.type == "npu"  # host indices are moved
+    assert (npu_t.cpu() + host).device.type == "cpu"
+    assert npu_t.to("cpu").add(host).device.type == "cpu"
+
+
+# --- one current stream per device, nothing of earlier switches ---------------------------------
+
+
+def test_switches_keep_one_current_stream_per_device(library: bytes, sim: Any) -> None:
+    """torch_npu's switch is ``c10_npu::setCurrentNPUStream(NPUStream)``: it overwrites the
+    device's current stream and keeps no history (a node keeps its own stream, written when
+    the kernel makes it). The simulation appended every switch to a per-thread list that
+    never shrank (issue 40)."""
+    assert b"_ZN7c10_npu19setCurrentNPUStreamENS_9NPUStreamE\0" in library
+    npu = sim.torch_npu.npu
+    streams = [npu.Stream(), npu.ExternalStream(0x7A00_0000)]
+    for round_ in range(1000):
+        npu.set_stream(streams[round_ % 2])
+    npu.set_stream(npu.default_stream())
+    kept = vars(sim.state.tls)
+    assert set(kept) <= {"device", "streams", "enter_stack"}, kept
+    assert len(kept["streams"]) <= 2
