@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -482,3 +483,43 @@ def test_copies_that_keep_the_pinned_source_are_refused(armed: Any, case: str) -
     helpers, pinned = _helpers(), _pinned()
     with npu.stream(ext), pytest.raises(ExternalStreamError, match=r"\[XST201\]"):
         NOT_STAGED[case](helpers, pinned)
+
+
+# --- what an NPU tensor's armed copy reads (issue 40, item 9): counted, not timed ---------------
+
+
+@pytest.mark.parametrize("region", ["outside", "in-region"])
+def test_an_npu_tensor_s_copies_parse_each_spelling_once(
+    armed: Any, region: str, monkeypatch: Any
+) -> None:
+    """Armed, ``npu_t.to(...)`` parsed its arguments with torch's parser on every call (7-10 us
+    added in the simulation): the guard now reads ``to(dtype)`` and ``to(<device>[,
+    non_blocking=<bool>])`` itself, the device parsed once per spelling. Counted: the calls of
+    ``torch._C._nn._parse_to`` made from the guard's frames (the simulated kernel parses too,
+    standing for torch_npu's C++)."""
+    import sys
+
+    import torch
+
+    from tests.guard import npusim
+
+    npu, ext = armed
+    parsed: list[str] = []
+    real = torch._C._nn._parse_to
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        if sys._getframe(1).f_globals.get("__name__", "").startswith("extstream_guard"):
+            parsed.append(repr(args))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(torch._C._nn, "_parse_to", counting)
+    npu_t, other = npusim.npu_tensor(), npusim.npu_tensor()
+    spellings = ("cpu", "npu:0", torch.device("npu", 0))
+    with npu.stream(ext) if region == "in-region" else contextlib.nullcontext():
+        for _ in range(50):
+            npu_t.to(torch.float16)
+            for spelling in spellings:
+                npu_t.to(spelling)
+            npu_t.to("npu:0", non_blocking=True)
+            npu_t.copy_(other)
+    assert len(parsed) <= len(spellings), parsed
