@@ -232,3 +232,32 @@ def _warm(arming: str) -> list[Any]:
 
     count = 64 if arming == "long-lived" else 0
     return [torch.ones(1, requires_grad=True) * k for k in range(count)]
+
+
+# --- the engine's device thread (issue 40: the simulation ran hooks in the caller's thread) ---
+
+
+@pytest.mark.parametrize("region", ["external", "managed"])
+def test_a_hook_s_copy_on_the_engine_thread_is_judged_there(npu: Any, region: str) -> None:
+    """An NPU graph's hooks run on the engine's thread for the device, under the node's
+    stream: a pinned copy a hook makes while the node's stream is external is refused there,
+    and the error reaches ``backward()``'s caller; on a managed stream it passes."""
+    stream = npu.ExternalStream(HANDLE) if region == "external" else npu.Stream()
+    weight = _leaf()
+    threads: list[str] = []
+
+    def log_activation(grad: Any) -> None:
+        threads.append(threading.current_thread().name)
+        hidden.detach().to("cpu", non_blocking=True)
+
+    with npu.stream(stream):
+        hidden = weight * 2
+        hidden.register_hook(log_activation)
+        loss = (hidden * 3).sum()
+        if region == "external":
+            with pytest.raises(ExternalStreamError, match=r"\[XST201\].*npu:0"):
+                loss.backward()
+        else:
+            loss.backward()
+            assert float(weight.grad[0]) == 6.0
+    assert threads and threads[0] != threading.current_thread().name

@@ -132,6 +132,47 @@ def test_uninstall_keeps_transfer_to_npu_applied_after_arming(
     torch.Tensor.to = kernel
 
 
+@pytest.mark.parametrize("end", ["uninstall", "installed-block"])
+def test_uninstall_keeps_transfer_to_npu_over_torch_s_inherited_method(
+    torch_methods: Any, tree: Any, end: str
+) -> None:
+    """Item 3 where ``Tensor.to`` is what torch_npu leaves it, torch's C method inherited from
+    ``TensorBase``: the guard's wrapper is the class's own attribute only while armed, and its
+    restore is a ``delattr``, which must not take ``transfer_to_npu``'s wrapper stacked on top
+    (the simulation's kernel, a class attribute, only exercised the ``setattr`` restore)."""
+    import torch
+
+    from tests.guard.npusim import transfer
+
+    npu = torch_methods
+    assert "to" not in vars(torch.Tensor)
+    cm = extstream_guard.installed() if end == "installed-block" else contextlib.nullcontext()
+    applied = None
+    try:
+        with cm:
+            extstream_guard.install()
+            npu.ExternalStream(HANDLE)  # arms: the guard's wrapper is set on the class
+            guard_to = vars(torch.Tensor)["to"]
+            assert unwrap(guard_to) is torch._C.TensorBase.to
+            applied = transfer.apply(tree)
+            remapped = vars(torch.Tensor)["to"]
+            assert remapped.__wrapped__ is guard_to
+            extstream_guard.uninstall()
+        assert vars(torch.Tensor)["to"] is remapped  # not deleted from under transfer_to_npu
+        assert torch.ones(2).to(torch.float64).dtype == torch.float64
+        applied.undo()
+        applied = None
+        # what transfer_to_npu put back is the guard's wrapper, inert: torch's method runs
+        assert unwrap(vars(torch.Tensor)["to"]) is torch._C.TensorBase.to
+        assert torch.ones(2).to(torch.float64).dtype == torch.float64
+    finally:
+        if applied is not None:
+            applied.undo()
+        if "to" in vars(torch.Tensor):
+            delattr(torch.Tensor, "to")
+    assert torch.Tensor.to is torch._C.TensorBase.to
+
+
 def test_uninstall_restores_transfer_to_npu_applied_first(sim: Any, tree: Any) -> None:
     import torch
 

@@ -282,3 +282,119 @@ def test_a_factory_pinned_buffer_copied_under_ext_is_refused(sim: Any) -> None:
     staging = torch.empty(4, pin_memory=True)
     with npu.stream(ext), pytest.raises(ExternalStreamError, match="XST201"):
         staging.to("npu", non_blocking=True)
+
+
+# --- an NPU operator takes NPU operands ---------------------------------------------------------
+
+
+def test_an_npu_operator_refuses_a_host_operand(library: bytes, sim: Any) -> None:
+    """torch_npu's operators convert each tensor operand for the device (``ConvertType``),
+    which refuses a host tensor other than a 0-dim scalar with the text below and
+    ``OPS_ERROR(ErrCode::TYPE)``; the simulation computed ``npu_t + cpu_t`` on the CPU, so a
+    test could mix host and device tensors the hardware refuses (issue 40)."""
+    import torch
+
+    from tests.guard import npusim
+
+    assert npusim.MIXED_DEVICES.encode() + b"\0" in library
+    assert b"\0OPS\0" in library and b"\0invalid type\0" in library
+    npu_t, host = npusim.npu_tensor(), torch.ones(4)
+    refusals = {
+        "add": lambda: npu_t + host,
+        "radd": lambda: host + npu_t,
+        "mul_": lambda: npusim.npu_tensor().mul_(host),
+        "cat": lambda: torch.cat([npu_t, host]),
+        "where": lambda: torch.where(npu_t > 0, npu_t, host),
+        "linear": lambda: torch.nn.functional.linear(npu_t, torch.ones(2, 4)),
+    }
+    for name, call in refusals.items():
+        with pytest.raises(RuntimeError, match=r"(?s)^Expected all tensors.*ERR01002 OPS"):
+            call()
+        assert name
+    assert (npu_t + torch.tensor(2.0)).device.type == "npu"  # a wrapped scalar is fine
+    assert npu_t[torch.tensor([0, 1])].device.type == "npu"  # host indices are moved
+    assert (npu_t.cpu() + host).device.type == "cpu"
+    assert npu_t.to("cpu").add(host).device.type == "cpu"
+
+
+# --- one current stream per device, nothing of earlier switches ---------------------------------
+
+
+def test_switches_keep_one_current_stream_per_device(library: bytes, sim: Any) -> None:
+    """torch_npu's switch is ``c10_npu::setCurrentNPUStream(NPUStream)``: it overwrites the
+    device's current stream and keeps no history (a node keeps its own stream, written when
+    the kernel makes it). The simulation appended every switch to a per-thread list that
+    never shrank (issue 40)."""
+    assert b"_ZN7c10_npu19setCurrentNPUStreamENS_9NPUStreamE\0" in library
+    npu = sim.torch_npu.npu
+    streams = [npu.Stream(), npu.ExternalStream(0x7A00_0000)]
+    for round_ in range(1000):
+        npu.set_stream(streams[round_ % 2])
+    npu.set_stream(npu.default_stream())
+    kept = vars(sim.state.tls)
+    assert set(kept) <= {"device", "streams", "enter_stack"}, kept
+    assert len(kept["streams"]) <= 2
+
+
+# --- the autograd engine runs an NPU graph on the device's thread, each node on its stream ------
+
+_GUARD_IMPL = (b"_ZNK7c10_npu4impl12NPUGuardImpl11deviceCountEv",
+               b"_ZNK7c10_npu4impl12NPUGuardImpl9setDeviceEN3c106DeviceE",
+               b"_ZNK7c10_npu4impl12NPUGuardImpl14exchangeStreamEN3c106StreamE")  # fmt: skip
+
+
+def test_an_npu_graph_runs_on_its_device_thread_under_each_node_s_stream(
+    library: bytes, sim: Any
+) -> None:
+    """torch's engine starts one thread per device the backend's guard reports
+    (``deviceCount``), makes the device current there (``setDevice``) and runs each node
+    under its own stream (``exchangeStream``): torch_npu supplies all three. The simulation
+    ran every node in the caller's thread under the caller's stream."""
+    import threading
+
+    import torch
+
+    from tests.guard import npusim
+
+    assert all(symbol + b"\0" in library for symbol in _GUARD_IMPL)
+    npu = sim.torch_npu.npu
+    seen: list[tuple[str, str, int, int]] = []
+
+    def probe(where: str) -> Any:
+        def hook(*_: Any) -> None:
+            thread = threading.current_thread().name
+            seen.append((where, thread, npu.current_device(), npu.current_stream(1).stream_id))
+
+        return hook
+
+    weight = npusim.npu_tensor(requires_grad=True, device=1)
+    side = npu.Stream(device=1)
+    with npu.stream(side):
+        hidden = weight * 2  # MulBackward0 made under ``side``
+    hidden.register_hook(probe("tensor hook of a node made under side"))
+    out = hidden * 3  # made under npu:1's default stream
+    out.grad_fn.register_prehook(probe("pre-hook of a node made on the default"))
+    with npu.stream(side):
+        out.sum().backward()
+    engine = "npusim autograd npu:1"
+    assert seen == [
+        ("pre-hook of a node made on the default", engine, 1, 0),
+        ("tensor hook of a node made under side", engine, 1, side.stream_id),
+    ]
+    assert npu.current_device() == 0 and npu.current_stream(1).stream_id == 0
+
+    host: list[str] = []
+    leaf = torch.ones(2, requires_grad=True)
+    (leaf * 2).register_hook(lambda _: host.append(threading.current_thread().name))
+    product = leaf * 2
+    product.register_hook(lambda _: host.append(threading.current_thread().name))
+    product.sum().backward()
+    assert host == [threading.current_thread().name]  # a CPU graph stays in the caller's
+
+    def fail(_: Any) -> None:
+        raise ValueError("raised in a hook")
+
+    broken = weight * 5
+    broken.register_hook(fail)
+    with pytest.raises(ValueError, match="raised in a hook"):
+        broken.sum().backward()  # the engine's error reaches the caller

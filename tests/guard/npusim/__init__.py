@@ -17,7 +17,8 @@
 * ``torch._C._get_accelerator`` and ``_accelerator_setStream`` (need C++ PrivateUse1 hooks)
   while active;
 * NPU tensors (:class:`SimNPUTensor`: CPU data reporting ``npu:<index>``; op results stay on
-  the simulated NPU), NPU storages, pinned host memory and the copy kernels between them
+  the simulated NPU, and an operator refuses a host operand other than a 0-dim scalar, as
+  torch_npu's do), NPU storages, pinned host memory and the copy kernels between them
   (:mod:`.kernels`, :mod:`.memory`), with torch_npu's deferred aborts: SIGABRT when a pinned
   block that a ``non_blocking`` copy recorded an external stream in is freed;
 * the autograd engine's NPU stream syncs (:mod:`.engine`): X06/X07 across an external-stream
@@ -302,6 +303,39 @@ def deactivate() -> None:
     _set_torch_npu(None)
 
 
+#: What torch_npu's kernels take with operands on other devices: the copies between devices,
+#: indexing (host index tensors are moved), ``record_stream`` and assigning ``.data``.
+_ACROSS_DEVICES = frozenset({
+    "to", "copy_", "cpu", "npu", "cuda", "_to_copy", "record_stream", "type_as", "set_",
+    "__getitem__", "__setitem__", "index", "index_put", "index_put_", "__set__",
+})  # fmt: skip
+#: ``OPS_ERROR(ErrCode::TYPE)`` after torch_npu's ``ConvertType`` text (op_api_common.h).
+MIXED_DEVICES = (
+    "Expected all tensors to be on the same device. Expected NPU tensor, please check whether "
+    "the input tensor device is correct."
+)
+
+
+def _host_operand(values: Any) -> bool:
+    """Whether ``values`` (arguments, nested in lists, tuples and dicts) hold a host tensor
+    that is not a wrapped scalar (a 0-dim CPU tensor, which every backend accepts)."""
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            if _host_operand(value):
+                return True
+        elif isinstance(value, dict):
+            if _host_operand(value.values()):
+                return True
+        elif (
+            isinstance(value, torch.Tensor)
+            and not isinstance(value, SimNPUTensor)
+            and value.device.type == "cpu"
+            and value.dim() > 0
+        ):
+            return True
+    return False
+
+
 class SimNPUTensor(torch.Tensor):
     """A CPU tensor that reports an NPU device, with torch_npu's ``record_stream`` check."""
 
@@ -327,6 +361,10 @@ class SimNPUTensor(torch.Tensor):
             with torch._C.DisableTorchFunctionSubclass():
                 return args[0].as_subclass(torch.Tensor).clone()
         with torch._C.DisableTorchFunctionSubclass():
+            if name not in _ACROSS_DEVICES and _host_operand((*args, *kwargs.values())):
+                # torch_npu's operators take NPU tensors only (a CPU scalar excepted): they
+                # refuse a host operand where CPU-only torch computed on it (issue 40)
+                raise RuntimeError(MIXED_DEVICES + fake_c._suffix(2, submodule="OPS"))
             result = func(*args, **kwargs)
         index = next(
             (a._sim_index for a in (*args, *kwargs.values()) if isinstance(a, SimNPUTensor)), 0

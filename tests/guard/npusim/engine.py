@@ -27,11 +27,33 @@ It does what the C++ engine does with NPU streams around the real engine's run:
   (AccumulateGrad) stream that differs from the caller's current stream on its device is
   recorded (X06 if external) and the caller's stream waits (X07 if external).
 
-Graphs on CPU tensors go straight to the real engine.
+Graphs on CPU tensors go straight to the real engine, in the caller's thread.
+
+**Where the nodes run** (``engine.cpp``): the engine runs a device's nodes on that device's
+own worker thread (``start_device_threads``: one per device ``NPUGuardImpl::deviceCount``
+reports, started once, each with its device current from ``thread_init``), not in the caller's
+thread, and each node under its own stream (``evaluate_function``'s ``OptionalStreamGuard`` on
+``node.stream()``); the caller waits. The caller's thread-local state goes with the graph task
+(``ThreadLocalStateGuard``): grad mode and the Python mode stacks here, but not the
+``DisableTorchFunctionSubclass`` that :class:`~tests.guard.npusim.SimNPUTensor`'s dispatch
+(the stand-in for C++ dispatch) holds around ``backward()``: a real NPU tensor has no
+``__torch_function__`` to disable, so a hook sees NPU tensors as NPU tensors (in the caller's
+thread they looked like host ones, and a hook's pinned copy went unseen). So an NPU root's graph
+runs on :data:`DEVICE_THREADS` of the first NPU root's device, where the current streams are
+:class:`NodeStreams`: the running node's own (``torch._C._current_autograd_node()``, set
+before its tensor hooks, pre-hooks, function and post-hooks run), over the defaults for a node
+no NPU kernel made; a switch made while a node runs holds until the next node. A backward
+started from a device thread (a reentrant one, as ``checkpoint(use_reentrant=True)`` does)
+runs on that thread, as the engine's reentrant path does. Not simulated: a graph over two
+devices runs wholly on the first root's device thread, and CPU nodes of an NPU graph run there
+too (the engine runs them in the caller's thread).
 """
 
 from __future__ import annotations
 
+import queue
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -136,8 +158,136 @@ def _post_process(leaves: list[Any]) -> None:
             _block(caller)
 
 
+class NodeStreams(dict):  # type: ignore[type-arg]
+    """An engine thread's current streams, ``{device: stream id}``: from the first read or
+    switch while a node runs, the node's own stream on its device (``evaluate_function``'s
+    ``OptionalStreamGuard``), the defaults elsewhere; a switch made during the node holds
+    until the next node."""
+
+    node: Any = None
+
+    def _enter(self) -> None:
+        node = torch._C._current_autograd_node()
+        if node is not self.node:
+            self.node = node
+            dict.clear(self)
+            tagged = None if node is None else node_stream(node)
+            if tagged is not None:
+                dict.__setitem__(self, tagged[0], tagged[1])
+
+    def get(self, device: Any, default: Any = None) -> Any:
+        self._enter()
+        return dict.get(self, device, default)
+
+    def __setitem__(self, device: Any, stream_id: Any) -> None:
+        self._enter()
+        dict.__setitem__(self, device, stream_id)
+
+
+class _DeviceThread(threading.Thread):
+    """The engine's worker thread of one device: runs what :meth:`run` hands it, one graph
+    task at a time, with that device current."""
+
+    def __init__(self, device: int) -> None:
+        super().__init__(name=f"npusim autograd npu:{device}", daemon=True)
+        self.device = device
+        self.jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.start()
+
+    def run(self) -> None:
+        _here.device = self.device
+        while True:
+            call, state, box, done = self.jobs.get()
+            try:
+                # thread_init's set_device (the state is reset between tests); streams at rest
+                # are the defaults: a node's guard restores what it replaced
+                fake_c.STATE.tls.device = self.device
+                fake_c.STATE.tls.streams = NodeStreams()
+                with _caller_state(state):
+                    box.append(call())
+            except BaseException as exc:  # handed to the caller, which raises it
+                box.append(exc)
+                box.append(_FAILED)
+            finally:
+                fake_c.STATE.tls.streams = {}
+                done.set()
+                # hold nothing of the graph task while waiting for the next one: its graph
+                # (and the leaves' accumulators) dies with the caller's references
+                del call, state, box, done
+
+
+_FAILED = object()
+_here = threading.local()
+#: Device index -> its engine thread, started on first use and kept (as the engine's are).
+DEVICE_THREADS: dict[int, _DeviceThread] = {}
+_start_lock = threading.Lock()
+
+
+def _capture() -> tuple[bool, list[Any], list[Any]]:
+    """The caller's thread-local state a graph task carries: grad mode and the Python modes."""
+    from torch.overrides import _get_current_function_mode_stack
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+
+    return (
+        torch.is_grad_enabled(),
+        _get_current_function_mode_stack(),
+        _get_current_dispatch_mode_stack(),
+    )
+
+
+class _caller_state:
+    def __init__(self, state: tuple[bool, list[Any], list[Any]]) -> None:
+        self.state = state
+
+    def __enter__(self) -> None:
+        from torch.overrides import _push_mode
+        from torch.utils._python_dispatch import _push_mode as _push_dispatch_mode
+
+        grad, functions, dispatches = self.state
+        self.grad = torch.is_grad_enabled()
+        torch.set_grad_enabled(grad)
+        for mode in functions:
+            _push_mode(mode)
+        for mode in dispatches:
+            _push_dispatch_mode(mode)
+
+    def __exit__(self, *exc: Any) -> None:
+        from torch.overrides import _pop_mode
+        from torch.utils._python_dispatch import _pop_mode as _pop_dispatch_mode
+
+        _grad, functions, dispatches = self.state
+        for _ in dispatches:
+            _pop_dispatch_mode()
+        for _ in functions:
+            _pop_mode()
+        torch.set_grad_enabled(self.grad)
+
+
+def _on_device_thread(device: int, call: Callable[[], Any]) -> Any:
+    """``call()`` on ``device``'s engine thread, the caller waiting; inline on an engine thread
+    (the reentrant path)."""
+    if getattr(_here, "device", None) is not None:
+        return call()
+    worker = DEVICE_THREADS.get(device)
+    if worker is None:
+        with _start_lock:
+            worker = DEVICE_THREADS.get(device) or DEVICE_THREADS.setdefault(
+                device, _DeviceThread(device)
+            )
+    box: list[Any] = []
+    done = threading.Event()
+    worker.jobs.put((call, _capture(), box, done))
+    done.wait()
+    if len(box) > 1 and box[1] is _FAILED:
+        error = box[0]
+        box.clear()
+        raise error
+    return box[0]
+
+
 class SimEngine:
-    """``Variable._execution_engine`` with the NPU stream syncs of ``Engine::execute``."""
+    """``Variable._execution_engine`` with the NPU stream syncs of ``Engine::execute``, an
+    NPU graph run on its device's engine thread."""
 
     def __init__(self, real: Any) -> None:
         self._real = real
@@ -146,13 +296,19 @@ class SimEngine:
         from .kernels import npu_index
 
         grads = list(grad_tensors) if grad_tensors is not None else []
-        leaves = []
+        leaves: list[Any] = []
+        devices = []
         for position, root in enumerate(t_outputs):
             device = npu_index(root)
             if device is not None:
                 grad = grads[position] if position < len(grads) else None
                 leaves += _sync_graph(root, grad, device)
-        result = self._real.run_backward(t_outputs, grad_tensors, *args, **kwargs)
+                devices.append(device)
+        if not devices:
+            return self._real.run_backward(t_outputs, grad_tensors, *args, **kwargs)
+        result = _on_device_thread(
+            devices[0], lambda: self._real.run_backward(t_outputs, grad_tensors, *args, **kwargs)
+        )
         _post_process(leaves)
         return result
 

@@ -99,40 +99,38 @@ class SimState:
         return 0 if streams is None else streams.get(device, 0)
 
     def set_current(self, device: int, stream_id: int) -> None:
+        """One current stream per device and thread, as torch_npu keeps it
+        (``current_streams[device]``): nothing of earlier switches is kept. A node's stream
+        is written into it when the simulated kernel makes it (``engine.tag_nodes``)."""
         if not hasattr(self.tls, "streams"):
             self.tls.streams = {}
-            self.tls.history = []
         self.tls.streams[device] = stream_id
-        # What autograd's InputMetadata would see: every node created from here on (this
-        # thread's sequence numbers) gets this stream on ``device``.
-        self.tls.history.append((torch._C._autograd._get_sequence_nr(), device, stream_id))
-
-    def stream_at(self, device: int, sequence_nr: int) -> int:
-        """The current stream on ``device`` when this thread created autograd node
-        ``sequence_nr`` (``node.h``: a node keeps the stream current at its creation)."""
-        stream_id = 0
-        for seq, dev, sid in getattr(self.tls, "history", ()):
-            if seq > sequence_nr:
-                break
-            if dev == device:
-                stream_id = sid
-        return stream_id
 
 
 STATE = SimState()
 
-_ERR_TEXT = {1: "invalid parameter", 3: "invalid value", 7: "feature not supported"}
+_ERR_TEXT = {
+    1: "invalid parameter",
+    2: "invalid type",
+    3: "invalid value",
+    7: "feature not supported",
+}
+#: The submodules an error code names (``ERR<submodule:2><code:3>``): torch_npu's own, and
+#: the operator plugin's (``OPS_ERROR``).
+_SUBMODULES = {"PTA": 0, "OPS": 1}
 
 
-def _suffix(code: int, _name: str = "") -> str:
-    """``PTA_ERROR(code)`` (NPUException.cpp): empty under TORCH_NPU_COMPACT_ERROR_OUTPUT."""
+def _suffix(code: int, _name: str = "", submodule: str = "PTA") -> str:
+    """``PTA_ERROR(code)`` / ``OPS_ERROR(code)`` (NPUException.cpp): empty under
+    TORCH_NPU_COMPACT_ERROR_OUTPUT."""
     if os.environ.get("TORCH_NPU_COMPACT_ERROR_OUTPUT", "") not in ("", "0"):
         return ""
     stamp = time.strftime("%Y-%m-%d-%H:%M:%S")
     rank = os.environ.get("RANK", "-1")
+    number = _SUBMODULES[submodule] * 1000 + code
     return (
         f"\n[ERROR] {stamp} (PID:{os.getpid()}, Device:{STATE.device()}, RankID:{rank}) "
-        f"ERR{code:05d} PTA {_ERR_TEXT[code]}"
+        f"ERR{number:05d} {submodule} {_ERR_TEXT[code]}"
     )
 
 
