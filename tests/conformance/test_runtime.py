@@ -174,9 +174,10 @@ def _outcome(sim: Any, fn: Callable[..., Any]) -> str:
     memory.terminate = terminated.append  # an abort is this twin's outcome, not the worker's
     recorded = memory.RECORDS[0]
     try:
-        outcome = _run(fn)
-        if memory.RECORDS[0] != recorded:  # only a recorded event can abort at a free
-            gc.collect()  # the twin's tensors die: a deferred abort happens here
+        with memory.only_new_objects_collected():  # a collection walks what the twin made
+            outcome = _run(fn)
+            if memory.RECORDS[0] != recorded:  # only a recorded event can abort at a free
+                gc.collect()  # the twin's tensors die: a deferred abort happens here
     finally:
         memory.terminate = memory.abort
     return "refused" if terminated else outcome

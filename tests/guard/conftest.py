@@ -49,16 +49,18 @@ def sim(sim_build: Any) -> Iterator[Any]:
     terminated: list[str] = []
     memory.terminate = terminated.append  # an abort fails this test, not the whole worker
     recorded = memory.RECORDS[0]
-    try:
-        yield sim_build
-    finally:
-        extstream_guard.uninstall()
-        npusim.deactivate()
-        # The test's tensors die here, and a deferred abort with them; only a recorded event
-        # can abort at a free, and gc.collect() costs ~70 ms with torch loaded: only then.
-        if memory.RECORDS[0] != recorded:
-            gc.collect()
-        memory.terminate = memory.abort
+    # the test's gc.collect() calls, and this one, walk only what the test made
+    with memory.only_new_objects_collected():
+        try:
+            yield sim_build
+        finally:
+            extstream_guard.uninstall()
+            npusim.deactivate()
+            # The test's tensors die here, and a deferred abort with them; only a recorded
+            # event can abort at a free, so only then is garbage collected.
+            if memory.RECORDS[0] != recorded:
+                gc.collect()
+            memory.terminate = memory.abort
     assert not terminated, f"the simulated torch_npu would have aborted: {terminated[0]}"
 
 
