@@ -38,24 +38,3 @@ def pytest_configure_node(node: Any) -> None:
     if node.config.getvalue("dist") == "loadgroup":
         node.workerinput[_KEY] = True
 
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A worker names its grouped tests ``nodeid@group`` when xdist did not: xdist 3.8 renames
-    an item through ``item._nodeid``, which pytest 9.2 no longer reads (the id is ``item._id``,
-    a ``NodeId``), so there every group was silently split over the workers. A fresh venv gets
-    pytest 9.2: the conformance measurement then ran in both workers (~13 s of CPU more) and
-    both built the release into one staging tree at once."""
-    if not (getattr(config, "workerinput", None) and getattr(config.option, "loadgroup", False)):
-        return
-    for item in items:
-        groups = {
-            str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
-            for mark in item.iter_markers("xdist_group")
-        }
-        suffix = "@" + "_".join(sorted(groups))
-        if not groups or item.nodeid.endswith(suffix):
-            continue  # not grouped, or named by xdist (pytest before 9.2)
-        from _pytest.nodeid import coerce_node_id  # pytest 9.2's own parser of node ids
-
-        item._id = coerce_node_id(item.nodeid + suffix)  # type: ignore[attr-defined]
