@@ -57,6 +57,7 @@ from .datamodel import ENUM_MARKS, held_callable
 from .gradmode import COPY_METHODS
 from .library import LIBRARY_CALLS
 from .objects import OBJECT_CALLS
+from .strings import fold, folds
 
 
 class Calls:
@@ -217,6 +218,8 @@ class Calls:
                 callee, method, bound = self.instance_callee(receiver, method, receiver_text)
             elif isinstance(receiver, ClassInfo):  # its metaclass's too (datamodel.py)
                 callee, method, bound = self.class_callee(receiver, method, receiver_text)
+            elif folds(receiver, method):  # spec.split(":") on a literal (strings.py)
+                return fold(receiver, method, self._arguments(node, state, scope, method))  # type: ignore[arg-type]
             elif isinstance(receiver, Const):  # Kind.EXTERNAL.make(h) (datamodel.py)
                 callee, method, bound = self.member_callee(receiver, method, receiver_text)
             elif isinstance(receiver, Module):  # streams.make_ext(p): a function, not a method
