@@ -488,6 +488,8 @@ class Calls:
         # ``make_syncer(s)()``, ``ops["sync"](s)``: no dotted name, so the function's own.
         named = site is not None and site.callee_text != _UNNAMED_CALLEE
         self._apply(info, node, binding, state, site.callee_text if named else info.name)
+        if special is not None:  # what the literal decides is this call's (decisions.py)
+            self.report_decided(special, node, site.callee_text if named else info.name)  # type: ignore[union-attr]
         if self._writes_through:  # ``nonlocal s; s = ...``: the caller's ``s`` changes
             self.apply_writes_through(info, state, binding)
         if info.summary.capture_seen:  # it assigns torch.npu.graph.default_capture_stream

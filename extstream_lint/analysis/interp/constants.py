@@ -72,7 +72,7 @@ class Constants:
         # Beyond truth tests (``kind == "external"``, ``match spec.split(":")``,
         # ``self.lanes[kind]``) and beyond bool/int (a string): only for a function whose
         # summary reads streams, so a literal there may change what the rules read.
-        wider = (given or texts) and reads_streams(info)
+        wider = (given or texts) and (info in self._maybe_in or reads_streams(info))
         decided = self._bodies.decided(node) if wider else frozenset()
         if not tested and not passed_on and not decided:
             return None
@@ -105,6 +105,7 @@ class Constants:
         if flags and cls is not None:  # self.external read in the copy is the literal
             fixed[0] = Instance(cls, flags, ParamRef(special, 0))
         self._specialised[key] = special
+        self._copy_of[special] = info
         saved = (self.learning, self.reporting, self._loops)
         self.learning, self.reporting, self._loops = True, False, []
         try:

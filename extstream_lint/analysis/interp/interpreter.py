@@ -54,6 +54,7 @@ from .constants import Constants
 from .containers import Containers
 from .core import Core
 from .datamodel import DataModel
+from .decisions import Decisions
 from .expressions import Expressions
 from .flows import Flows
 from .gradmode import GradModes
@@ -85,6 +86,7 @@ class Interpreter(
     Flows,
     HigherOrder,
     Constants,
+    Decisions,
     Unpacking,
     Arguments,
     Builtins,
