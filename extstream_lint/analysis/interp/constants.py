@@ -82,7 +82,7 @@ class Constants:
             if arg is None:
                 continue
             if name in tested or index in passed_on:
-                if _flag(arg.value) or (_text(arg.value) and (wider or index in passed_on)):
+                if _flag(arg.value) or (_text(arg.value) and wider):
                     fixed[index] = arg.value
                 else:
                     self._note_passed_on(arg.value)
