@@ -57,6 +57,7 @@ from .datamodel import ENUM_MARKS, held_callable
 from .gradmode import COPY_METHODS
 from .library import LIBRARY_CALLS
 from .objects import OBJECT_CALLS
+from .strings import fold, folds
 
 
 class Calls:
@@ -221,6 +222,8 @@ class Calls:
                 callee, method, bound = self.instance_callee(receiver, method, receiver_text)
             elif isinstance(receiver, ClassInfo):  # its metaclass's too (datamodel.py)
                 callee, method, bound = self.class_callee(receiver, method, receiver_text)
+            elif folds(receiver, method):  # spec.split(":") on a literal (strings.py)
+                return fold(receiver, method, self._arguments(node, state, scope, method))  # type: ignore[arg-type]
             elif isinstance(receiver, Const):  # Kind.EXTERNAL.make(h) (datamodel.py)
                 callee, method, bound = self.member_callee(receiver, method, receiver_text)
             elif isinstance(receiver, Module):  # streams.make_ext(p): a function, not a method
@@ -501,6 +504,8 @@ class Calls:
         named = site is not None and site.callee_text != _UNNAMED_CALLEE
         # the receiver's calls on self resolved by its class (receivers.py)
         binding = self._apply(info, node, binding, state, site.callee_text if named else info.name)
+        if special is not None:  # what the literal decides is this call's (decisions.py)
+            self.report_decided(special, node, site.callee_text if named else info.name)  # type: ignore[union-attr]
         if self._writes_through:  # ``nonlocal s; s = ...``: the caller's ``s`` changes
             self.apply_writes_through(info, state, binding)
         if info.summary.capture_seen:  # it assigns torch.npu.graph.default_capture_stream

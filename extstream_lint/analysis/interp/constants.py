@@ -64,21 +64,33 @@ class Constants:
         # Cheap first: most calls give no flag literal (``None`` defaults do not count: a
         # parameter that may be None is tested against None, not for truth).
         given = any(_flag(arg.value) or is_symbolic(arg.value) for arg in args.values())
-        if not given and not _may_hold_flags(args.get(0), cls):  # nor an instance's own
-            return None
+        texts = any(_text(arg.value) for arg in args.values())
+        if not given and not texts and not _may_hold_flags(args.get(0), cls):
+            return None  # nor an instance's own
         tested = self._bodies.tested(node)  # one walk per function per run (bodies.py)
         passed_on = self._passed_on.get(info, ())
-        if not tested and not passed_on:
+        # Beyond truth tests (``kind == "external"``, ``match spec.split(":")``,
+        # ``self.lanes[kind]``) and beyond bool/int (a string): only for a function whose
+        # summary reads streams, so a literal there may change what the rules read.
+        wider = (given or texts) and (info in self._maybe_in or reads_streams(info))
+        decided = self._bodies.decided(node) if wider else frozenset()
+        if not tested and not passed_on and not decided:
             return None
         fixed: dict[int, Value] = {}
         for index, (name, _) in enumerate(info.params):
             arg = args.get(index)
-            if arg is None or (name not in tested and index not in passed_on):
+            if arg is None:
                 continue
-            if _flag(arg.value):
-                fixed[index] = arg.value
-            else:
-                self._note_passed_on(arg.value)
+            if name in tested or index in passed_on:
+                if _flag(arg.value) or (_text(arg.value) and wider):
+                    fixed[index] = arg.value
+                else:
+                    self._note_passed_on(arg.value)
+            elif name in decided:
+                if _flag(arg.value) or _text(arg.value):
+                    fixed[index] = arg.value
+                else:
+                    self._note_passed_on(arg.value)
         flags = _attribute_flags(args.get(0), info, tested, cls)
         if not fixed and not flags:
             return None
@@ -93,6 +105,7 @@ class Constants:
         if flags and cls is not None:  # self.external read in the copy is the literal
             fixed[0] = Instance(cls, flags, ParamRef(special, 0))
         self._specialised[key] = special
+        self._copy_of[special] = info
         saved = (self.learning, self.reporting, self._loops)
         self.learning, self.reporting, self._loops = True, False, []
         try:
@@ -170,6 +183,37 @@ def class_flag(cls: ClassInfo, name: str) -> Value:
         if name in klass.attrs:
             return cls.attr(name)  # less what an ``__init__`` that never runs sets
     return None
+
+
+def _text(value: Value) -> bool:
+    """A string literal whose text the interpreter keeps (``""`` stands for any string)."""
+    return isinstance(value, Const) and type(value.value) is str and value.value != ""
+
+
+def reads_streams(info: FunctionInfo) -> bool:
+    """The summary learnt with unknown arguments holds a stream the function makes or
+    reads (not its parameters' own): it returns one, reports one at its callers, or sets
+    one on an object. A literal that decides a branch of such a function may decide what
+    the rules read; of any other, it decides nothing they read."""
+    summary = info.summary
+    if summary.sinks:
+        return True
+    if any(_holds_stream(v, 3) for v in summary.sets_attrs.values()):
+        return True
+    return _holds_stream(info.returns, 3)
+
+
+def _holds_stream(value: Value, depth: int) -> bool:
+    if isinstance(value, ExtStream):
+        return value.param is None
+    if depth <= 0:
+        return False
+    if isinstance(value, Seq):
+        parts = (*value.items, *(v for _, v in value.keys))
+        return any(_holds_stream(v, depth - 1) for v in parts)
+    if isinstance(value, Instance):
+        return any(_holds_stream(v, depth - 1) for _, v in value.fields)
+    return False
 
 
 def _flag(value: Value) -> bool:

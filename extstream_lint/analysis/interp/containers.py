@@ -36,6 +36,8 @@ def literal_key(node: cst.CSTNode, value: Value) -> object:
         return NO_KEY if text is None else text
     if isinstance(value, Const) and type(value.value) in (int, Member):
         return value.value  # an enum member is a key like a literal (members.py)
+    if isinstance(value, Const) and type(value.value) is str and value.value:
+        return value.value  # a literal the copy of a summary was learnt with (constants.py)
     return NO_KEY
 
 

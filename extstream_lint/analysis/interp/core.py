@@ -160,6 +160,12 @@ class Core:
         self._specialised: dict[tuple[object, ...], FunctionInfo] = {}
         #: Parameters a function passes on to one whose literals are followed.
         self._passed_on: dict[FunctionInfo, set[int]] = {}
+        #: What the copies decide, reported at the calls that use them (:mod:`.decisions`).
+        self._decided: dict[FunctionInfo, dict[tuple[int, str], tuple[object, Issue]]] = {}
+        self._decided_keys: dict[FunctionInfo, set[tuple[int, str]]] = {}
+        self._must_here: set[tuple[FunctionInfo, tuple[int, str]]] = set()
+        self._copy_of: dict[FunctionInfo, FunctionInfo] = {}
+        self._maybe_in: set[FunctionInfo] = set()
 
     def run(self) -> list[Issue]:
         self._learn()
@@ -317,6 +323,8 @@ class Core:
         if self.learning and isinstance(stream, ExtStream) and self._function is not None:
             # known external here, without the caller: not also a sink (placement.py)
             drop_stale_sinks(self._function.summary, anchor, issue)
+        if self.decided_elsewhere(anchor, issue):  # at the caller's literal (decisions.py)
+            return
         if not self.reporting:
             return
         key = (id(anchor), issue.code)

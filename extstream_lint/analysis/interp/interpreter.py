@@ -56,6 +56,7 @@ from .constants import Constants
 from .containers import Containers
 from .core import Core
 from .datamodel import DataModel
+from .decisions import Decisions
 from .declared import Declared
 from .dispatch import Dispatch
 from .expressions import Expressions
@@ -90,6 +91,7 @@ class Interpreter(
     Dispatch,
     HigherOrder,
     Constants,
+    Decisions,
     Unpacking,
     Arguments,
     Builtins,

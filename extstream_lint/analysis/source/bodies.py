@@ -55,11 +55,12 @@ class SelfUses:
 class Bodies:
     """The answers for the bodies of one tree, each found by one walk."""
 
-    __slots__ = ("_annotations", "_called", "_init", "_self", "_tested")
+    __slots__ = ("_annotations", "_called", "_decided", "_init", "_self", "_tested")
 
     def __init__(self) -> None:
         self._called: dict[cst.FunctionDef, tuple[tuple[bool, str], ...]] = {}
         self._tested: dict[cst.FunctionDef, frozenset[str]] = {}
+        self._decided: dict[cst.FunctionDef, frozenset[str]] = {}
         self._self: dict[cst.FunctionDef, SelfUses] = {}
         self._init: dict[cst.ClassDef, bool] = {}
         self._annotations: dict[tuple[str, cst.CSTNode], object] = {}
@@ -87,6 +88,14 @@ class Bodies:
         if known is None:
             WALKS["tested"] += 1
             known = self._tested[node] = tested_params(node)
+        return known
+
+    def decided(self, node: cst.FunctionDef) -> frozenset[str]:
+        """:func:`decided_params` of ``node``."""
+        known = self._decided.get(node)
+        if known is None:
+            WALKS["decided"] += 1
+            known = self._decided[node] = decided_params(node)
         return known
 
     def self_uses(self, node: cst.FunctionDef) -> SelfUses:
@@ -169,6 +178,57 @@ def _compared(test: cst.Comparison, names: set[str]) -> set[str]:
         if type(operand) is cst.Name and operand.value in names:
             found.add(operand.value)
     return found
+
+
+def decided_params(node: cst.FunctionDef) -> frozenset[str]:
+    """The parameters whose literal value decides more than a truth test does (issue 43,
+    item 9): compared with any operator, chained or not (``kind == "external"``, ``kind in
+    ("a", "b")``, ``0 < level <= 2``), a ``match`` subject (``match kind:``), a pure method
+    of theirs tested or matched (``match spec.split(":"):``, ``if spec.startswith("x"):``),
+    or a key looked up (``self.lanes[kind]``, ``lanes.get(kind)``); nested functions
+    included. Asked only for a function whose summary reads streams (:mod:`.interp.constants`)."""
+    params = node.params
+    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [node.body]
+    while stack and names - found:
+        item = stack.pop()
+        kind = type(item)
+        test: cst.CSTNode | None = None
+        if kind in _TESTS:
+            test = item.test  # type: ignore[attr-defined]
+        elif kind is cst.Match:
+            test = item.subject  # type: ignore[attr-defined]
+        elif kind is cst.Subscript and len(item.slice) == 1:  # type: ignore[attr-defined]
+            index = item.slice[0].slice  # type: ignore[attr-defined]
+            test = index.value if type(index) is cst.Index else None
+        elif kind is cst.Call and _called_method(item.func) == "get" and item.args:  # type: ignore[attr-defined]
+            test = item.args[0].value  # type: ignore[attr-defined]
+        while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:  # type: ignore[attr-defined]
+            test = test.expression  # type: ignore[attr-defined]
+        operands = (test,)
+        if type(test) is cst.Comparison:
+            operands = (test.left, *(t.comparator for t in test.comparisons))  # type: ignore[attr-defined]
+        for operand in operands:
+            name = _decided_name(operand)
+            if name in names:
+                found.add(name)
+        push_children(item, stack)
+    return frozenset(found)
+
+
+def _called_method(func: cst.BaseExpression) -> str | None:
+    return func.attr.value if type(func) is cst.Attribute else None  # type: ignore[attr-defined]
+
+
+def _decided_name(operand: cst.CSTNode | None) -> str | None:
+    """``p``, ``p.value``, ``p.name`` or ``p.method(...)`` (chained: ``p.lower().strip()``):
+    the parameter's name."""
+    while type(operand) is cst.Call and type(operand.func) is cst.Attribute:  # type: ignore[attr-defined]
+        operand = operand.func.value  # type: ignore[attr-defined]
+    if type(operand) is cst.Attribute and operand.attr.value in ("value", "name"):  # type: ignore[attr-defined]
+        operand = operand.value  # type: ignore[attr-defined]
+    return operand.value if type(operand) is cst.Name else None  # type: ignore[attr-defined]
 
 
 def _flag_keyword(arg: cst.Arg, names: set[str]) -> bool:
@@ -261,4 +321,13 @@ def _targets(target: cst.CSTNode, this: str, writes: set[str], stored: set[int])
         _targets(target.value, this, writes, stored)
 
 
-__all__ = ["WALKS", "Bodies", "SelfUses", "bodies_for", "init_chains", "self_uses", "tested_params"]
+__all__ = [
+    "WALKS",
+    "Bodies",
+    "SelfUses",
+    "bodies_for",
+    "decided_params",
+    "init_chains",
+    "self_uses",
+    "tested_params",
+]

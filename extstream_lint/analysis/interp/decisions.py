@@ -1,0 +1,103 @@
+"""One finding per defect where a caller's literal decides the callee (issue 38, family 2).
+
+A function whose body tests a parameter (``if external:``, ``kind == "decode"``,
+``self.lanes[kind]``) is summarised with the parameter unknown: an operation on a stream
+that one branch makes is "may be" external there. A call that passes a literal gets a copy
+of the summary learnt with it (:mod:`.constants`), in which the same operation is decided:
+surely external, or not at all. What makes it external is then the caller's literal, so the
+finding goes where that literal is passed, at the innermost call whose literal decides it
+(``g: f(True, h)`` when ``f`` forwards its flag to ``make(external, h)``), and not in the
+callee: the copy keeps the operations it finds surely external (:attr:`_decided`), the call
+that uses the copy reports them as its own, and the generic body's "may be" finding there
+is dropped once some copy decided it. A copy applied inside another copy passes the finding
+on to that copy's callers, so a forwarding chain places it at its outermost literal's call
+and the middle functions say nothing.
+
+An operation the generic body finds surely external (its own code makes the stream on every
+path) is reported where it is, never again at the calls (:attr:`_must_here`).
+Nothing here runs a body: it reads what the copies' runs report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from ..abstract.atoms import ExtStream
+from ..abstract.values import FunctionInfo
+from ..semantics.sites import Issue
+from . import summaries as sm
+
+#: An operation: its anchor's id and the rule's code.
+Key = tuple[int, str]
+
+
+class Decisions:
+    """The operations the copies of a summary decide, reported at the calls that use them."""
+
+    #: Per copy, the operations its run found surely external: key -> (anchor, issue).
+    _decided: dict[FunctionInfo, dict[Key, tuple[object, Issue]]]
+    #: Per generic function, the operations some copy of it decided (every pass so far).
+    _decided_keys: dict[FunctionInfo, set[Key]]
+    #: (generic function, operation): found surely external by the generic body itself.
+    _must_here: set[tuple[FunctionInfo, Key]]
+    #: Functions whose generic body reports a stream that may be external.
+    _maybe_in: set[FunctionInfo]
+    #: The generic function of each copy learnt with literal arguments.
+    _copy_of: dict[FunctionInfo, FunctionInfo]
+
+    def decided_elsewhere(self, anchor: object, issue: Issue) -> bool:
+        """Note a finding on a stream external without the caller, in the body being run;
+        ``True``: it is reported at the calls that decide it, not here."""
+        info = self._function  # type: ignore[attr-defined]
+        stream = issue.stream
+        if info is None or not isinstance(stream, ExtStream):
+            return False
+        key = (id(anchor), issue.code)
+        generic = self._copy_of.get(info)
+        if generic is not None:  # a copy: kept for the call that uses it
+            if stream.must and self.learning:  # type: ignore[attr-defined]
+                self._decided.setdefault(info, {})[key] = (anchor, issue)
+                self._decided_keys.setdefault(generic, set()).add(key)
+            return False
+        if stream.must:
+            self._must_here.add((info, key))
+            return False
+        self._maybe_in.add(info)  # a literal argument may decide it (constants.py)
+        return key in self._decided_keys.get(info, ())
+
+    def report_decided(self, special: FunctionInfo, node: cst.CSTNode, callee: str) -> None:
+        """At a call that uses the copy ``special``: the operations it decided, as this
+        call's findings (the generic body reports them itself when it finds them surely
+        external on its own)."""
+        decided = self._decided.get(special)
+        generic = self._copy_of.get(special)
+        if not decided or generic is None:
+            return
+        for key, (anchor, issue) in decided.items():
+            if (generic, key) in self._must_here:
+                continue
+            stream = issue.stream
+            assert isinstance(stream, ExtStream)
+            inner = getattr(issue, "sink", None)
+            if isinstance(issue, sm.CallIssue) and inner is not None:
+                sink = replace(inner, through=(issue.callee, *inner.through))
+            else:
+                target = f"'{issue.text}'" if issue.text else "a stream"
+                sink = sm.Sink(issue.code, issue.operation, anchor, target, True, issue.implicit)
+            self._report(  # type: ignore[attr-defined]
+                node,
+                sm.CallIssue(
+                    issue.code,
+                    issue.operation,
+                    stream,
+                    None,  # the callee's name for it means nothing here
+                    issue.implicit,
+                    sink=sink,
+                    callee=callee,
+                ),
+            )
+
+
+__all__ = ["Decisions"]
