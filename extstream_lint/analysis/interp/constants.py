@@ -63,7 +63,9 @@ class Constants:
         args = binding.args
         # Cheap first: most calls give no flag literal (``None`` defaults do not count: a
         # parameter that may be None is tested against None, not for truth).
-        given = any(_flag(arg.value) or is_symbolic(arg.value) for arg in args.values())
+        given = any(
+            _flag(arg.value) or is_symbolic(arg.value) or _name(arg.value) for arg in args.values()
+        )
         if not given and not _may_hold_flags(args.get(0), cls):  # nor an instance's own
             return None
         tested = self._bodies.tested(node)  # one walk per function per run (bodies.py)
@@ -73,9 +75,10 @@ class Constants:
         fixed: dict[int, Value] = {}
         for index, (name, _) in enumerate(info.params):
             arg = args.get(index)
-            if arg is None or (name not in tested and index not in passed_on):
+            named = f"@{name}" in tested
+            if arg is None or (name not in tested and not named and index not in passed_on):
                 continue
-            if _flag(arg.value):
+            if _flag(arg.value) or (named and _name(arg.value)):
                 fixed[index] = arg.value
             else:
                 self._note_passed_on(arg.value)
@@ -94,7 +97,11 @@ class Constants:
             fixed[0] = Instance(cls, flags, ParamRef(special, 0))
         self._specialised[key] = special
         saved = (self.learning, self.reporting, self._loops)
-        self.learning, self.reporting, self._loops = True, False, []
+        # A copy for an attribute's name may reach what the summary never saw (the method
+        # ``getattr(cb, hook)`` is): what it finds on concrete values is reported, once
+        # (findings are kept by place and code), where the caller is.
+        named = any(_name(value) for value in fixed.values())
+        self.learning, self.reporting, self._loops = True, named and self.reporting, []
         try:
             self._run_function(node, scope, cls, special, fixed)
         finally:
@@ -170,6 +177,13 @@ def class_flag(cls: ClassInfo, name: str) -> Value:
         if name in klass.attrs:
             return cls.attr(name)  # less what an ``__init__`` that never runs sets
     return None
+
+
+def _name(value: Value) -> bool:
+    """A string literal that may name an attribute: a copy of a summary is learnt for it
+    where the body uses the parameter as one (``getattr(obj, name)``, bodies.py's ``"@p"``),
+    so that the copy reads that attribute (issue 38: per-literal copies)."""
+    return isinstance(value, Const) and type(value.value) is str and value.value.isidentifier()
 
 
 def _flag(value: Value) -> bool:
