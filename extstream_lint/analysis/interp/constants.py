@@ -85,22 +85,26 @@ class Constants:
         flags = _attribute_flags(args.get(0), info, tested, cls)
         if not fixed and not flags:
             return None
+        # Copies for attributes' names are kept apart, with a budget of their own: a module
+        # naming many attributes through one helper does not use up the copies its flags
+        # (and its classes' ``__new__``) need.
+        named = any(_name(value) for value in fixed.values())
+        copies = self.__dict__.setdefault("_named_copies", {}) if named else self._specialised
         key = (info, self._passes, tuple(sorted((i, repr(v)) for i, v in fixed.items())), flags)
-        special = self._specialised.get(key)
+        special = copies.get(key)
         if special is not None:
             return special
-        if sum(1 for k in self._specialised if k[1] == self._passes) >= MAX_COPIES:
+        if sum(1 for k in copies if k[1] == self._passes) >= MAX_COPIES:
             return None
         special = replace(info, summary=Summary(), returns=None, returns_seen=False)
         special.returns_pass = -1
         if flags and cls is not None:  # self.external read in the copy is the literal
             fixed[0] = Instance(cls, flags, ParamRef(special, 0))
-        self._specialised[key] = special
+        copies[key] = special
         saved = (self.learning, self.reporting, self._loops)
         # A copy for an attribute's name may reach what the summary never saw (the method
         # ``getattr(cb, hook)`` is): what it finds on concrete values is reported, once
         # (findings are kept by place and code), where the caller is.
-        named = any(_name(value) for value in fixed.values())
         self.learning, self.reporting, self._loops = True, named and self.reporting, []
         try:
             self._run_function(node, scope, cls, special, fixed)
