@@ -37,4 +37,3 @@ def pytest_configure_node(node: Any) -> None:
     """xdist's hook, on the controller before each worker starts."""
     if node.config.getvalue("dist") == "loadgroup":
         node.workerinput[_KEY] = True
-

@@ -47,6 +47,9 @@ NOT_RUN: dict[str, str] = {
     "match/as_pattern": "the subject is the caller's",
     "with_stmt/collective_inside": "needs an initialised HCCL process group",
     "classes/base_in_module_stream_collective": "needs an initialised HCCL process group",
+    "with_stmt/work_list_batch_isend_irecv": (
+        "the simulated process groups have no backend for batch_isend_irecv's coalescing"
+    ),
     "with_stmt/cross_device_copy": "the simulation has no factory functions on npu devices",
     "autograd/detach_in_place": "the simulation's NPU results are views, which detach_() refuses",
     "devices/pinned_factory_other_device": "the simulation pins only through pin_memory()",
@@ -92,6 +95,12 @@ def _argument(name: str) -> Any:
         return npusim.npu_tensor([1.0, 2.0], requires_grad=True)
     if name == "work":
         return _work
+    if name == "g":  # a simulated HCCL process group (tests/guard/npusim/fake_dist.py)
+        from tests.guard.npusim import fake_dist
+
+        group = fake_dist.new_group()
+        fake_dist.register(group)
+        return group
     return None
 
 

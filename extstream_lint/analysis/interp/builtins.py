@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import libcst as cst
-
 from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.state import State
 from ..abstract.values import Instance, Seq, Value, join
@@ -36,8 +34,7 @@ class Builtins:
             if name != "sorted":  # min, max: as any other call (a tensor's operands)
                 return self._call_value(None, site.node, site, state, current)
         if name == "getattr" and len(values) >= 2:
-            literal = site.node.args[1].value
-            attr = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
+            attr = values[1].value if isinstance(values[1], Const) else None  # a literal name
             if isinstance(attr, str) and attr.isidentifier():
                 if isinstance(values[0], Ref):  # getattr(torch.npu.Stream, "synchronize")
                     return Ref(canonical(f"{values[0].qualname}.{attr}", self.transfer_to_npu))
@@ -48,6 +45,8 @@ class Builtins:
                     return join(found, values[2])  # getattr(obj, "x", default)
                 return found
             return self.forwarding(values[0])  # in a __getattr__: delegation (objects.py)
+        if name == "vars" and len(values) == 1:  # the object's __dict__ (classes.py)
+            return self._attribute_of(values[0], "__dict__", None)
         if name == "enumerate" and values:
             return Seq((Seq((None, self.element_of(values[0]))),))
         if name == "zip" and values and site.star_at is None:
@@ -119,6 +118,7 @@ BUILTINS = frozenset(
     {
         "getattr",
         "setattr",
+        "vars",
         "type",
         "dict",
         "enumerate",

@@ -18,7 +18,16 @@ from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
 from ..abstract.choices import OneOf
 from ..abstract.members import member_of
 from ..abstract.state import State
-from ..abstract.values import Bound, ClassInfo, FunctionInfo, Instance, Module, Seq, Value
+from ..abstract.values import (
+    Bound,
+    ClassInfo,
+    FunctionInfo,
+    Instance,
+    Module,
+    Seq,
+    Value,
+    join_all,
+)
 from ..semantics.sites import Arg
 from ..source.syntax import dotted_name, tail_name
 from . import summaries as sm
@@ -156,6 +165,8 @@ class Classes:
         if isinstance(base, Instance):
             if name == "__class__":
                 return base.cls
+            if name == "__dict__" and not base.cls.has_attr(name):  # obj.__dict__, vars(obj)
+                return _namespace(tuple(base.fields))
             if name == "register":  # a singledispatch function's (flows.py)
                 registrar = self.flow_attribute(base, name)
                 if registrar is not None:
@@ -185,6 +196,8 @@ class Classes:
         if isinstance(base, ClassInfo):
             if name == "__name__" and not base.has_attr(name):
                 return Const(base.name)
+            if name == "__dict__" and not base.has_attr(name):  # type(obj).__dict__["m"]
+                return _namespace((*base.attrs.items(), *base.methods.items()))
             return base.attr(name) or base.method(name)
         declared = self.declared_attr(base, name)  # pool.s, pool: Pool (declared.py)
         return declared if declared is not None else sm.attribute(base, name)
@@ -336,3 +349,10 @@ def _keyword_is_false(value: cst.BaseExpression | None, keyword: str) -> bool:
 
 def _is_meta(keyword: cst.Arg) -> bool:
     return keyword.keyword is not None and keyword.keyword.value == "metaclass"
+
+
+def _namespace(entries: tuple[tuple[object, Value], ...]) -> Seq:
+    """An object's or a class's ``__dict__`` as a dict keyed by the attribute names known
+    (``vars(obj)["s"]`` is ``obj.s`` as set; an unknown key reads any of them)."""
+    keys = tuple((k, v) for k, v in entries if isinstance(k, str) and k.isidentifier())
+    return Seq((join_all([v for _, v in keys]),), keys) if keys else Seq((), is_dict=True)

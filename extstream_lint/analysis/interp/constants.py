@@ -77,11 +77,16 @@ class Constants:
         if not tested and not passed_on and not decided:
             return None
         fixed: dict[int, Value] = {}
+        named_params: set[int] = set()
         for index, (name, _) in enumerate(info.params):
             arg = args.get(index)
             if arg is None:
                 continue
-            if name in tested or index in passed_on:
+            named = f"@{name}" in tested  # used as an attribute's name (getattr(obj, name))
+            if named and _name(arg.value):
+                fixed[index] = arg.value
+                named_params.add(index)
+            elif name in tested or index in passed_on or named:
                 if _flag(arg.value) or (_text(arg.value) and wider):
                     fixed[index] = arg.value
                 else:
@@ -94,20 +99,28 @@ class Constants:
         flags = _attribute_flags(args.get(0), info, tested, cls)
         if not fixed and not flags:
             return None
+        # Copies for attributes' names are kept apart, with a budget of their own: a module
+        # naming many attributes through one helper does not use up the copies its flags
+        # (and its classes' ``__new__``) need.
+        named = bool(named_params)
+        copies = self.__dict__.setdefault("_named_copies", {}) if named else self._specialised
         key = (info, self._passes, tuple(sorted((i, repr(v)) for i, v in fixed.items())), flags)
-        special = self._specialised.get(key)
+        special = copies.get(key)
         if special is not None:
             return special
-        if sum(1 for k in self._specialised if k[1] == self._passes) >= MAX_COPIES:
+        if sum(1 for k in copies if k[1] == self._passes) >= MAX_COPIES:
             return None
         special = replace(info, summary=Summary(), returns=None, returns_seen=False)
         special.returns_pass = -1
         if flags and cls is not None:  # self.external read in the copy is the literal
             fixed[0] = Instance(cls, flags, ParamRef(special, 0))
-        self._specialised[key] = special
+        copies[key] = special
         self._copy_of[special] = info
         saved = (self.learning, self.reporting, self._loops)
-        self.learning, self.reporting, self._loops = True, False, []
+        # A copy for an attribute's name may reach what the summary never saw (the method
+        # ``getattr(cb, hook)`` is): what it finds on concrete values is reported, once
+        # (findings are kept by place and code), where the caller is.
+        self.learning, self.reporting, self._loops = True, named and self.reporting, []
         try:
             self._run_function(node, scope, cls, special, fixed)
         finally:
@@ -223,3 +236,10 @@ def _flag(value: Value) -> bool:
     if isinstance(value, Seq):
         return bool(value.keys) and any(_flag(item) for _, item in value.keys)
     return isinstance(value, Const) and type(value.value) in (bool, int, Member)
+
+
+def _name(value: Value) -> bool:
+    """A string literal that may name an attribute: a copy of a summary is learnt for it
+    where the body uses the parameter as one (``getattr(obj, name)``, bodies.py's ``"@p"``),
+    so that the copy reads that attribute (issue 38: per-literal copies)."""
+    return isinstance(value, Const) and type(value.value) is str and value.value.isidentifier()

@@ -276,8 +276,8 @@ class Objects:
         args = node.args
         if len(args) != 3 or len(site.positional) != 3 or any(a.star for a in args):
             return None
-        name = args[1].value
-        literal = name.evaluated_value if isinstance(name, cst.SimpleString) else None
+        name = site.positional[1].value
+        literal = name.value if isinstance(name, Const) else None  # a literal, or a copy's
         owner = args[0].value
         if isinstance(literal, str) and literal.isidentifier() and _plain(owner):
             target = cst.Attribute(value=owner, attr=cst.Name(literal))

@@ -32,8 +32,9 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..abstract.atoms import Const, Ref
+from ..abstract.atoms import Const, ParamRef, Ref
 from ..abstract.callables import GlobalItem
+from ..abstract.paths import symbolic
 from ..abstract.state import State
 from ..abstract.values import (
     ClassInfo,
@@ -85,6 +86,7 @@ class Registries:
         func = self._function
         if func is None or not isinstance(base, Seq):
             return False
+        key = _class_key(target, func, key)
         symbolic = is_symbolic(key) or is_symbolic(value)
         if not symbolic and self.__dict__.get("_creating") is None:
             return False  # a class being created: its metaclass's stores are concrete
@@ -339,6 +341,22 @@ def _actual(value: Value, binding: sm.Binding) -> Value:
         if isinstance(given, ClassInfo):
             return given
     return sm.substitute(value, binding)
+
+
+def _class_key(target: cst.Subscript, func: FunctionInfo, key: Value) -> Value:
+    """``REGISTRY[cls.name] = cls`` in ``__init_subclass__``: the class attribute of the
+    class being created (its own, else inherited), not the literal the defining class gives
+    it (which the body read)."""
+    if func.name != "__init_subclass__":
+        return key
+    if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+        return key
+    read = target.slice[0].slice.value
+    if not isinstance(read, cst.Attribute) or not isinstance(read.value, cst.Name):
+        return key
+    if not func.params or read.value.value != func.params[0][0]:
+        return key
+    return symbolic(ParamRef(func, 0, (read.attr.value,)))
 
 
 def stored(container: Value, key: Value, value: Value) -> Value:

@@ -12,7 +12,7 @@ Definitions and imports are executed by :mod:`.calls`, :mod:`.classes` and :mod:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import libcst as cst
@@ -20,7 +20,16 @@ import libcst as cst
 from ..abstract.atoms import Const, ExtStream
 from ..abstract.handles import DeviceCtx, GradMode
 from ..abstract.state import State, join_states
-from ..abstract.values import ClassInfo, Current, Instance, StreamCtx, Value, join_all, join_current
+from ..abstract.values import (
+    ClassInfo,
+    Current,
+    Instance,
+    Seq,
+    StreamCtx,
+    Value,
+    join_all,
+    join_current,
+)
 from ..semantics import autograd as ag
 from ..semantics.effects import enter_effects
 from ..semantics.hazards import computed
@@ -264,13 +273,35 @@ class Statements:
         return keys
 
     def exec_For(self, node: cst.For, state: State, scope: Scope) -> State | None:
-        element = self.element_of(self.eval(node.iter, state, scope))
+        iterated = self.eval(node.iter, state, scope)
+        names = _literal_names(iterated) if type(node.target) is cst.Name else ()
+        if names:  # for name in ("a", "b"): getattr(obj, name) reads each attribute
+            return self._loop(state, scope, self._each_name(node, names, scope), node.orelse)
+        element = self.element_of(iterated)
 
         def run_body(entry: State) -> State | None:
             self.bind_target(node.target, element, entry, scope)
             return self._suite(node.body, entry, scope)
 
         return self._loop(node, state, scope, run_body, node.orelse)
+
+    def _each_name(
+        self, node: cst.For, names: tuple[Const, ...], scope: Scope
+    ) -> Callable[[State], State | None]:
+        """The body of a loop over literal names, once per name in order (the loop
+        unrolled, at most :data:`_MAX_NAMES` runs per round), so that each iteration's
+        ``getattr(obj, name)`` is that attribute rather than an unknown one."""
+
+        def run_body(entry: State) -> State | None:
+            end: State | None = entry
+            for name in names:
+                if end is None:
+                    return None
+                self.bind_target(node.target, name, end, scope)
+                end = self._suite(node.body, end, scope)
+            return end
+
+        return run_body
 
     def exec_While(self, node: cst.While, state: State, scope: Scope) -> State | None:
         if const_truth(self.eval(node.test, state, scope)) is False:  # while flag: never
@@ -445,3 +476,20 @@ def _never_runs(test: cst.CSTNode) -> bool:
     if type(test) is cst.Integer:
         return test.value == "0"
     return type(test) is cst.Attribute and test.attr.value == "TYPE_CHECKING"
+
+
+#: The longest tuple of literal names a loop is unrolled for.
+_MAX_NAMES = 8
+
+
+def _literal_names(value: Value) -> tuple[Const, ...]:
+    """The elements of a tuple or list of two to :data:`_MAX_NAMES` identifier literals
+    (``("on_start", "on_end")``); none otherwise (one element is the element itself)."""
+    if not isinstance(value, Seq) or value.keys or value.is_dict:
+        return ()
+    items = value.items
+    if not 2 <= len(items) <= _MAX_NAMES:
+        return ()
+    if not all(type(i) is Const and type(i.value) is str and i.value.isidentifier() for i in items):
+        return ()
+    return items  # type: ignore[return-value]

@@ -17,9 +17,10 @@ from ... import contract as c
 from ...contract import Api
 from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.handles import CapturingGraph, CVoidP, Event, Foreign, Graph, ManagedStream, Work
-from ..abstract.values import Instance, StreamCtx, Tensor, Value
+from ..abstract.values import Instance, Seq, StreamCtx, Tensor, Value
 from .copies import argument_matches
 from .devices import stream_device
+from .flowmodels import HANDLE_LISTS
 from .hazards import function_hazards, method_hazards
 from .sites import Arg, CallSite, Issue, Outcome
 
@@ -267,6 +268,8 @@ def call_effects(
         return _constructor(site, api)
     outcome = Outcome(_function_issues(site, api, current, default_capture))
     outcome.value = _yielded(site, api, current, default_capture, outcome)
+    if api.name in HANDLE_LISTS:  # batch_isend_irecv: a list of works (flowmodels.py)
+        outcome.value = Seq((outcome.value,))
     if qualname == GENERIC_EVENT:
         outcome.value = Event(generic_origin=site.node)
     return outcome

@@ -46,6 +46,7 @@ LIST = "list"
 ATTRIBUTES = "attributes"
 DISPATCHER = "dispatcher"
 REGISTERS = "registers"
+HANDLES = "handles"
 
 #: Each kind, as the documentation says it (``{arg}`` is the row's argument).
 KINDS: dict[str, str] = {
@@ -69,6 +70,8 @@ KINDS: dict[str, str] = {
     "first argument, else {arg}",
     REGISTERS: "registers {arg} (or its first parameter's annotation) as the class of an "
     "implementation",
+    HANDLES: "returns a list of the handles the contract's row for the call yields (one per "
+    "operation of {arg})",
 }
 
 #: Each kind in general, for the documentation's vocabulary table.
@@ -92,6 +95,7 @@ KIND_MEANINGS: dict[str, str] = {
     DISPATCHER: "calls the implementation registered for its first argument's class",
     REGISTERS: "registers an implementation for a class (at a module's top level: for "
     "every module that imports it too)",
+    HANDLES: "a refused call of the contract returning a list of its handles, not one",
 }
 
 #: What a ``CALLS`` row gives the function (``args``).
@@ -309,6 +313,14 @@ MODELS: tuple[FlowModel, ...] = (
     FlowModel("itertools.filterfalse", ELEMENTS, 1, case=_Q + "itertools_filterfalse"),
     FlowModel("itertools.takewhile", ELEMENTS, 1, case=_Q + "itertools_takewhile"),
     FlowModel("itertools.dropwhile", ELEMENTS, 1, case=_Q + "itertools_dropwhile"),
+    # torch.distributed: calls the contract judges, whose result is a list of works
+    FlowModel(
+        "torch.distributed.batch_isend_irecv",
+        HANDLES,
+        0,
+        "p2p_op_list",
+        case="with_stmt/work_list_batch_isend_irecv",
+    ),
 )
 
 #: Rows by callee.
@@ -323,12 +335,18 @@ LOAD_METHODS: frozenset[str] = frozenset(
 )
 #: The classes whose method rows apply to holders' objects.
 _HOLDER_CLASSES = frozenset(m.like or m.callee for m in HOLDERS.values())
-#: Qualified names of the functions and classes modelled (a call's one set lookup).
+#: Qualified names of the functions and classes modelled (a call's one set lookup); the
+#: ``HANDLES`` rows are not among them: the contract judges those calls, the row only says
+#: what shape their result has (:func:`handles_of`).
 FUNCTIONS: frozenset[str] = frozenset(
     m.callee
     for m in MODELS
-    if not m.callee.startswith("*.") and m.callee.rsplit(".", 1)[0] not in _HOLDER_CLASSES
+    if not m.callee.startswith("*.")
+    and m.callee.rsplit(".", 1)[0] not in _HOLDER_CLASSES
+    and m.kind != HANDLES
 )
+#: Calls of the contract that return a list of the handle their row yields.
+HANDLE_LISTS: frozenset[str] = frozenset(m.callee for m in MODELS if m.kind == HANDLES)
 
 
 def holder_class(model: FlowModel) -> str:
@@ -382,6 +400,7 @@ __all__ = [
     "ANY_RECEIVER",
     "BY_CALLEE",
     "FUNCTIONS",
+    "HANDLE_LISTS",
     "HOLDERS",
     "MODELS",
     "FlowModel",

@@ -131,14 +131,16 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
     """The parameters ``node``'s body tests for truth (``if p:``, ``not p``, ``x if p else
     y``, ``while p:``), compares (``p is Kind.X``, ``p.value == "x"``) or passes as a
     copy's ``non_blocking=p`` (the hazard rules decide on that flag's truth: XST201),
-    nested functions included; and as ``"p.name"``, the attributes of a parameter it tests
-    for truth or passes so (``if self.external:``, ``non_blocking=self.non_blocking``)."""
+    nested functions included; as ``"p.name"``, the attributes of a parameter it tests
+    for truth or passes so (``if self.external:``, ``non_blocking=self.non_blocking``); and
+    as ``"@p"``, the parameters it uses as an attribute's name (:func:`_named`:
+    ``getattr(obj, p)``, ``operator.methodcaller(p)``, ``vars(obj)[p]``)."""
     params = node.params
     names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     found: set[str] = set()
     stack: list[cst.CSTNode] = [node.body]
     tests = _TESTS
-    while stack and names - found:
+    while stack:
         item = stack.pop()
         # Exact types (libcst's node classes are final): ``isinstance`` against them goes
         # through ABCMeta for every node that is not one.
@@ -152,6 +154,8 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
                 found.add(f"{test.value.value}.{test.attr.value}")  # type: ignore[attr-defined]
         elif type(test) is cst.Comparison:  # ``kind is Kind.X``, ``kind.value == "x"``
             found.update(_compared(test, names))  # type: ignore[arg-type]
+        elif type(item) in _NAMING and (named := _named(item, names)):  # type: ignore[arg-type]
+            found.add(f"@{named}")
         elif type(item) is cst.Arg and _flag_keyword(item, names):  # type: ignore[arg-type]
             value = item.value  # type: ignore[attr-defined]
             if type(value) is cst.Name:
@@ -229,6 +233,41 @@ def _decided_name(operand: cst.CSTNode | None) -> str | None:
     if type(operand) is cst.Attribute and operand.attr.value in ("value", "name"):  # type: ignore[attr-defined]
         operand = operand.value  # type: ignore[attr-defined]
     return operand.value if type(operand) is cst.Name else None  # type: ignore[attr-defined]
+
+
+#: The nodes that may use a parameter as an attribute's name.
+_NAMING = (cst.Call, cst.Subscript)
+#: Calls whose argument at that position is an attribute's name.
+_NAME_ARGUMENT = {
+    "getattr": 1,
+    "setattr": 1,
+    "hasattr": 1,
+    "delattr": 1,
+    "attrgetter": 0,
+    "methodcaller": 0,
+}
+
+
+def _named(item: cst.Call | cst.Subscript, names: set[str]) -> str:
+    """The parameter ``item`` uses as an attribute's name, if any: ``getattr(obj, p)``,
+    ``setattr``, ``hasattr``, ``attrgetter(p)``, ``methodcaller(p, ...)``, and the
+    lookups ``obj.__dict__[p]`` / ``vars(obj)[p]``."""
+    if type(item) is cst.Subscript:
+        base = item.value
+        reads_dict = (type(base) is cst.Attribute and base.attr.value == "__dict__") or (
+            type(base) is cst.Call and _is_name(base.func, "vars")
+        )
+        index = item.slice[0].slice if reads_dict and len(item.slice) == 1 else None
+        key = index.value if type(index) is cst.Index else None
+        return key.value if type(key) is cst.Name and key.value in names else ""
+    func = item.func
+    tail = func.attr.value if type(func) is cst.Attribute else getattr(func, "value", "")
+    position = _NAME_ARGUMENT.get(tail)
+    args = item.args
+    if position is None or len(args) <= position or args[position].keyword is not None:
+        return ""
+    name = args[position].value
+    return name.value if type(name) is cst.Name and name.value in names else ""
 
 
 def _flag_keyword(arg: cst.Arg, names: set[str]) -> bool:
