@@ -69,3 +69,22 @@ def test_copies_for_names_leave_the_flags_their_copies() -> None:
         "def last(h):\n    maybe_sync(ExternalStream(h), False)\n"
     )
     assert [f.code for f in analyze_source(_HEAD + callers + flag, "m.py")] == []
+
+
+def test_a_loop_over_names_not_used_as_attribute_names_runs_as_any_loop(monkeypatch) -> None:
+    """``for key in ("a", "b", ...):`` whose body never names an attribute by ``key`` is an
+    ordinary loop: its body runs as often as a loop over any other tuple of eight items
+    (unrolling it would multiply the stdlib's many loops over literal names by up to 8)."""
+    import libcst as cst
+
+    from extstream_lint.analysis.driver.budget import BudgetedInterpreter as Counted
+
+    body = "def use(d):\n    for key in ({}):\n        d[key] = d.get(key, 0) + 1\n"
+    names = ", ".join(f"'k{i}'" for i in range(8))
+    numbers = ", ".join(str(i) for i in range(8))
+    counts = []
+    for items in (names, numbers):
+        interpreter = Counted(cst.parse_module(body.format(items)))
+        interpreter.run()
+        counts.append(interpreter.executed)
+    assert counts[0] == counts[1], counts

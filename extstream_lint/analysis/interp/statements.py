@@ -275,8 +275,9 @@ class Statements:
     def exec_For(self, node: cst.For, state: State, scope: Scope) -> State | None:
         iterated = self.eval(node.iter, state, scope)
         names = _literal_names(iterated) if type(node.target) is cst.Name else ()
-        if names:  # for name in ("a", "b"): getattr(obj, name) reads each attribute
-            return self._loop(state, scope, self._each_name(node, names, scope), node.orelse)
+        # for name in ("a", "b"): getattr(obj, name) reads each attribute, name by name
+        if names and self._bodies.names_attributes(node):
+            return self._loop(node, state, scope, self._each_name(node, names, scope), node.orelse)
         element = self.element_of(iterated)
 
         def run_body(entry: State) -> State | None:

@@ -55,12 +55,13 @@ class SelfUses:
 class Bodies:
     """The answers for the bodies of one tree, each found by one walk."""
 
-    __slots__ = ("_annotations", "_called", "_decided", "_init", "_self", "_tested")
+    __slots__ = ("_annotations", "_called", "_decided", "_init", "_names", "_self", "_tested")
 
     def __init__(self) -> None:
         self._called: dict[cst.FunctionDef, tuple[tuple[bool, str], ...]] = {}
         self._tested: dict[cst.FunctionDef, frozenset[str]] = {}
         self._decided: dict[cst.FunctionDef, frozenset[str]] = {}
+        self._names: dict[cst.For, bool] = {}
         self._self: dict[cst.FunctionDef, SelfUses] = {}
         self._init: dict[cst.ClassDef, bool] = {}
         self._annotations: dict[tuple[str, cst.CSTNode], object] = {}
@@ -88,6 +89,17 @@ class Bodies:
         if known is None:
             WALKS["tested"] += 1
             known = self._tested[node] = tested_params(node)
+        return known
+
+    def names_attributes(self, node: cst.For) -> bool:
+        """Whether the body of ``for name in (...):`` uses ``name`` as an attribute's name
+        (:func:`_named`): only then is a loop over literal names run name by name."""
+        known = self._names.get(node)
+        if known is None:
+            WALKS["names"] += 1
+            target = node.target
+            names = {target.value} if type(target) is cst.Name else set()
+            known = self._names[node] = bool(names) and _uses_as_name(node.body, names)
         return known
 
     def decided(self, node: cst.FunctionDef) -> frozenset[str]:
@@ -268,6 +280,16 @@ def _named(item: cst.Call | cst.Subscript, names: set[str]) -> str:
         return ""
     name = args[position].value
     return name.value if type(name) is cst.Name and name.value in names else ""
+
+
+def _uses_as_name(body: cst.CSTNode, names: set[str]) -> bool:
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        item = stack.pop()
+        if type(item) in _NAMING and _named(item, names):  # type: ignore[arg-type]
+            return True
+        push_children(item, stack)
+    return False
 
 
 def _flag_keyword(arg: cst.Arg, names: set[str]) -> bool:
