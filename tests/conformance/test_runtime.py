@@ -47,6 +47,7 @@ NOT_RUN: dict[str, str] = {
     "match/as_pattern": "the subject is the caller's",
     "with_stmt/collective_inside": "needs an initialised HCCL process group",
     "classes/base_in_module_stream_collective": "needs an initialised HCCL process group",
+    "classes/param_method_collective": "needs an initialised HCCL process group",
     "with_stmt/cross_device_copy": "the simulation has no factory functions on npu devices",
     "autograd/detach_in_place": "the simulation's NPU results are views, which detach_() refuses",
     "devices/pinned_factory_other_device": "the simulation pins only through pin_memory()",
