@@ -50,6 +50,7 @@ NOT_RUN: dict[str, str] = {
     "with_stmt/work_list_batch_isend_irecv": (
         "the simulated process groups have no backend for batch_isend_irecv's coalescing"
     ),
+    "classes/param_method_collective": "needs an initialised HCCL process group",
     "with_stmt/cross_device_copy": "the simulation has no factory functions on npu devices",
     "autograd/detach_in_place": "the simulation's NPU results are views, which detach_() refuses",
     "devices/pinned_factory_other_device": "the simulation pins only through pin_memory()",

@@ -101,7 +101,7 @@ case(
 class Runner:
     def run(self, ptr):
         s = self.stream_for(ptr)
-        s.synchronize()  # XST101
+        s.synchronize()
 
     def stream_for(self, ptr):
         return torch.npu.Stream()
@@ -115,6 +115,12 @@ class ExtRunner(Runner):
 class PlainRunner(Runner):
     def unrelated(self):
         return None
+
+
+def main(ptr):
+    # the base's run is shared with PlainRunner: the external instance's call is the defect
+    ExtRunner().run(ptr)  # XST101
+    PlainRunner().run(ptr)
 """,
 )
 

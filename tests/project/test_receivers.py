@@ -11,6 +11,10 @@ body executions grow linearly. Counted (body executions), never timed.
 The second shape keeps no result: the base's ``flush`` synchronizes what ``self._stream()``
 returns where it is made, its ``step`` calls ``flush``, and the subclasses override
 ``_stream`` and call ``Sub().step()``; the call is kept as a path of ``self`` all the same.
+
+The same family on ordinary parameters (``def use(m): m.stream().synchronize()``, a property
+read through an object ``__init__`` was given): the helper's bodies run once, for n classes
+passed there as for 10n, each class's method or getter resolved where its instance is passed.
 """
 
 from __future__ import annotations
@@ -116,10 +120,87 @@ def run(h):
     Sub{n}().step()
 """
 
+#: The same family on ordinary parameters: a helper synchronizes what its argument's
+#: ``stream()`` returns, a class given an object in ``__init__`` what its ``current``
+#: property reads; the classes of other modules passed there decide (no base class).
+_PARAM_BASE = """\
+import torch
+
+
+def use(m):
+    m.stream().synchronize()
+
+
+class Holder:
+    def __init__(self, m):
+        self.m = m
+
+    def step(self):
+        self.m.current.synchronize()
+"""
+
+_PARAM_EXTERNAL = """\
+from torch_npu.npu import ExternalStream
+from gen.base import Holder, use
+
+
+class Sub{n}:
+    def stream(self):
+        return ExternalStream(0x7A000000)
+
+
+def run(h):
+    use(Sub{n}())
+"""
+
+_PARAM_MANAGED = """\
+import torch
+from gen.base import Holder, use
+
+
+class Sub{n}:
+    @property
+    def current(self):
+        return torch.npu.Stream(priority=-1)
+
+def run(h):
+    Holder(Sub{n}()).step()
+"""
+
+_PROPERTY_EXTERNAL = """\
+from torch_npu.npu import ExternalStream
+from gen.base import Holder, use
+
+
+class Sub{n}:
+    @property
+    def current(self):
+        return ExternalStream(0x7A000000)
+
+def run(h):
+    Holder(Sub{n}()).step()
+"""
+
+_METHOD_MANAGED = """\
+import torch
+from gen.base import Holder, use
+
+
+class Sub{n}:
+    def stream(self):
+        return torch.npu.Stream(priority=-1)
+
+
+def run(h):
+    use(Sub{n}())
+"""
+
 #: The shapes counted: the base's text, an external and a managed subclass module.
 _SHAPES = {
     "stored": (_BASE, _EXTERNAL, _MANAGED),
     "operated_on": (_CALL_BASE, _CALL_EXTERNAL, _CALL_MANAGED),
+    "parameter_method": (_PARAM_BASE, _PARAM_EXTERNAL, _METHOD_MANAGED),
+    "parameter_property": (_PARAM_BASE, _PROPERTY_EXTERNAL, _PARAM_MANAGED),
 }
 
 

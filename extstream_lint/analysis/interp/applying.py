@@ -38,6 +38,8 @@ class Applying:
         if info.summary.calls:  # first: the sinks may be on what those calls return
             self.apply_param_calls(info, node, binding, state)
         resolved = self.receiver_binding(info, node, binding, state)
+        # properties read on its arguments' paths, evaluated on the caller's objects
+        resolved = self.argument_properties(info, node, resolved, state)
         for issue in sm.call_issues(info, resolved, name):
             self._report(node, issue)  # type: ignore[arg-type]
         for (index, path), value in info.summary.sets_attrs.items():

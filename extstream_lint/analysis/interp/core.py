@@ -460,6 +460,7 @@ class Core:
             if isinstance(owner, Instance) and self.learning:
                 name = target.attr.value
                 ref = owner.param
+                value = self.view_kept(value)  # type: ignore[attr-defined]
                 if ref is not None and ref.owner is self._function:
                     self.learn_set_attr(
                         self._function.summary, (ref.index, (*ref.path, name)), value

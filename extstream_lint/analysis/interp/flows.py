@@ -30,12 +30,14 @@ from ..abstract.values import (
     Instance,
     Seq,
     StreamCtx,
+    Tensor,
     Value,
     join,
     join_all,
 )
 from ..semantics import flowmodels as fm
 from ..semantics.effects import method_effects
+from ..semantics.hazards import tensor_modelled
 from ..semantics.sites import Arg, CallSite
 from ..source.syntax import dotted_name
 from . import summaries as sm
@@ -104,6 +106,10 @@ class Flows:
         if yielded is None:
             return made
         if method in fm.LOAD_METHODS and made is not None and not site.positional:
+            return made
+        if made is not None and not tensor_modelled(method) and _only_computed(yielded):
+            # ``m.stream()``, ``p.a.current()``: whatever the caller's object returns there
+            # (its class's method); "computed now" where it has none (summaries.py)
             return made
         return yielded
 
@@ -433,3 +439,14 @@ def _exact(value: Value) -> bool:
 
 
 __all__ = ["CONTENTS", "Flows"]
+
+
+def _only_computed(value: Value) -> bool:
+    """A tensor result that says only "computed now, from parameters, under the caller's
+    streams": nothing the body itself knows (no place, no external stream of its own)."""
+    if not isinstance(value, Tensor) or value.place or value.index is not None:
+        return False
+    made = value.made
+    if made is None:
+        return True
+    return not made.plain and all(s.param is not None for s in made.streams)

@@ -23,6 +23,14 @@ bound to what its class's ``m`` returns (:meth:`Receivers.receiver_binding`), so
 judged at the call, with the override's value; a property the sinks read through ``self``
 is evaluated on the receiver there too. A method calling another on its own ``self`` keeps
 the callee's calls in turn, in its own terms, so a subclass further out still resolves them.
+
+The same holds for every parameter, not only ``self``: ``m.stream()`` on a parameter (or on
+an attribute path of one, ``self.m.stream()``) is a recorded call (:mod:`.higher_order`)
+whose result the caller's object decides (:meth:`..flows.Flows.loaded_or`), and a property a
+sink or the return reads on an argument's path is evaluated on the caller's object
+(:meth:`Receivers.argument_properties`). A subclass's view of a base's method (:mod:`.views`)
+keeps a call the subclass's own override answers with a stream: the base's code is shared by
+its other subclasses, so the finding is the external instance's call's.
 """
 
 from __future__ import annotations
@@ -173,13 +181,48 @@ class Receivers:
         info = self._function  # type: ignore[attr-defined]
         if info is None or not isinstance(callee, FunctionInfo):
             return made
+        original: FunctionInfo | None = callee
         if made is not None and not is_none(made):  # a value it knows: the body's own
-            return made
+            if not self._overridden_in_view(info, method, callee, made):
+                return made
+            original = None  # resolved by each receiver's class, even the view's own
         if not _own_self(receiver, info):
             return made
-        entry = (method, callee, recorded_call(None, site, state))
+        entry = (method, original, recorded_call(None, site, state))
         key = self._keep_call(info, id(node), f"{CALL_STEP}{method}()>", entry)
-        return made if key is None else symbolic(ParamRef(info, 0, (key,)))
+        if key is None:
+            return made
+        kept = symbolic(ParamRef(info, 0, (key,)))
+        if original is None:  # what the view's class makes, for the view's own stores
+            self.__dict__.setdefault("_view_kept", {})[kept.param] = made
+        return kept
+
+    def view_kept(self, value: Value) -> Value:
+        """``value`` itself, or, a call a view keeps for the receiver
+        (:meth:`_overridden_in_view`), what the view's class makes there: an attribute
+        the base's code stores it in is the subclass's (its views read it), as before."""
+        ref = value.param if isinstance(value, ExtStream) else None
+        if ref is None or not ref.path or not ref.path[-1].startswith(CALL_STEP):
+            return value
+        return self.__dict__.get("_view_kept", {}).get(ref, value)
+
+    def _overridden_in_view(
+        self, info: FunctionInfo, method: str, callee: FunctionInfo, made: Value
+    ) -> bool:
+        """``info`` is a subclass's view of a base's method (:mod:`.views`), ``self.m()``
+        there a stream the subclass's own ``m`` makes: the base's code is shared with the
+        base's other subclasses, so what the call returns is the receiver's, judged where
+        an instance of the subclass calls the method (not as definite in the base)."""
+        if not isinstance(made, ExtStream) or made.param is not None:
+            return False
+        cls = self.own_class()  # type: ignore[attr-defined]
+        if cls is None or not cls.views:
+            return False
+        original = next((o for o, view in cls.views.items() if view is info), None)
+        if original is None:
+            return False
+        base = self.__dict__.get("_method_classes", {}).get(id(original))
+        return base is not None and base.method(method) is not callee
 
     def receiver_binding(
         self, info: FunctionInfo, node: cst.CSTNode, binding: sm.Binding, state: State
@@ -222,6 +265,69 @@ class Receivers:
         args[0] = Arg(receiver, arg.text)
         return replace(binding, args=args)
 
+    def argument_properties(
+        self, info: FunctionInfo, node: cst.CSTNode, binding: sm.Binding, state: State
+    ) -> sm.Binding:
+        """The binding ``info``'s sinks and return are read with: each property they read on
+        a path of an argument (``m.current``, ``p.mgr.current``, ``self.m.current`` with
+        ``self.m`` the caller's object) evaluated on the caller's object there, its getter's
+        summary applied once per property on the path, as reading the attribute calls it.
+        ``binding`` itself when they read none."""
+        depth = self.__dict__.get("_receiver_depth", 0)
+        read = [(index, path) for index, path, _, _ in info.summary.sinks]
+        returned = info.returns
+        if isinstance(returned, ExtStream) and returned.param is not None:
+            read.extend((ref.index, ref.path) for ref in returned.refs() if ref.owner is info)
+        if depth >= _MAX_DEPTH or not read:
+            return binding
+        args: dict[int, Arg] | None = None
+        self.__dict__["_receiver_depth"] = depth + 1
+        try:
+            for index, path in read:
+                arg = (args or binding.args).get(index)
+                if arg is None or not path or not isinstance(arg.value, Instance):
+                    continue
+                value = self._read_properties(arg.value, path, node, binding, state)
+                if value is not arg.value:
+                    args = dict(args or binding.args)
+                    args[index] = Arg(value, arg.text)
+        finally:
+            self.__dict__["_receiver_depth"] = depth
+        return binding if args is None else replace(binding, args=args)
+
+    def _read_properties(
+        self,
+        obj: Instance,
+        path: tuple[str, ...],
+        node: cst.CSTNode,
+        binding: sm.Binding,
+        state: State,
+    ) -> Instance:
+        """``obj`` with the properties ``path`` reads on it, and on the objects it holds
+        along ``path``, evaluated (their getters' results as fields); ``obj`` when none."""
+        step = path[0]
+        if obj.param is not None or step.startswith(("[", "<")):
+            return obj
+        found, held = obj.field(step)
+        if not found:
+            getter = obj.cls.method(step)
+            if getter is None or not getter.is_property:
+                held = obj.cls.attr(step)
+                if not isinstance(held, Instance) or len(path) < 2:
+                    return obj
+            else:
+                with self._silenced():  # type: ignore[attr-defined]
+                    held = self._call_function(  # type: ignore[attr-defined]
+                        getter, node, None, Arg(_plain(obj), None), state, binding.current
+                    )
+                if held is None or (isinstance(held, ExtStream) and held.param):
+                    return obj
+                return obj.with_field(step, held)
+        if not isinstance(held, Instance) or len(path) < 2:
+            return obj
+        inner = self._read_properties(held, path[1:], node, binding, state)
+        return obj if inner is held else obj.with_field(step, inner)
+
     def property_of_instance(
         self, obj: Instance, name: str, node: cst.CSTNode, state: State
     ) -> Value:
@@ -242,7 +348,7 @@ class Receivers:
         self,
         node: cst.CSTNode,
         name: str,
-        entry: tuple[str, FunctionInfo, object],
+        entry: tuple[str, FunctionInfo | None, object],
         receiver: Instance,
         binding: sm.Binding,
     ) -> Value:
@@ -267,7 +373,11 @@ class Receivers:
         return None if key is None else symbolic(ParamRef(info, 0, (key,)))
 
     def _keep_call(
-        self, info: FunctionInfo, ident: object, name: str, entry: tuple[str, FunctionInfo, object]
+        self,
+        info: FunctionInfo,
+        ident: object,
+        name: str,
+        entry: tuple[str, FunctionInfo | None, object],
     ) -> str | None:
         """The path step ``info``'s summary keeps the call ``entry`` under: one per call
         site of the body (``ident``), the same in every pass; a new one only while learning
@@ -299,14 +409,15 @@ class Receivers:
 
     def _override(
         self,
-        entry: tuple[str, FunctionInfo, object],
+        entry: tuple[str, FunctionInfo | None, object],
         receiver: Instance,
         node: cst.CSTNode,
         binding: sm.Binding,
         state: State,
     ) -> Value:
         """What the call ``entry`` records returns on ``receiver``, when its class resolves
-        the method to another function than the body ran; else :data:`_SAME`."""
+        the method to another function than the body ran (any, for a call a view kept:
+        ``None`` there); else :data:`_SAME`."""
         called, original, call = entry
         found = receiver.cls.method(called)
         if found is None or found is original:

@@ -89,7 +89,10 @@ def _method_text(ref: ParamRef) -> str | None:
     path = callee.param if isinstance(callee, ExtStream) else None
     if path is None or not path.path or path.path[-1].startswith("[") or path.index < 0:
         return None
-    target = describe_target(path).rsplit("'", 2)
+    described = describe_target(path)
+    if described.startswith(("self.", "cls.")):  # ``self.m.stream()``: no quotes there
+        return f"'{described}()'"
+    target = described.rsplit("'", 2)
     return f"'{target[1]}()'" if len(target) == 3 else None
 
 
@@ -211,6 +214,14 @@ def _called_result(ref: ParamRef, binding: Binding) -> Value:
     current = pv.current_stream(call.current)
     actual = substitute(current, binding, 1) if current is not None else None
     args = [substitute(v, binding, 1) for v in (*call.positional, *(v for _, v in call.keywords))]
+    callee = call.callee
+    if isinstance(callee, ExtStream) and callee.param is not None and callee.param.path:
+        # ``obj.m(x)`` whose ``m`` the caller's object has no function for: computed from
+        # the receiver too (``scaler.scale(loss)``), as the tensor rules read it
+        ref = callee.param
+        if not ref.path[-1].startswith("["):
+            owner = ParamRef(ref.owner, ref.index, ref.path[:-1])
+            args.append(substitute(symbolic(owner), binding, 1))
     made = pv.derive(actual if isinstance(actual, ExtStream) else None, args)
     return None if made is None else Tensor(made=made)
 

@@ -28,8 +28,9 @@ from .copies import AWAY, UNKNOWN_HOST, by_parameter, cross_device, elsewhere
 from .devices import FOREIGN, device_value, literal, npu_index
 from .devices import device as _read_device
 from .sites import Arg, CallSite, Issue
+from .tensor_api import TENSOR_NAMES
 
-__all__ = ["called_hazards", "computed", "function_hazards", "method_hazards"]
+__all__ = ["called_hazards", "computed", "function_hazards", "method_hazards", "tensor_modelled"]
 
 _METHOD_ROWS: dict[str, c.Hazard] = {}
 _FUNCTION_ROWS: dict[str, c.Hazard] = {}
@@ -150,6 +151,19 @@ def method_hazards(
         return [], result.with_place(FOREIGN)
     issues, result = _copy_out(site, row, here, current, result)
     return by_parameter(issues, [receiver], current), result
+
+
+def tensor_modelled(method: str) -> bool:
+    """A method name whose result the tensor rules read: one of ``torch.Tensor``'s, or a
+    row of their own (a copy, a view, ``pin_memory``, ``detach``, a replay)."""
+    return (
+        method in TENSOR_NAMES
+        or method in _METHOD_ROWS
+        or method in _VIEWS
+        or method == c.PIN_MEMORY
+        or method in ag.CUT_METHODS
+        or method in ag.LEAF_METHODS
+    )
 
 
 def _result_place(method: str, receiver: Tensor, made: Tensor) -> Tensor:
