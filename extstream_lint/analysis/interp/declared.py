@@ -233,24 +233,24 @@ class Declared:
                 return None
             found, held = base.field(name)  # a guaranteed part of what the class built
             return held if found else self.guaranteed_attr(base.cls, name)
+        cls = self._class_declared_for(base)
+        return None if cls is None else self.guaranteed_attr(cls, name)
+
+    def _class_declared_for(self, base: Value) -> ClassInfo | None:
+        """The class a parameter's path is declared as, the whole value (not an element of
+        a declared container, not joined with anything else); ``None`` otherwise."""
         if not isinstance(base, ExtStream) or base.param is None or base.also:
             return None
         found = self._declared_at(base.param)
         if found is None or not _whole(*found):
             return None
-        cls = self._declared_class(found[0].name)
-        return None if cls is None else self.guaranteed_attr(cls, name)
+        return self._declared_class(found[0].name)
 
     def declared_receiver(self, base: Value, method: str) -> Instance | None:
         """``pool.flush()`` on a value known by its declared type: the receiver as an
         instance of the class (symbolic still: what the caller's object holds stays the
         caller's), when the class defines the method and no subclass seen overrides it."""
-        if not isinstance(base, ExtStream) or base.param is None or base.also:
-            return None
-        found = self._declared_at(base.param)
-        if found is None or not _whole(*found):
-            return None
-        cls = self._declared_class(found[0].name)
+        cls = self._class_declared_for(base)
         function = cls.method(method) if cls is not None and not _abstract(cls) else None
         if function is None or function.is_property:
             return None
