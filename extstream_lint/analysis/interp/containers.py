@@ -143,6 +143,14 @@ class Containers:
             changed = Seq(tuple(join(item, value) for item in base.items))
         self.rebind_container(target.value, changed, state, scope)
 
+    def _global_view(self, name: str, scope: Scope) -> bool:
+        """``name``, bound in a function's state though neither its local nor its parameter:
+        the view of a global a call's effect gave it (:meth:`.registries.apply_stores`)."""
+        func = self._function
+        if func is None or scope.kind != "function" or name in scope.local_names:
+            return False
+        return all(param[0] != name for param in func.params)
+
     def rebind_container(
         self, expression: cst.BaseExpression, value: Value, state: State, scope: Scope
     ) -> None:
@@ -150,7 +158,10 @@ class Containers:
         state (not a global read from a function: that would make it local), or an
         attribute path of names (``self.streams``), bound as an assignment would."""
         if isinstance(expression, cst.Name):
-            if expression.value in state.env:
+            name = expression.value
+            if name in state.env and self._global_view(name, scope):
+                state.env[name] = value  # a call's effect made this view of a global: still one
+            elif name in state.env:
                 self.bind_target(expression, value, state, scope)
             return
         node = expression
