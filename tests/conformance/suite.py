@@ -78,6 +78,9 @@ SECTIONS: tuple[Section, ...] = (
     Section("exceptions", "Exceptions", "8.4 The try statement"),
     Section("containers", "Containers and holders", "3.3.7 Container types"),
     Section("library_flow", "What library calls do to values", "docs/flow-models.md"),
+    Section(
+        "call_effects", "What a call does to state outside its frame", "4.2.2, 3.3.7, contextvars"
+    ),
     Section("constants", "Constants, conditions and literal flags", "8.1 The if statement"),
     Section("imports", "The import system", "5 The import system"),
     Section("match", "`match`", "8.6 The match statement", (3, 10)),

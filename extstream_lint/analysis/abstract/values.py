@@ -74,6 +74,11 @@ class Seq:
     key: Value = None
 
 
+#: Stores into containers and attributes a function does not own that its summary keeps at
+#: most (past it, the function's further effects on them are not seen at its calls).
+MAX_STORES = 32
+
+
 @dataclass(eq=False)
 class Summary:
     """What one function does, in terms of its parameters; grows monotonically.
@@ -136,7 +141,7 @@ class Summary:
             self.version += 1
 
     def add_store(self, store: tuple[object, str, Value, Value]) -> None:
-        if store not in self.stores:
+        if store not in self.stores and len(self.stores) < MAX_STORES:
             self.stores.append(store)
             self.version += 1
 

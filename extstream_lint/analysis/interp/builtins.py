@@ -66,6 +66,8 @@ class Builtins:
             return self._make_dict(site) if values or site.keywords else Seq((), is_dict=True)
         if name == "list" and not values and not site.keywords and site.star_at is None:
             return Seq(())  # an empty list (containers.py adds to it)
+        if name == "set" and not values and not site.keywords and site.star_at is None:
+            return Seq(())  # an empty set: what ``add`` adds is what iterating it gives
         if name == "__import__":  # the top-level package, as ``import a.b`` binds ``a``,
             listed = site.arg(3, "fromlist")  # or the module itself given a ``fromlist``
             empty = listed is None or listed.value in (Const(None), Seq(()))

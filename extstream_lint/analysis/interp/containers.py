@@ -56,6 +56,8 @@ CONTAINER_METHODS = frozenset(
         "extend",
         "insert",
         "clear",
+        "update",
+        "add",
     }
 )
 
@@ -67,6 +69,8 @@ class Containers:
         self, receiver: Seq, method: str, node: cst.Call, site: CallSite, state: State, scope: Scope
     ) -> Value:
         """``receiver.method(...)`` on a known list or dict (the arguments are in ``site``)."""
+        if method in _GROWS:  # a global grown in a function body: its effect (registries.py)
+            self.note_method_store(receiver, method, node, site, state, scope)
         if method == "items":
             return Seq((Seq((self.element_of(receiver), sm.contents(receiver))),))
         if method == "values":
@@ -141,6 +145,14 @@ class Containers:
             changed = Seq(tuple(join(item, value) for item in base.items))
         self.rebind_container(target.value, changed, state, scope)
 
+    def _global_view(self, name: str, scope: Scope) -> bool:
+        """``name``, bound in a function's state though neither its local nor its parameter:
+        the view of a global a call's effect gave it (:meth:`.registries.apply_stores`)."""
+        func = self._function
+        if func is None or scope.kind != "function" or name in scope.local_names:
+            return False
+        return all(param[0] != name for param in func.params)
+
     def rebind_container(
         self, expression: cst.BaseExpression, value: Value, state: State, scope: Scope
     ) -> None:
@@ -148,7 +160,10 @@ class Containers:
         state (not a global read from a function: that would make it local), or an
         attribute path of names (``self.streams``), bound as an assignment would."""
         if isinstance(expression, cst.Name):
-            if expression.value in state.env:
+            name = expression.value
+            if name in state.env and self._global_view(name, scope):
+                state.env[name] = value  # a call's effect made this view of a global: still one
+            elif name in state.env:
                 self.bind_target(expression, value, state, scope)
             return
         node = expression
@@ -156,6 +171,10 @@ class Containers:
             node = node.value
         if isinstance(node, cst.Name) and isinstance(expression, cst.Attribute):
             self.bind_target(expression, value, state, scope)
+
+
+#: Methods that add to a container.
+_GROWS = frozenset({"append", "appendleft", "extend", "insert", "setdefault", "update", "add"})
 
 
 def _keyed(value: Seq) -> bool:
@@ -176,15 +195,17 @@ def _grown(items: tuple[Value, ...]) -> Value:
 def _changed(receiver: Seq, method: str, site: CallSite) -> Value:
     """The list after ``append``/``appendleft``/``extend``/``insert``/``clear``; ``None``
     when it is not known (a dict's ``clear`` aside, dicts are not changed by these)."""
-    if receiver.keys or receiver.is_dict:
-        return Seq((), is_dict=True) if method == "clear" else None
     args = [arg.value for arg in site.positional]
+    if receiver.keys or receiver.is_dict:
+        if method == "update" and site.star_at is None and not site.double_star:
+            return _updated(receiver, args, site)
+        return Seq((), is_dict=True) if method == "clear" else None
     items = receiver.items
     if method == "clear":
         return Seq(())
     if site.star_at is not None or site.keywords:
         return None
-    if method == "append" and len(args) == 1:
+    if method in ("append", "add") and len(args) == 1:
         return _grown((*items, args[0]))
     if method == "appendleft" and len(args) == 1:
         return _grown((args[0], *items))
@@ -200,6 +221,23 @@ def _changed(receiver: Seq, method: str, site: CallSite) -> Value:
             return _grown((*items[:at], args[1], *items[at:]))
         return may_contain([*items, args[1]])
     return None
+
+
+def _updated(receiver: Seq, args: list[Value], site: CallSite) -> Value:
+    """A dict after ``update(other)`` / ``update(k=v)``: a literal key of a dict keyed by
+    literals gets its value; any other key joins the values (``None``: not known)."""
+    pairs: list[tuple[object, Value]] = [(k, arg.value) for k, arg in site.keywords.items()]
+    if args:
+        other = args[0]
+        if not isinstance(other, Seq) or not other.keys or len(args) > 1:
+            return None
+        pairs = [*other.keys, *pairs]
+    if not _keyed(receiver):
+        held = join_all([*receiver.items, *(v for _, v in pairs)])
+        return Seq((held,), is_dict=True, key=receiver.key)
+    keys = dict(receiver.keys)
+    keys.update(pairs)
+    return Seq((join_all(list(keys.values())),), tuple(keys.items()))
 
 
 def concatenated(parts: list[Value]) -> Value:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Union
 
 import libcst as cst
 
-from ..abstract.atoms import ExtStream, ParamRef, Ref
+from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
 from ..abstract.state import State
 from ..abstract.values import (
     ClassInfo,
@@ -437,6 +437,8 @@ class Core:
                 return
             if key is not None:
                 state.set_path(key, value)
+                if isinstance(owner, Module):  # config.CURRENT = s: an effect of the call
+                    self.note_path_effect(target, key, value, state, scope)
             if is_symbolic(owner) and self.learning and self._function is not None:
                 ref = owner.param  # type: ignore[union-attr]
                 if ref.owner is self._function:  # def attach(obj, s): obj.s = s (or cls.s)
@@ -456,11 +458,14 @@ class Core:
                 self.guarantee(owner.cls, target.attr.value, value)  # obj = cls(); obj.s = ...
                 return
             if isinstance(owner, ClassInfo):  # cls.s = make() in a classmethod (guarantees.py)
-                self.learn_class_attr(owner, target.attr.value, value)
+                self.learn_class_attr(owner, target.attr.value, value)  # Holder.current = s:
+                self.note_rebound(owner, target.attr.value, value, target.value, state)
             if isinstance(owner, Instance) and self.learning:
                 name = target.attr.value
                 ref = owner.param
                 value = self.view_kept(value)  # type: ignore[attr-defined]
+                if ref is None:  # _local.s = s, a global's object: an effect of the call
+                    self.note_rebound(owner.cls, name, value, target.value, state)
                 if ref is not None and ref.owner is self._function:
                     self.learn_set_attr(
                         self._function.summary, (ref.index, (*ref.path, name)), value
@@ -505,6 +510,14 @@ class Core:
             and not ref.path
             and (owner.cls.methods.get("__init__") or owner.cls.method("__init__")) is info
         )
+
+
+#: The "key" of an element a call adds to a list, deque or set outside its frame (``append``,
+#: ``insert``, ``add``: :mod:`.registries`). Not a literal a program can spell as a key.
+ADDED = Const(("<effect>", "added"))
+#: The "key" of a rebinding outside the frame: the holder's attribute itself is the value
+#: (``Cls.current = s``, ``_local.s = s``, ``var.set(s)``: what a shared holder holds).
+REBOUND = Const(("<effect>", "rebound"))
 
 
 def may_contain(values: list[Value]) -> Value:

@@ -166,6 +166,9 @@ class Flows:
         if kind == fm.STORES:
             if isinstance(receiver, Instance) and given is not None:
                 self._store(receiver.cls, value)
+                if receiver.param is None and isinstance(site.node.func, cst.Attribute):
+                    where = site.node.func.value  # var.set(s): an effect of the call
+                    self.note_rebound(receiver.cls, CONTENTS, value, where, state)
                 self._store_through(site, state, value)
             return None
         if kind == fm.LOADS:

@@ -56,7 +56,7 @@ class Objects:
         key = (id(cls), name)
         if self._attr_passes.get(key) != self._passes and id(cls) in self._own_classes:
             self._attr_passes[key] = self._passes
-            attrs[name] = value
+            attrs[name] = self.effect_on(cls, name, value)  # registries.py
             return
         attrs[name] = join(attrs[name], value) if name in attrs else value
 

@@ -12,6 +12,15 @@ the first base's ``__init_subclass__`` with the class keywords: the language ref
 (whose summary then has the store in its own terms). Looked up by a literal key later
 (``REGISTRY["External"]``), the dict gives the class stored under it, not every class.
 
+The same holds for any change a function makes to state outside its frame (issue 38): a
+parameter or a stream it makes stored into a global of its module (``_streams[k] = s``,
+``setdefault``, ``update``, ``append``, ``insert``, ``extend``, a set's ``add``), a class
+attribute, an attribute of a global's object (``threading.local()``), another module's
+attribute (``config.CURRENT = s``, ``setattr``) or a ``ContextVar`` (``var.set(s)``). Each is a
+store of the summary (at most :data:`.values.MAX_STORES`), applied at each call with its
+values: the caller's view of the global (or of the path) changes from the call on, and the
+caller's summary has the store too, for its own callers. Nothing is run again.
+
 A store at a module's top level into another module's global (``from jobs import HANDLERS``
 then ``HANDLERS["comm"] = finish_comm``) changes that module's object for the whole process
 once the storing module has run: it is a fact of the storing module's summary
@@ -32,7 +41,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..abstract.atoms import Const, ParamRef, Ref
+from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
 from ..abstract.callables import GlobalItem
 from ..abstract.paths import symbolic
 from ..abstract.state import State
@@ -50,16 +59,20 @@ from ..abstract.values import (
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
 from .constants import MAX_COPIES
-from .core import Scope, is_symbolic
+from .core import ADDED, REBOUND, Scope, is_symbolic
 from .datamodel import metaclass_of
+from .flows import CONTENTS
 
-__all__ = ["FOREIGN_STORES", "MAX_FOREIGN_STORES", "Registries", "stored"]
+__all__ = ["ADDED", "FOREIGN_STORES", "MAX_FOREIGN_STORES", "REBOUND", "Registries", "stored"]
 
 #: The holder of a module global in a store: (_MODULE, the module's name), plain data that
 #: a cached summary pickles as it is (:mod:`..driver.cache`).
 _MODULE = "<module>"
 #: A key that is not known (the store goes to "any key" of the dict).
 _ANY = Const(...)
+#: The holder of a module's attribute path in a store: (_PATH, the storing module's name),
+#: the path (``config.CURRENT``) as that module's code names it.
+_PATH = "<path>"
 #: The module-level name a summary keeps its stores into other modules' globals under (not
 #: an identifier; ``from m import *`` skips it): ``Seq((Const(module), Const(name), key,
 #: value))`` each.
@@ -88,9 +101,13 @@ class Registries:
             return False
         key = _class_key(target, func, key)
         symbolic = is_symbolic(key) or is_symbolic(value)
-        if not symbolic and self.__dict__.get("_creating") is None:
-            return False  # a class being created: its metaclass's stores are concrete
         where = target.value
+        made_here = isinstance(where, cst.Name) and _carries(value)
+        if not symbolic and self.__dict__.get("_creating") is None and not made_here:
+            # a class being created: its metaclass's stores are concrete; elsewhere a value
+            # the body makes (``_streams["io"] = ExternalStream(h)``) into a global of this
+            # module is an effect of the call too
+            return False
         holder: object = None
         name = ""
         if isinstance(where, cst.Name) and where.value not in state.env:
@@ -107,6 +124,83 @@ class Registries:
         if self.learning:
             func.summary.add_store((holder, name, key if key is not None else _ANY, value))
         return True
+
+    def note_effect(self, holder: object, name: str, changes: list[tuple[Value, Value]]) -> None:
+        """Changes (key, value) the body being summarised makes to ``name`` of ``holder`` (a
+        class, or ``(_MODULE, module)``), a container or attribute it does not own: effects
+        applied where it is called (:meth:`apply_stores`)."""
+        func = self._function
+        if func is None or not self.learning:
+            return
+        for key, value in changes:
+            if _carries(value) or is_symbolic(key):
+                func.summary.add_store((holder, name, key if key is not None else _ANY, value))
+
+    def note_path_effect(
+        self, target: cst.Attribute, key: str, value: Value, state: State, scope: Scope
+    ) -> None:
+        """``config.CURRENT = s`` (or ``setattr(config, "CURRENT", s)``) in a function body,
+        ``config`` a module this module imported: the call rebinds that module's attribute,
+        which its caller then reads under the same path."""
+        head = key.split(".", 1)[0]
+        if self._function is None or head in state.env or head in scope.local_names:
+            return
+        if isinstance(target.value, (cst.Name, cst.Attribute)):
+            self.note_effect((_PATH, self.module_name), key, [(REBOUND, value)])
+
+    def global_holder(self, where: cst.BaseExpression, state: State, scope: Scope) -> object:
+        """What ``where`` (the container of a store in a function body) names outside the
+        function's frame: ``(_MODULE, module)`` for a global of this module, a class for a
+        class attribute (``Cls.registry``); ``None``: a local, or not known."""
+        if self._function is None:
+            return None
+        if isinstance(where, cst.Name):
+            name = where.value
+            if name in state.env or name in scope.local_names:
+                return None
+            return (_MODULE, self.module_name)
+        if isinstance(where, cst.Attribute):
+            with self._silenced():
+                owner = self.eval(where.value, state, scope)
+            return owner if isinstance(owner, ClassInfo) else None
+        return None
+
+    def note_method_store(
+        self, receiver: Seq, method: str, node: cst.Call, site: CallSite, state: State, scope: Scope
+    ) -> None:
+        """``_streams.setdefault(k, s)``, ``_streams.update({k: s})``, ``_pending.append(s)``
+        (``insert``, ``extend``, a set's ``add``) in a function body, the container a global
+        (or a class attribute): effects of calling the function, as ``_streams[k] = s``."""
+        where = node.func.value if isinstance(node.func, cst.Attribute) else None
+        holder = self.global_holder(where, state, scope) if where is not None else None
+        if holder is None or site.star_at is not None or site.double_star:
+            return
+        name = where.attr.value if isinstance(where, cst.Attribute) else where.value  # type: ignore[union-attr]
+        args = [arg.value for arg in site.positional]
+        changes: list[tuple[Value, Value]] = []
+        if method in ("append", "appendleft", "add") and len(args) == 1:
+            changes.append((ADDED, args[0]))
+        elif method == "insert" and len(args) == 2:
+            changes.append((ADDED if not receiver.items else _ANY, args[1]))
+        elif method == "extend" and len(args) == 1:
+            added = args[0]
+            if isinstance(added, Seq) and not added.keys and not added.is_dict:
+                changes.extend((ADDED, item) for item in added.items)
+            else:
+                changes.append((_ANY, sm.element(added)))
+        elif method == "setdefault" and args:
+            given = dict(receiver.keys)
+            literal = args[0].value if isinstance(args[0], Const) else None
+            if literal not in given:
+                changes.append((args[0], args[1] if len(args) > 1 else None))
+        elif method == "update":
+            for arg in args[:1]:
+                if isinstance(arg, Seq) and arg.keys:
+                    changes.extend((Const(k), v) for k, v in arg.keys)
+                elif isinstance(arg, Seq):
+                    changes.append((_ANY, sm.contents(arg)))
+            changes.extend((Const(k), v.value) for k, v in site.keywords.items())
+        self.note_effect(holder, name, changes)
 
     def note_imported(self, local: str, module: str, name: str, scope: Scope) -> None:
         """``from module import name as local`` at the top level: ``local`` is that
@@ -230,7 +324,9 @@ class Registries:
         return sm.contents(held)
 
     def apply_stores(self, info: FunctionInfo, binding: sm.Binding, state: State) -> None:
-        """The stores of a called function, with this call's values."""
+        """The stores of a called function, with this call's values: at the top level the
+        global changes from here on; in a function, the caller's view of it does (read
+        after the call, not before), and the caller's summary has the store too."""
         here = self._function
         module = self._scopes.get(self.module)
         mine = (_MODULE, self.module_name)
@@ -244,16 +340,101 @@ class Registries:
                     here.summary.add_store((holder, name, actual_key, actual))
                 continue
             if isinstance(holder, ClassInfo):
+                if actual_key == REBOUND:  # Cls.current = s, _local.s = s, var.set(s)
+                    self._learn_effect(holder, name, actual)
+                    continue
                 owner = next((k for k in holder.mro() if name in k.attrs), None)
                 if self.learning and owner is not None:  # the dict the class body made, grown
                     owner.attrs[name] = stored(owner.attrs[name], actual_key, actual)
                 continue
+            if holder == (_PATH, self.module_name) and actual_key == REBOUND:
+                self._rebind_path(name, actual, state)
+                continue
             if holder != mine or module is None:
                 continue  # a global of another module: that module's run
-            if here is None and name in state.env:
-                state.env[name] = stored(state.env[name], actual_key, actual)
-                if self.learning:
-                    module.summary[name] = join(module.summary.get(name), state.env[name])
+            if here is None:
+                if name in state.env:
+                    state.env[name] = stored(state.env[name], actual_key, actual)
+                    if self.learning:
+                        module.summary[name] = join(module.summary.get(name), state.env[name])
+                continue
+            if self.learning:  # the caller's callers see it done too
+                here.summary.add_store((holder, name, actual_key, actual))
+            caller = self._definitions.get(here)
+            own = self._scopes.get(caller[0]) if caller is not None else None
+            if own is not None and name in own.local_names and name not in own.outer_names:
+                continue  # the caller's own variable of that name, not the global
+            before = state.env[name] if name in state.env else module.summary.get(name)
+            state.env[name] = stored(before, actual_key, actual)
+
+    def _rebind_path(self, path: str, value: Value, state: State) -> None:
+        """A call set attribute ``path`` (``config.CURRENT``, ``Holder.current``, what the
+        ``ContextVar`` ``_active`` holds): read after it here, it is ``value``; the caller's
+        callers see the call's effect too."""
+        here = self._function
+        head = path.split(".", 1)[0]
+        if here is not None:
+            if self.learning:
+                here.summary.add_store(((_PATH, self.module_name), path, REBOUND, value))
+            caller = self._definitions.get(here)
+            own = self._scopes.get(caller[0]) if caller is not None else None
+            if own is not None and head in own.local_names:
+                return  # the caller's own variable of that name
+        if path == f"{head}.{CONTENTS}":  # var.set(s): this view of the holder holds s
+            module = self._scopes.get(self.module)
+            holder = state.env.get(head)
+            if holder is None and module is not None:
+                holder = module.summary.get(head)
+            if isinstance(holder, Instance) and holder.param is None:
+                state.env[head] = holder.with_field(CONTENTS, value)
+            return
+        state.set_path(path, value)
+
+    def note_rebound(
+        self, cls: ClassInfo, name: str, value: Value, where: cst.BaseExpression, state: State
+    ) -> None:
+        """``Holder.current = s``, ``_local.s = s``, ``_active.set(s)`` (``name``: the
+        holder's contents) in a function body, ``s`` its parameter: the call sets what the
+        class (every object of it) holds, and what its caller reads under that name."""
+        if not is_symbolic(value):
+            return
+        self.note_effect(cls, name, [(REBOUND, value)])
+        defined = self._definitions.get(self._function) if self._function is not None else None
+        own = self._scopes.get(defined[0]) if defined is not None else None
+        if not isinstance(where, cst.Name) or where.value in state.env:
+            return
+        if own is not None and where.value not in own.local_names:
+            path = f"{where.value}.{name}"
+            self.note_effect((_PATH, self.module_name), path, [(REBOUND, value)])
+
+    def _learn_effect(self, cls: ClassInfo, name: str, value: Value) -> None:
+        """A call set ``name`` of class ``cls`` (what every object of it holds, a shared
+        holder's contents) to ``value``: while every call that sets it there gives an
+        external stream, the class's attribute, as if set in the call's body (classes are
+        flow-insensitive), so a function called later that reads it sees it. Kept across
+        passes (:meth:`effect_on`): a pass that learnt a new one is followed by another.
+        Once a call sets something else there, each caller sees only its own call's value
+        (:meth:`_rebind_path`): a managed stream set in one function and an external one in
+        another are not joined into a "may" at every read."""
+        if not self.learning:
+            return
+        kept: dict[tuple[int, str], Value] = self.__dict__.setdefault("_effects_kept", {})
+        ident = (id(cls), name)
+        before = kept.get(ident)
+        joined = join(before, value) if ident in kept else value
+        if ident not in kept or joined != before:
+            kept[ident] = joined
+            self._applied.append((Summary(), -1))  # not stable yet: another pass
+        if _external(joined):
+            self.learn_attr(cls, name, value)
+
+    def effect_on(self, cls: ClassInfo, name: str, value: Value) -> Value:
+        """``value`` written to ``cls.name`` first in a pass, with what calls set there."""
+        kept = self.__dict__.get("_effects_kept")
+        ident = (id(cls), name)
+        if not kept or ident not in kept or not _external(kept[ident]):
+            return value
+        return join(value, kept[ident])
 
     def run_metaclass_new(
         self, cls: ClassInfo, meta: ClassInfo, namespace: Seq, state: State
@@ -315,6 +496,20 @@ class Registries:
             self._call_function(init, node, site, Arg(cls, None), state, None)
 
 
+#: Elements a list grown by a call keeps one by one (past it: one of them).
+_MAX_ITEMS = 64
+
+
+def _external(value: Value) -> bool:
+    """An external stream on every path (what a class may learn from calls' effects)."""
+    return isinstance(value, ExtStream) and value.must and value.param is None
+
+
+def _carries(value: Value) -> bool:
+    """Whether a stored value can carry a stream to a call (a literal cannot)."""
+    return value is not None and type(value) is not Const
+
+
 def _keyed(value: Seq) -> bool:
     """A dict whose keys are all literals (a display, or an empty dict so far)."""
     return bool(value.keys) or (value.is_dict and not value.items)
@@ -363,6 +558,12 @@ def stored(container: Value, key: Value, value: Value) -> Value:
     """``container`` after ``container[key] = value``: under a literal key of a dict keyed by
     literals, that key; otherwise one of its values."""
     if not isinstance(container, Seq):
+        return container
+    if not container.keys and not container.is_dict:  # a list, deque or set
+        if key == ADDED and len(container.items) < _MAX_ITEMS:
+            return Seq((*container.items, value))
+        return Seq((join(sm.contents(container), value) if container.items else value,))
+    if key == ADDED:
         return container
     literal = key.value if isinstance(key, Const) and key is not _ANY else None
     if isinstance(literal, (str, int)) and (
