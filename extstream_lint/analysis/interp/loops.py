@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from ..abstract.atoms import Const, ExtStream, Ref
+from ..abstract.atoms import CALLER_CURRENT, Const, ExtStream, ParamRef, Ref
 from ..abstract.callables import Closure
 from ..abstract.choices import OneOf
 from ..abstract.made import stream_key
@@ -88,7 +88,12 @@ _MUTATORS = frozenset(
 def stream_view(value: Value, depth: int = 0) -> object:
     """The part of ``value`` a finding can depend on: None when it holds no external stream,
     handle or tensor fact; streams, handles and tensors themselves; containers, objects,
-    bound methods and partials by the parts of them that hold one."""
+    bound methods and partials by the parts of them that hold one.
+
+    A caller's value (a parameter's path) is widened to its parameter and first step: a
+    loop that walks it (``rest = rest.partition(sep)[2]``, ``node = node.next``) grows the
+    path each run, and telling those apart ran such loops to their bound for no finding.
+    Names swapping parameters, or a parameter's attributes, still carry news."""
     if value is None or isinstance(value, _PLAIN):
         return None
     if depth > _MAX_DEPTH:
@@ -121,10 +126,21 @@ def stream_view(value: Value, depth: int = 0) -> object:
         parts = [v for _, bound in value.captured for _, v in bound]  # type: ignore[union-attr]
         return _holding(Closure, parts, depth)
     if kind is ExtStream:  # which stream, and on which NPU: not whether on every path
+        param = value.param  # type: ignore[union-attr]
+        if param is not None:  # widened: which parameter, and its first step only
+            also = frozenset(_widened(ref) for ref in value.also)  # type: ignore[union-attr]
+            return (ExtStream, *_widened(param), also)
         return (ExtStream, stream_key(value), value.device)  # type: ignore[arg-type,union-attr]
     if kind is Tensor:
         return _tensor_view(value)  # type: ignore[arg-type]
     return value  # a handle, a stream context or method
+
+
+def _widened(ref: ParamRef) -> tuple[object, ...]:
+    """A caller's value by its parameter and first step; the calls a summary keeps on them
+    (negative indices below the caller's current stream, one per call made) all as one."""
+    index = ref.index if ref.index >= CALLER_CURRENT else None
+    return (ref.owner if index is not None else None, index, ref.path[:1])
 
 
 def _tensor_view(tensor: Tensor) -> object:
