@@ -73,11 +73,16 @@ def use{i}():
 
 #: Calls per byte of the 10 KB module (15.4 when written, 17.2 at ec61390, 14.0 since
 #: positions are matched without ast.walk), with slack; the larger modules must stay within
-#: 1.2 times of the smaller one's rate.
-_CALLS_PER_BYTE = 16
+#: 1.2 times of the smaller one's rate. On the machine of this stop (2026-12-07, second
+#: session) the code of the stop before (55e63e6) measures 16.4 at 10 KB and 16.2 at 100 KB,
+#: and each of this stop's merges within 0.1 of it: the count moved with the machine (same
+#: Python, same libcst), not with the code, and the bound follows what is measured.
+_CALLS_PER_BYTE = 17
 #: Analysis calls against libcst's parse's calls: 5.3 when written, 5.75 at ec61390, 4.7 (10 KB)
-#: and 4.8 (100 KB) after the engine's cuts of issue 42: the issue's target, 5.
-_AGAINST_PARSE = 5
+#: and 4.8 (100 KB) after the engine's cuts of issue 42 on the last stop's machine; 5.5 and
+#: 5.7 on this one for the same code (55e63e6) as for this stop's. The issue's target, 5, is
+#: not met here: the bound holds the figure so that a regression fails.
+_AGAINST_PARSE = 5.8
 #: tracemalloc's peak per byte: about 156 when written, which is CPython's own ``ast.parse``
 #: of the text (the analysis's first parse) alone; the issue's target is 50.
 _PEAK_PER_BYTE = 200
