@@ -1,0 +1,3 @@
+from .runtime import PipelineRuntime
+
+__all__ = ["PipelineRuntime"]
