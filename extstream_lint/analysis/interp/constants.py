@@ -50,6 +50,25 @@ def const_truth(value: Value) -> bool | None:
     return member_truth(member) if member is not None else None
 
 
+def new_copy(
+    copies: dict[tuple[object, ...], FunctionInfo], key: tuple[object, ...], info: FunctionInfo
+) -> tuple[FunctionInfo, bool] | None:
+    """The copy of ``info`` kept in ``copies`` under ``key`` (whose second item is the pass),
+    and whether it is new, to be learnt now: a blank summary that returns nothing yet. ``None``
+    when the pass has learnt :data:`MAX_COPIES` copies in that table already. Every copy of
+    a function (literal arguments, names, a classmethod's class, a metaclass's ``__new__``)
+    is made here, so each is bounded alike."""
+    special = copies.get(key)
+    if special is not None:
+        return special, False
+    if sum(1 for k in copies if k[1] == key[1]) >= MAX_COPIES:
+        return None
+    special = replace(info, summary=Summary(), returns=None, returns_seen=False)
+    special.returns_pass = -1
+    copies[key] = special
+    return special, True
+
+
 class Constants:
     """Copies of summaries learnt with the literal arguments of a call."""
 
@@ -103,18 +122,16 @@ class Constants:
         # naming many attributes through one helper does not use up the copies its flags
         # (and its classes' ``__new__``) need.
         named = bool(named_params)
-        copies = self.__dict__.setdefault("_named_copies", {}) if named else self._specialised
+        copies = self._named_copies if named else self._specialised
         key = (info, self._passes, tuple(sorted((i, repr(v)) for i, v in fixed.items())), flags)
-        special = copies.get(key)
-        if special is not None:
-            return special
-        if sum(1 for k in copies if k[1] == self._passes) >= MAX_COPIES:
+        made = new_copy(copies, key, info)
+        if made is None:
             return None
-        special = replace(info, summary=Summary(), returns=None, returns_seen=False)
-        special.returns_pass = -1
+        special, new = made
+        if not new:
+            return special
         if flags and cls is not None:  # self.external read in the copy is the literal
             fixed[0] = Instance(cls, flags, ParamRef(special, 0))
-        copies[key] = special
         self._copy_of[special] = info
         saved = (self.learning, self.reporting, self._loops)
         # A copy for an attribute's name may reach what the summary never saw (the method

@@ -158,6 +158,8 @@ class Core:
         #: and its copies learnt with literal arguments, per pass (:mod:`.constants`).
         self._definitions: dict[FunctionInfo, tuple[cst.FunctionDef, Scope, ClassInfo | None]] = {}
         self._specialised: dict[tuple[object, ...], FunctionInfo] = {}
+        #: Copies for attributes' names (``getattr(obj, name)``), with a budget of their own.
+        self._named_copies: dict[tuple[object, ...], FunctionInfo] = {}
         #: Parameters a function passes on to one whose literals are followed.
         self._passed_on: dict[FunctionInfo, set[int]] = {}
         #: What the copies decide, reported at the calls that use them (:mod:`.decisions`).

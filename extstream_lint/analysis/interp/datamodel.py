@@ -13,8 +13,6 @@ name; a method called on a member is bound to it, and what an enum's ``__init__`
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream, Ref
@@ -28,7 +26,6 @@ from ..abstract.values import (
     Instance,
     Partial,
     Seq,
-    Summary,
     Value,
     join,
     join_all,
@@ -38,7 +35,7 @@ from ..semantics.sites import Arg, CallSite
 from ..source.syntax import tail_name
 from . import summaries as sm
 from .binding import bind_arguments
-from .constants import MAX_COPIES
+from .constants import new_copy
 
 #: ``enum.member(x)`` / ``enum.nonmember(x)`` evaluate to ``x`` (the class body decides).
 ENUM_MARKS = frozenset({"enum.member", "enum.nonmember"})
@@ -74,15 +71,12 @@ class DataModel:
         where = self._definitions.get(info)
         if where is None:
             return info
-        key = (info, self._passes, ("<class>", id(cls)))
-        special = self._specialised.get(key)
-        if special is not None:
-            return special
-        if sum(1 for k in self._specialised if k[1] == self._passes) >= MAX_COPIES:
+        made = new_copy(self._specialised, (info, self._passes, ("<class>", id(cls))), info)
+        if made is None:
             return info
-        special = replace(info, summary=Summary(), returns=None, returns_seen=False)
-        special.returns_pass = -1
-        self._specialised[key] = special
+        special, new = made
+        if not new:
+            return special
         node, scope, owner = where
         saved = (self.learning, self.reporting, self._loops)
         self.learning, self.reporting, self._loops = True, False, []

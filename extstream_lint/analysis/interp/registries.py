@@ -37,8 +37,6 @@ A mixin of :class:`.interpreter.Interpreter`.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
@@ -58,7 +56,7 @@ from ..abstract.values import (
 )
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
-from .constants import MAX_COPIES
+from .constants import new_copy
 from .core import ADDED, REBOUND, Scope, is_symbolic
 from .datamodel import metaclass_of
 from .flows import CONTENTS
@@ -448,14 +446,11 @@ class Registries:
         where = self._definitions.get(new) if new is not None else None
         if new is None or where is None:
             return
-        key = (new, self._passes, ("<created>", id(cls)))
-        special = self._specialised.get(key)
-        if special is None:
-            if sum(1 for k in self._specialised if k[1] == self._passes) >= MAX_COPIES:
-                return
-            special = replace(new, summary=Summary(), returns=None, returns_seen=False)
-            special.returns_pass = -1
-            self._specialised[key] = special
+        made = new_copy(self._specialised, (new, self._passes, ("<created>", id(cls))), new)
+        if made is None:
+            return
+        special, fresh = made
+        if fresh:
             node, scope, owner = where
             given = (meta, Const(cls.name), Seq(tuple(cls.bases)), namespace)
             # by position only: a ``*args`` of __new__ is not any one of them
