@@ -1,6 +1,7 @@
 # a ContextVar set by a helper and read by another: with one caller setting an external stream
 # and another a managed one, neither read is followed (the reading helper's summary reads the
-# variable as the module left it, not in each caller's view: the gap call_effects/dict_read_in_third_function)
+# variable as the module left it, not in each caller's view: the gap
+# call_effects/dict_read_in_third_function)
 import contextvars
 
 import torch
