@@ -235,7 +235,11 @@ class Constants:
             paths = {path for i, path in passed_attrs if i == index}
             if index or cls is None:
                 prefix = f"{name}."
-                paths.update((t[len(prefix) :],) for t in tested if t.startswith(prefix))
+                paths.update(
+                    tuple(t[len(prefix) :].split("."))  # ``p.a.b``: a nested holder's field
+                    for t in tested
+                    if t.startswith(prefix) and t.count(".") <= MAX_ATTR_PATH
+                )
             if not paths:
                 continue
             value = arg.value
