@@ -1,5 +1,5 @@
-# the caller's config picks external or managed inside the class: reported at the op ("may be"),
-# where the rule puts it at the caller that passes the external config
+# the caller's config picks external or managed inside the class (followed since configflow;
+# reported at the caller that passes the external config; across modules: r25)
 import enum
 from dataclasses import dataclass
 

@@ -25,6 +25,25 @@ an attribute's declarations). A call on an object that holds a literal of its ow
 (``Uploader(True)``, a dataclass field's default), whose class defines the flag otherwise
 (a subclass's class attribute or property) or whose value is not known where the class's
 was a literal, uses a copy learnt with that object's value (unknown: no literal).
+
+A config object is a literal too, field by field (issue 38, family 1): a function that tests
+or compares an attribute of a parameter (``if opts.borrowed:``, ``cfg.kind is
+Kind.EXTERNAL``, ``spec.mode.value == "lent"``), or passes a parameter or its attribute on
+to one that does (``OverlapStreams(cfg.placement)`` whose factory tests ``p.comm``: the
+paths of :attr:`_passed_attrs`, at most :data:`MAX_ATTR_PATH` steps), is copied for the
+literals the caller's object holds there (a dataclass's keyword or default, a
+``NamedTuple``'s field, what a plain ``__init__`` stored); everything else the copy reads of
+that object stays the caller's. A constructor's ``__init__`` is copied alike, so
+``Lane(True, h)`` and ``Job(cfg)`` hold what the literal picks.
+
+What an object's own allocation gave it decides too (issue 38, item 2): a method reading
+``self.s`` where the class-level join is a stream only some instances get (a "may be"),
+called on an object whose allocation is visible, is copied with that object's own value
+(external on every path, or none; an object held there, ``self.lanes.side``, by the
+attributes that differ), so the operation is reported at the call on the external object,
+at the outermost such call when the copy passes it on (:mod:`.decisions`), and not inside the
+method; with no such call visible the method keeps the class-level join. A copy adds nothing
+to the class-level join itself (:meth:`.objects.Objects.learn_attr`).
 """
 
 from __future__ import annotations
@@ -33,6 +52,7 @@ from dataclasses import replace
 
 from ..abstract.atoms import Const, ExtStream, ParamRef
 from ..abstract.members import Member, member_of, member_truth
+from ..abstract.paths import symbolic
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Summary, Value
 from ..semantics.sites import Arg
 from . import summaries as sm
@@ -84,16 +104,22 @@ class Constants:
         # parameter that may be None is tested against None, not for truth).
         given = any(_flag(arg.value) or is_symbolic(arg.value) for arg in args.values())
         texts = any(_text(arg.value) for arg in args.values())
-        if not given and not texts and not _may_hold_flags(args.get(0), cls):
-            return None  # nor an instance's own
+        objects = any(_config(arg.value) for arg in args.values())
+        if not given and not texts and not objects and not _may_hold_flags(args.get(0), cls):
+            return None  # nor an instance's own, nor an object's fields
         tested = self._bodies.tested(node)  # one walk per function per run (bodies.py)
         passed_on = self._passed_on.get(info, ())
+        passed_attrs = self._passed_attrs.get(info, ())
+        pinned = _own_streams(args.get(0), cls)
+        if pinned:  # not what the method sets itself (``self.a, self.b = self.b, ext``)
+            writes = self._bodies.self_uses(node).writes
+            pinned = tuple(item for item in pinned if item[0] not in writes)
         # Beyond truth tests (``kind == "external"``, ``match spec.split(":")``,
         # ``self.lanes[kind]``) and beyond bool/int (a string): only for a function whose
         # summary reads streams, so a literal there may change what the rules read.
         wider = (given or texts) and (info in self._maybe_in or reads_streams(info))
         decided = self._bodies.decided(node) if wider else frozenset()
-        if not tested and not passed_on and not decided:
+        if not tested and not passed_on and not decided and not passed_attrs and not pinned:
             return None
         fixed: dict[int, Value] = {}
         named_params: set[int] = set()
@@ -116,22 +142,41 @@ class Constants:
                 else:
                     self._note_passed_on(arg.value)
         flags = _attribute_flags(args.get(0), info, tested, cls)
-        if not fixed and not flags:
+        held = self._held_flags(info, args, tested, passed_attrs, cls)
+        if not fixed and not flags and not held and not pinned:
             return None
         # Copies for attributes' names are kept apart, with a budget of their own: a module
         # naming many attributes through one helper does not use up the copies its flags
         # (and its classes' ``__new__``) need.
         named = bool(named_params)
         copies = self._named_copies if named else self._specialised
-        key = (info, self._passes, tuple(sorted((i, repr(v)) for i, v in fixed.items())), flags)
+        key = (
+            info,
+            self._passes,
+            tuple(sorted((i, repr(v)) for i, v in fixed.items())),
+            flags,
+            tuple(sorted((i, repr(pairs)) for i, pairs in held.items())),
+            tuple((name, _shape(value)) for name, value in pinned),
+        )
         made = new_copy(copies, key, info)
         if made is None:
             return None
         special, new = made
         if not new:
             return special
-        if flags and cls is not None:  # self.external read in the copy is the literal
-            fixed[0] = Instance(cls, flags, ParamRef(special, 0))
+        if (flags or pinned) and cls is not None:  # self.external: the literal; self.s: its own
+            ref = ParamRef(special, 0)
+            own = tuple((name, _anchored(value, ref.child(name))) for name, value in pinned)
+            fixed[0] = Instance(cls, (*flags, *own), ref)
+            self._covered.setdefault(info, set()).update(_origins(cls, pinned))
+        for index, pairs in held.items():  # cfg.placement.comm read in the copy: the literal
+            base = fixed.get(index)
+            fixed[index] = _rebuilt(
+                args[index].value,
+                pairs,
+                ParamRef(special, index),
+                base if isinstance(base, Instance) else None,
+            )
         self._copy_of[special] = info
         saved = (self.learning, self.reporting, self._loops)
         # A copy for an attribute's name may reach what the summary never saw (the method
@@ -146,15 +191,162 @@ class Constants:
             special.returns, special.returns_seen = info.returns, True
         return special
 
-    def _note_passed_on(self, value: Value) -> None:
+    def _note_passed_on(self, value: Value, attrs: tuple[tuple[str, ...], ...] = ((),)) -> None:
         """A parameter of the function being learnt, passed on where a literal would be
-        followed (``with maybe_on(s, enable):``): its literals are followed too."""
-        ref = value.param if isinstance(value, ExtStream) else None
+        followed (``with maybe_on(s, enable):``): its literals are followed too. An
+        attribute of one (``make(cfg.kind)``), or a parameter whose attributes ``attrs`` the
+        callee tests (``comm_stream(p)`` testing ``p.comm``): the literals the caller's
+        object holds there are followed (:attr:`_passed_attrs`)."""
+        ref = value.param if isinstance(value, (ExtStream, Instance)) else None
         owner = self._function
-        if ref is None or ref.path or ref.owner is not owner or ref.index < 0:
+        if ref is None or ref.owner is not owner or ref.index < 0:
             return
-        if owner in self._definitions:
-            self._passed_on.setdefault(owner, set()).add(ref.index)
+        if owner not in self._definitions:
+            return
+        for attr in attrs:
+            path = (*ref.path, *attr)
+            if not path:
+                self._passed_on.setdefault(owner, set()).add(ref.index)
+            elif len(path) <= MAX_ATTR_PATH and all(step.isidentifier() for step in path):
+                self._passed_attrs.setdefault(owner, set()).add((ref.index, path))
+
+    def _held_flags(
+        self,
+        info: FunctionInfo,
+        args: dict[int, Arg],
+        tested: frozenset[str],
+        passed_attrs: set[tuple[int, tuple[str, ...]]] | tuple[()],
+        cls: ClassInfo | None,
+    ) -> dict[int, tuple[tuple[tuple[str, ...], Value], ...]]:
+        """Per parameter, the literals the caller's object holds at the attribute paths the
+        body tests (``cfg.kind is Kind.EXTERNAL``, ``if opts.external:``) or passes on to
+        a function that does (``comm_stream(cfg.placement)``): a config object built at the
+        caller (a dataclass with an enum field, a ``NamedTuple``, keyword arguments) decides
+        the copy as a literal argument would. A symbolic argument of the function being
+        learnt passes the paths on to it instead. (The method's own receiver's one-step
+        flags are :func:`_attribute_flags`'; a string counts only where the summary reads
+        streams, as for a string argument.)"""
+        found: dict[int, tuple[tuple[tuple[str, ...], Value], ...]] = {}
+        texts_read: bool | None = None
+        for index, (name, _) in enumerate(info.params):
+            arg = args.get(index)
+            if arg is None:
+                continue
+            paths = {path for i, path in passed_attrs if i == index}
+            if index or cls is None:
+                prefix = f"{name}."
+                paths.update(
+                    tuple(t[len(prefix) :].split("."))  # ``p.a.b``: a nested holder's field
+                    for t in tested
+                    if t.startswith(prefix) and t.count(".") <= MAX_ATTR_PATH
+                )
+            if not paths:
+                continue
+            value = arg.value
+            if isinstance(value, (ExtStream, Instance)) and value.param is not None:
+                self._note_passed_on(value, tuple(sorted(paths)))  # the caller's object's
+            if not _config(value):
+                continue
+            pairs = []
+            for path in sorted(paths):
+                if not index and cls is not None and not value.field(path[0])[0]:  # type: ignore[union-attr]
+                    continue  # the receiver's class join, as the summary read it
+                lit = _held_along(value, path)
+                if _text(lit) and texts_read is None:
+                    texts_read = info in self._maybe_in or reads_streams(info)
+                if _flag(lit) or (texts_read and _text(lit)):
+                    pairs.append((path, lit))
+            if pairs:
+                found[index] = tuple(pairs)
+        return found
+
+
+def _own_streams(receiver: Arg | None, cls: ClassInfo | None) -> tuple[tuple[str, Value], ...]:
+    """The receiver's attributes that hold what its own allocation gave it, where the
+    class-level join of the attribute (what the summary reads for ``self.s``) is a stream
+    only some instances get (``self.s = make(cfg)``, a "may be"): the caller that allocated
+    the object is visible, so the copy reads this object's own value (an external stream on
+    every path, or none), and the operation is decided at the call (issue 38, item 2: where
+    the caller is visible, report at its call, never inside as well). An object held there
+    (``self.streams.comm``) keeps only the attributes that differ so."""
+    value = receiver.value if receiver is not None else None
+    if cls is None or not isinstance(value, Instance) or not value.fields or value.declared:
+        return ()
+    found = []  # (a copy's own receiver holds what it was pinned with: passed on to self.m())
+    for name, held in value.fields:
+        joined = cls.attr(name)
+        if _may_stream(joined, 2):
+            pinned = _pinned(held, joined, 2)
+            if pinned is not _UNPINNED:
+                found.append((name, pinned))
+    return tuple(found)
+
+
+#: An attribute whose value is not the allocation's own (a parameter's), or no different.
+_UNPINNED = object()
+
+
+def _pinned(held: Value, joined: Value, depth: int) -> Value:
+    """What of ``held`` differs from the class's ``joined`` and was fixed by the
+    allocation: a real stream, nothing, or an object holding only such attributes."""
+    if isinstance(held, ExtStream):
+        same = isinstance(joined, ExtStream) and joined.must == held.must
+        return _UNPINNED if held.param is not None or same else held
+    if isinstance(held, Instance):
+        if held.declared or depth <= 0:
+            return _UNPINNED
+        if not isinstance(joined, Instance) or joined.cls is not held.cls:
+            return _UNPINNED
+        fields = []
+        for name, item in held.fields:
+            kept = _pinned(item, joined.field(name)[1], depth - 1)
+            if kept is not _UNPINNED:
+                fields.append((name, kept))
+        return replace(held, fields=tuple(fields)) if fields else _UNPINNED
+    if isinstance(held, Seq) or not isinstance(joined, ExtStream):
+        return _UNPINNED
+    return held  # no stream where the class's join may have one
+
+
+def _anchored(value: Value, ref: ParamRef) -> Value:
+    """A pinned object as the copy reads it: what was not pinned is the caller's."""
+    if not isinstance(value, Instance):
+        return value
+    fields = tuple((n, _anchored(v, ref.child(n))) for n, v in value.fields)
+    return replace(value, fields=fields, param=ref)
+
+
+def _may_stream(value: Value, depth: int) -> bool:
+    """A stream the class's own code makes on some paths only (or an object holding one)."""
+    if isinstance(value, ExtStream):
+        return not value.must and value.param is None
+    if isinstance(value, Instance) and depth > 0:
+        return any(_may_stream(item, depth - 1) for _, item in value.fields)
+    return False
+
+
+def _shape(value: Value) -> object:
+    """What decides the rules for a held value: external on every path or on some, or
+    nothing; an object's, per attribute."""
+    if isinstance(value, ExtStream):
+        return ("ext", value.must)
+    if isinstance(value, Instance):
+        return (value.cls.name, tuple((n, _shape(v)) for n, v in value.fields))
+    return None
+
+
+def _origins(cls: ClassInfo, pinned: tuple[tuple[str, Value], ...]) -> set[int]:
+    """Where the class-level join of each pinned attribute became a "may be" external
+    stream: the generic body's findings on them are the calls' (:mod:`.decisions`)."""
+    found: set[int] = set()
+    stack = [cls.attr(name) for name, _ in pinned]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, ExtStream) and not value.must:
+            found.add(id(value.origin))
+        elif isinstance(value, Instance):
+            stack.extend(item for _, item in value.fields)
+    return found
 
 
 def _may_hold_flags(receiver: Arg | None, cls: ClassInfo | None) -> bool:
@@ -213,6 +405,59 @@ def class_flag(cls: ClassInfo, name: str) -> Value:
         if name in klass.attrs:
             return cls.attr(name)  # less what an ``__init__`` that never runs sets
     return None
+
+
+#: The longest attribute path of a parameter whose literals a copy is learnt for
+#: (``cfg.placement.comm``).
+MAX_ATTR_PATH = 3
+
+
+def _config(value: Value) -> bool:
+    """An object whose fields may hold literals: built at the caller, or a copy's
+    parameter holding the literals it was learnt with (not an object known only by its
+    declared type)."""
+    return isinstance(value, Instance) and not value.declared
+
+
+def _held_along(value: Value, path: tuple[str, ...]) -> Value:
+    """What the caller's object holds at ``path``: its own fields, else (an object built
+    there, not a parameter's) its class's."""
+    for step in path:
+        if not _config(value):
+            return None
+        present, held = value.field(step)  # type: ignore[union-attr]
+        if not present and value.param is not None:  # type: ignore[union-attr]
+            return None
+        value = held if present else class_flag(value.cls, step)  # type: ignore[union-attr]
+    return value
+
+
+def _rebuilt(
+    value: Value,
+    pairs: tuple[tuple[tuple[str, ...], Value], ...],
+    ref: ParamRef,
+    base: Instance | None,
+) -> Instance:
+    """The parameter as a copy reads it: an object of the argument's class holding the
+    literals at ``pairs``' paths, whatever else it holds read from the caller's object
+    (``ref``), so the copy's other findings stay the caller's."""
+    cls = base.cls if base is not None else value.cls  # type: ignore[union-attr]
+    if base is not None:
+        fields = dict(base.fields)
+    else:  # not a class default: a field the caller may have given (``handle=h``)
+        names = (*cls.attrs, *(name for name, _ in value.fields))  # type: ignore[union-attr]
+        fields = {name: symbolic(ref.child(name)) for name in names}
+    deeper: dict[str, list[tuple[tuple[str, ...], Value]]] = {}
+    for path, lit in pairs:
+        if len(path) == 1:
+            fields[path[0]] = lit
+        else:
+            deeper.setdefault(path[0], []).append((path[1:], lit))
+    for step, rest in deeper.items():
+        inner = _held_along(value, (step,))
+        if isinstance(inner, Instance):
+            fields[step] = _rebuilt(inner, tuple(rest), ref.child(step), None)
+    return Instance(cls, tuple(fields.items()), ref)
 
 
 def _text(value: Value) -> bool:

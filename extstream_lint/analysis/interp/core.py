@@ -162,12 +162,16 @@ class Core:
         self._named_copies: dict[tuple[object, ...], FunctionInfo] = {}
         #: Parameters a function passes on to one whose literals are followed.
         self._passed_on: dict[FunctionInfo, set[int]] = {}
+        #: Attributes of a parameter (index, path) a function passes on to one that tests
+        #: them (``OverlapStreams(cfg.placement)`` whose factory tests ``p.comm``).
+        self._passed_attrs: dict[FunctionInfo, set[tuple[int, tuple[str, ...]]]] = {}
         #: What the copies decide, reported at the calls that use them (:mod:`.decisions`).
         self._decided: dict[FunctionInfo, dict[tuple[int, str], tuple[object, Issue]]] = {}
         self._decided_keys: dict[FunctionInfo, set[tuple[int, str]]] = {}
         self._must_here: set[tuple[FunctionInfo, tuple[int, str]]] = set()
         self._copy_of: dict[FunctionInfo, FunctionInfo] = {}
         self._maybe_in: set[FunctionInfo] = set()
+        self._covered: dict[FunctionInfo, set[int]] = {}
 
     def run(self) -> list[Issue]:
         self._learn()

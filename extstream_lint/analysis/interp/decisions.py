@@ -46,6 +46,9 @@ class Decisions:
     _maybe_in: set[FunctionInfo]
     #: The generic function of each copy learnt with literal arguments.
     _copy_of: dict[FunctionInfo, FunctionInfo]
+    #: Per generic method, where the "may be" streams of the attributes that copies learnt
+    #: with a visible allocation's own values come from (:func:`.constants._own_streams`).
+    _covered: dict[FunctionInfo, set[int]]
 
     def decided_elsewhere(self, anchor: object, issue: Issue) -> bool:
         """Note a finding on a stream external without the caller, in the body being run;
@@ -65,6 +68,8 @@ class Decisions:
             self._must_here.add((info, key))
             return False
         self._maybe_in.add(info)  # a literal argument may decide it (constants.py)
+        if id(stream.origin) in self._covered.get(info, ()):
+            return True  # the receiver's own stream, decided at each allocating caller's call
         return key in self._decided_keys.get(info, ())
 
     def report_decided(self, special: FunctionInfo, node: cst.CSTNode, callee: str) -> None:

@@ -51,7 +51,11 @@ class Objects:
     def learn_attr(self, cls: ClassInfo, name: str, value: Value) -> None:
         """A class attribute (or one set through ``self``) learnt in this pass: the first
         write of a pass replaces what the previous pass left, the others join it. Classes
-        of other modules are only ever joined (their own passes are over)."""
+        of other modules are only ever joined (their own passes are over). A copy learnt
+        with literal arguments (:mod:`.constants`) adds nothing: the generic body's writes
+        already join every path, and a copy's narrower value must not stand for the class."""
+        if self._function in self._copy_of:
+            return
         attrs = cls.attrs
         key = (id(cls), name)
         if self._attr_passes.get(key) != self._passes and id(cls) in self._own_classes:
@@ -142,6 +146,9 @@ class Objects:
         """Apply a method that sets attributes of ``self`` to a new instance."""
         binding = bind_arguments(method, site, Arg(instance, None))
         binding.current = current
+        special = self.specialised(method, binding)  # Cls(True): learnt with the literal
+        if special is not None:
+            method = binding.info = special
         if method.summary.calls:  # self.make = make; self.make(h): held when it is called
             binding.args[0] = Arg(given_fields(method, binding, instance), None)
         self._apply(method, node, binding, state, name)

@@ -144,7 +144,8 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
     y``, ``while p:``), compares (``p is Kind.X``, ``p.value == "x"``) or passes as a
     copy's ``non_blocking=p`` (the hazard rules decide on that flag's truth: XST201),
     nested functions included; as ``"p.name"``, the attributes of a parameter it tests
-    for truth or passes so (``if self.external:``, ``non_blocking=self.non_blocking``); and
+    for truth, compares or passes so (``if self.external:``, ``cfg.kind is Kind.X``,
+    ``non_blocking=self.non_blocking``); and
     as ``"@p"``, the parameters it uses as an attribute's name (:func:`_named`:
     ``getattr(obj, p)``, ``operator.methodcaller(p)``, ``vars(obj)[p]``)."""
     params = node.params
@@ -184,15 +185,20 @@ _DECIDED = (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
 
 def _compared(test: cst.Comparison, names: set[str]) -> set[str]:
     """The parameters an identity or equality test compares, themselves or their
-    ``.value`` / ``.name`` (an enum member's)."""
+    ``.value`` / ``.name`` (an enum member's), and as ``"p.attr"`` the attributes of a
+    parameter it compares (``cfg.kind is Kind.EXTERNAL``: a config object's field)."""
     if not all(type(t.operator) in _DECIDED for t in test.comparisons):
         return set()
     found = set()
     for operand in (test.left, *(t.comparator for t in test.comparisons)):
         if type(operand) is cst.Attribute and operand.attr.value in ("value", "name"):
-            operand = operand.value
+            operand = operand.value  # ``kind.value``, ``cfg.kind.value``: the member's
         if type(operand) is cst.Name and operand.value in names:
             found.add(operand.value)
+        elif type(operand) is cst.Attribute and type(operand.value) is cst.Name:
+            owner = operand.value.value  # type: ignore[attr-defined]
+            if owner in names:  # ``cfg.kind is Kind.EXTERNAL``: an attribute of a parameter
+                found.add(f"{owner}.{operand.attr.value}")
     return found
 
 
