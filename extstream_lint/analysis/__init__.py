@@ -84,7 +84,8 @@ What it follows (the README's "Limitations" and ``docs/conformance.md`` say what
   ``maybe_on(ext, False)`` makes nothing current. Only functions of the module analysed are
   copied: an imported function keeps both branches, except that one whose body reads a dict
   with literal keys by a parameter (``next(self.lanes[role])``) keeps what it returns for
-  each key, so another module's ``take("bulk")`` is that key's. ``import torch_npu.contrib.transfer_to_npu``
+  each key, so another module's ``take("bulk")`` is that key's.
+  ``import torch_npu.contrib.transfer_to_npu``
   in a project module (its package ``__init__``, or any module it imports) marks its summary
   (``__transfer_to_npu__``), and an importer reads ``torch.cuda`` as torch_npu's; the import
   graph counts such a module as one that may hand out external streams, so an importer
