@@ -1308,7 +1308,10 @@ MODULE_ALIASES: tuple[tuple[str, str], ...] = (
 #: torch`` loads torch_npu by itself, and snippets often omit their imports.
 IMPLICIT_MODULES: tuple[str, ...] = ("torch", "torch_npu")
 #: After ``transfer_to_npu``, ``torch.cuda.X`` is ``torch_npu.npu.X``, except these renames.
-CUDA_RENAMES: Mapping[str, str] = {f"{_NPU}.CUDAGraph": f"{_NPU}.NPUGraph"}
+CUDA_RENAMES: Mapping[str, str] = {
+    f"{_NPU}.CUDAGraph": f"{_NPU}.NPUGraph",
+    f"{_NPU}.graphs.CUDAGraph": f"{_NPU}.NPUGraph",
+}
 
 # --- the hazard table: calls torch_npu accepts that fail later, or only in some states --------
 #

@@ -82,7 +82,10 @@ What it follows (the README's "Limitations" and ``docs/conformance.md`` say what
   copy of the
   summary learnt with it (one per function and literal tuple per pass, 64 at most):
   ``maybe_on(ext, False)`` makes nothing current. Only functions of the module analysed are
-  copied: an imported function keeps both branches. ``import torch_npu.contrib.transfer_to_npu``
+  copied: an imported function keeps both branches, except that one whose body reads a dict
+  with literal keys by a parameter (``next(self.lanes[role])``) keeps what it returns for
+  each key, so another module's ``take("bulk")`` is that key's.
+  ``import torch_npu.contrib.transfer_to_npu``
   in a project module (its package ``__init__``, or any module it imports) marks its summary
   (``__transfer_to_npu__``), and an importer reads ``torch.cuda`` as torch_npu's; the import
   graph counts such a module as one that may hand out external streams, so an importer
@@ -103,7 +106,8 @@ What it follows (the README's "Limitations" and ``docs/conformance.md`` say what
 * **Aliases.** ``torch.npu`` is ``torch_npu.npu`` (torch auto-loads the backend),
   ``torch_npu.npu.streams``/``graphs``/``utils`` re-export into it, any ``import ... as``
   spelling resolves, and after ``import torch_npu.contrib.transfer_to_npu`` the
-  ``torch.cuda`` names are torch_npu's; without it ``torch.cuda.ExternalStream`` is CUDA's
+  ``torch.cuda`` names are torch_npu's (``torch.cuda.CUDAGraph``, however reached, is an
+  ``NPUGraph``); without it ``torch.cuda.ExternalStream`` is CUDA's
   and never flagged. A local class, parameter or variable named ``ExternalStream`` or
   ``torch_npu`` shadows the real one.
 * **Where findings go.** On the line and column where the offending call starts; for an

@@ -23,12 +23,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "`non_blocking=self.cfg.non_blocking`: the copies are learnt for the object's own "
         "attributes (one step from `self`), not for the attributes of an object it holds"
     ),
-    ("call_effects/dict_read_in_third_function", POSITIVE): (
-        "a helper fills a module-level dict and a function called later returns "
-        "`_streams[key]`: a call's stores into a global are applied to its caller's view of "
-        "the global, but a summarised body reads the global as the module left it (a read "
-        "the summary would keep, resolved in each caller's view, is not made yet)"
-    ),
 }
 
 __all__ = ["KNOWN_GAPS", "NEGATIVE", "POSITIVE"]

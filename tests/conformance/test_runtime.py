@@ -76,6 +76,8 @@ NOT_RUN.update(
             "imports/transfer_package_transitive",
             "imports/transfer_init_imports_module_first",
             "devices/loader_batch_cuda",
+            "imports/transfer_cudagraph_attribute",
+            "imports/transfer_cudagraph_module_path",
         ),
         "the simulation has no torch_npu.contrib.transfer_to_npu",
     )

@@ -66,6 +66,9 @@ class GlobalItem:
     module: str
     name: str
     key: Value
+    #: ``REGISTRY.get(key)`` / ``REGISTRY[key]`` read, not called: the call's result is the
+    #: item itself, as the dict is where the summary is applied (a getter helper).
+    read: bool = False
 
 
 #: At most this many recorded calls per function (the body is bounded; passes repeat it).

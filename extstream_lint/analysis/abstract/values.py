@@ -120,6 +120,9 @@ class Summary:
     #: a context, a decorator or a call): what it returns may have history even when the
     #: caller is in no-grad mode (:mod:`.interp.gradmode`).
     grad_on: bool = False
+    #: (parameter index, literal key) -> what it returns when a call passes that key (its
+    #: body reads a dict with literal keys by it), for other modules (:mod:`.interp.constants`).
+    by_literal: dict[tuple[int, object], Value] = field(default_factory=dict)
     #: Bumped on every change, so the interpreter knows when a learning pass is stable.
     version: int = 0
 
@@ -508,7 +511,7 @@ def _join_seqs(a: Seq, b: Seq) -> Value:
     if all((s.keys or s.is_dict) and (s.keys or not s.items) for s in (a, b)):
         mine, theirs = dict(a.keys), dict(b.keys)
         keys = tuple((k, join(mine.get(k), theirs.get(k))) for k in {**mine, **theirs})
-        return Seq((join_all([v for _, v in keys]),) if keys else (), keys, is_dict=not keys)
+        return Seq((join_any([v for _, v in keys]),) if keys else (), keys, is_dict=not keys)
     dicts = [bool(s.keys or s.is_dict) for s in (a, b)]
     if len(a.items) == len(b.items) or dicts[0] != dicts[1]:
         items = tuple(join(x, y) for x, y in zip(a.items, b.items))
@@ -541,6 +544,28 @@ def join_all(values: list[Value]) -> Value:
     for value in values[1:]:
         result = join(result, value)
     return result
+
+
+def join_any(values: list[Value]) -> Value:
+    """Any one of ``values`` (a dict's values read by a key not known): :func:`join_all`,
+    except that a container some of them are and others are not (``None``: nothing the
+    analysis follows, such as a lane of managed streams) is kept, its elements on some
+    paths only, as ``join`` keeps a stream external on some paths."""
+    present = [v for v in values if v is not None]
+    result = join_all(present) if present else None
+    if isinstance(result, Seq) and len(present) < len(values):
+        return _on_some_paths(result, 0)
+    return join_all(values) if values else None
+
+
+def _on_some_paths(value: Value, depth: int) -> Value:
+    if isinstance(value, ExtStream):
+        return value.weakened()
+    if not isinstance(value, Seq) or depth > 2:
+        return value
+    items = tuple(_on_some_paths(v, depth + 1) for v in value.items)
+    keys = tuple((k, _on_some_paths(v, depth + 1)) for k, v in value.keys)
+    return Seq(items, keys, value.is_dict, value.key)
 
 
 @dataclass(frozen=True)

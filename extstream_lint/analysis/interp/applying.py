@@ -17,6 +17,7 @@ from ..semantics.devices import escaped
 from ..semantics.effects import DEFAULT_CAPTURE_STREAM
 from ..semantics.sites import Arg
 from . import summaries as sm
+from .constants import by_literal
 from .core import is_symbolic
 from .declared import declared_result, unknown
 from .flows import CONTENTS
@@ -89,7 +90,7 @@ class Applying:
         self.set_default_capture(value, state)
 
     def _returned(self, info: FunctionInfo, call: cst.CSTNode, binding: sm.Binding) -> Value:
-        value = escaped(sm.substitute(info.returns, binding))
+        value = escaped(sm.substitute(by_literal(info, binding), binding))
         if 0 in binding.args:  # pool.next_stream() on a declared Pool (declared.py)
             value = declared_result(value, binding.args[0].value)
         if info.declared is not None and unknown(value):  # def get() -> Pool (declared.py)

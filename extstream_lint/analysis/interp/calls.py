@@ -7,8 +7,8 @@ to :mod:`..effects` for a torch API or a method of a stream, to the function's s
 (argument binding, sinks reached, attributes set, the current stream it leaves, what it
 returns or yields), to a class's ``__init__``, to ``functools.partial`` and bound methods,
 or to the builtins that move values (``getattr``, ``zip``, ``map``, ``dict``, ...). A refused
-method read off a stream (``poll = ext.query``) is a value too: calling it is checked like the
-direct call, and reported naming where it was bound.
+method read off a stream (``poll = ext.query``) or a tensor's copy (``fn = staging.to``) is a
+value too: calling it is checked like the direct call, and reported naming where it was bound.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from ..semantics.effects import (
     method_effects,
     unbound_issues,
 )
-from ..semantics.hazards import called_hazards, computed
+from ..semantics.hazards import called_hazards, computed, copy_method
 from ..semantics.sites import Arg, CallSite, Issue
 from ..source.syntax import decorator_name, dotted_name
 from . import summaries as sm
@@ -449,7 +449,8 @@ class Calls:
     def _stream_method(self, base: Value, name: str, text: str | None, node: object) -> Value:
         """``base.name`` kept as a value when it is a refused method of a stream or handle
         (``poll = ext.query``); ``None`` for anything else (the caller reads it as usual)."""
-        if name in REFUSED_METHODS and (base is None or isinstance(base, _METHOD_RECEIVERS)):
+        refused = name in REFUSED_METHODS and (base is None or isinstance(base, _METHOD_RECEIVERS))
+        if refused or (isinstance(base, Tensor) and copy_method(name)):  # fn = staging.to
             return StreamMethod(name, base, text, node)
         return None
 
@@ -592,7 +593,6 @@ def _computes(callee: Value) -> bool:
 
 #: Receivers whose refused methods are kept as values when read (not called).
 _METHOD_RECEIVERS = (ExtStream, Event, Graph, CapturingGraph, Work)
-
 
 #: How a call is named when its callee has no dotted name (``f()()``, ``ops["k"]()``).
 _UNNAMED_CALLEE = "call"

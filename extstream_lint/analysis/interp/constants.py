@@ -60,6 +60,19 @@ from .core import is_symbolic
 
 #: Copies learnt per pass at most (each is one more run of a body).
 MAX_COPIES = 64
+#: Literal keys of one dict a function's result is learnt for, for other modules' calls.
+MAX_KEYS = 8
+
+
+def by_literal(info: FunctionInfo, binding: sm.Binding) -> Value:
+    """What ``info`` returns at a call, given the literal keys its arguments are
+    (:meth:`Constants.literal_returns`): a call in another module, where no copy is made."""
+    for (index, key), value in info.summary.by_literal.items():
+        arg = binding.args.get(index)
+        known = arg.value if arg is not None else None
+        if isinstance(known, Const) and type(known.value) is type(key) and known.value == key:
+            return value
+    return info.returns
 
 
 def const_truth(value: Value) -> bool | None:
@@ -190,6 +203,35 @@ class Constants:
         if info.returns_known:
             special.returns, special.returns_seen = info.returns, True
         return special
+
+    def note_keyed(self, key: Value, container: Value) -> None:
+        """``d[p]`` / ``d.get(p)`` of a dict with literal keys, ``p`` a parameter of the
+        function being learnt: what it returns may rest on the caller's literal."""
+        info = self._function
+        ref = key.param if isinstance(key, ExtStream) and not key.also else None
+        if ref is None or ref.path or ref.owner is not info or ref.index < 0 or not self.learning:
+            return
+        if info in self._copy_of or not isinstance(container, Seq) or not container.keys:
+            return
+        keys = tuple(k for k, _ in container.keys if type(k) in (str, int))[:MAX_KEYS]
+        self.__dict__.setdefault("_keyed_reads", {}).setdefault(info, {})[ref.index] = keys
+
+    def literal_returns(self) -> None:
+        """For the calls of other modules, where its body is not: what each function whose
+        body reads a dict by a parameter returns for each literal key of that dict, learnt
+        once here as a call's copy is (:attr:`.values.Summary.by_literal`). A result that is
+        one stream the function makes itself, or nothing, is kept (a path of its own
+        ``self`` is not the caller's)."""
+        for info, params in self.__dict__.get("_keyed_reads", {}).items():
+            for index, keys in params.items():
+                for key in keys:
+                    binding = sm.Binding(info, {index: Arg(Const(key), None)}, None)
+                    special = self.specialised(info, binding)
+                    made = special.returns if special is not None else None
+                    if special is not None and (
+                        made is None or (isinstance(made, ExtStream) and made.param is None)
+                    ):  # one stream it makes, or nothing (a managed lane)
+                        info.summary.by_literal[index, key] = made
 
     def _note_passed_on(self, value: Value, attrs: tuple[tuple[str, ...], ...] = ((),)) -> None:
         """A parameter of the function being learnt, passed on where a literal would be

@@ -17,6 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract.atoms import Const
+from ..abstract.callables import GlobalItem
 from ..abstract.members import Member
 from ..abstract.state import State
 from ..abstract.values import Seq, Value, join, join_all
@@ -95,6 +96,14 @@ class Containers:
         args = site.positional
         default = args[1].value if len(args) > 1 else None
         key = literal_key(node.args[0].value, args[0].value) if args and node.args else NO_KEY
+        if args:
+            self.note_keyed(args[0].value, receiver)  # lanes.get(kind) (constants.py)
+        if method == "get" and args and isinstance(node.func, cst.Attribute):
+            deferred = self.deferred_read(
+                node.func.value, receiver, args[0].value, site, state, scope
+            )
+            if deferred is not None:
+                return join(deferred, default) if default is not None else deferred
         if key is NO_KEY or not _keyed(receiver):
             found = sm.contents(receiver)
             return join(found, default) if default is not None else found
@@ -106,6 +115,31 @@ class Containers:
             grown = Seq((join_all([v for _, v in keys]),), keys)
             self.rebind_container(node.func.value, grown, state, scope)  # type: ignore[attr-defined]
         return default
+
+    def deferred_read(
+        self,
+        where: cst.BaseExpression,
+        held: Value,
+        key: Value,
+        site: CallSite | None,
+        state: State,
+        scope: Scope,
+    ) -> Value:
+        """``REGISTRY.get(key)`` / ``REGISTRY[key]`` in a summarised body, ``REGISTRY`` an
+        empty dict global of this module (a getter helper of a registry other functions
+        fill): Python reads the global when the function runs, so the read is a call the
+        summary records (:class:`..abstract.callables.GlobalItem`), answered where it is
+        applied by the dict as the caller sees it. ``None``: not one."""
+        if self._function is None or not self.module_name or not isinstance(where, cst.Name):
+            return None
+        name = where.value
+        if name in state.env or name in scope.local_names or not isinstance(held, Seq):
+            return None
+        if held.items or held.keys or not held.is_dict:
+            return None  # holds something here: read as it is (registries keep the rest)
+        item = GlobalItem(self.module_name, name, key, read=True)
+        called = site if site is not None else CallSite(where, name)  # type: ignore[arg-type]
+        return self.record_param_call(item, called, state)  # type: ignore[arg-type]
 
     def store_item(self, target: cst.Subscript, value: Value, state: State, scope: Scope) -> None:
         """``container[key] = value``: a dict gets the value under a literal key (any key:

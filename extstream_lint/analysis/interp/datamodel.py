@@ -401,11 +401,20 @@ def given_fields(method: FunctionInfo, binding: sm.Binding, instance: Instance) 
     same body (``self.stream = self.make(h)``) calls what the caller passed."""
     fields = dict(instance.fields)
     for (index, path), value in method.summary.sets_attrs.items():
-        ref = value.param if isinstance(value, ExtStream) else None
-        given = ref is not None and ref.owner is method and ref.index > 0 and not ref.path
-        if index == 0 and len(path) == 1 and given:
+        if index == 0 and len(path) == 1 and _from_arguments(value, method, 0):
             fields.setdefault(path[0], sm.substitute(value, binding))
     return Instance(instance.cls, tuple(fields.items())) if fields else instance
+
+
+def _from_arguments(value: Value, method: FunctionInfo, depth: int) -> bool:
+    """An attribute's value made from the call's arguments alone: one as given, a path of
+    one (``loader.dataset``), or a container of such (``iter(loader)``: its elements), so a
+    method the same body calls (``self._preload()``) reads it, as Python's does."""
+    if isinstance(value, Seq) and depth < 2:
+        parts = [*value.items, *(v for _, v in value.keys)]
+        return bool(parts) and all(_from_arguments(v, method, depth + 1) for v in parts)
+    ref = value.param if isinstance(value, ExtStream) else None
+    return ref is not None and ref.owner is method and ref.index > 0 and not value.also
 
 
 def unbound(func: Value, node: cst.CSTNode, text: str | None) -> Value:

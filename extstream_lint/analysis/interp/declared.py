@@ -47,7 +47,7 @@ from typing import Union
 
 import libcst as cst
 
-from ..abstract.atoms import ExtStream, ParamRef
+from ..abstract.atoms import Const, ExtStream, ParamRef
 from ..abstract.handles import CVoidP
 from ..abstract.values import (
     UNKNOWN,
@@ -80,6 +80,8 @@ _ABSTRACT = frozenset(
     {"typing.Protocol", "typing_extensions.Protocol", "abc.ABC", "typing.Generic"}
 )
 _C_VOID_P = "ctypes.c_void_p"
+#: Builtin classes a parameter may be declared as, and a literal of each (dispatch).
+_BUILTIN_SAMPLES: dict[str, object] = {"int": 0, "float": 0.0, "str": "", "bytes": b""}
 
 
 @dataclass(frozen=True)
@@ -297,6 +299,21 @@ class Declared:
             if not prop and not (_made_by_class(held) if built is None else held == value):
                 return None  # assigned otherwise, or an __init__ that skips cls's
         return value if built is None else built
+
+    def declared_kind(self, value: Value) -> Value:
+        """What a parameter's declared type says its value is an instance of, to dispatch
+        on (``singledispatch``): a literal of a builtin class (``address: int``: an int),
+        or an instance of a project class; ``None`` when nothing is declared."""
+        ref = value.param if isinstance(value, ExtStream) and not value.also else None
+        found = self._declared_at(ref) if ref is not None else None
+        if found is None or found[1] or found[0].kind != INSTANCE:
+            return None
+        name = found[0].name
+        cls = self._declared_class(name)
+        if cls is None:
+            sample = _BUILTIN_SAMPLES.get(name)
+            return None if sample is None else Const(sample)
+        return None if _abstract(cls) else Instance(cls, declared=True)
 
     def _declared_at(self, ref: ParamRef) -> tuple[Shape, tuple[str, ...]] | None:
         """The declared shape a parameter path starts with, and the steps after it: a

@@ -165,6 +165,8 @@ class Dispatch:
         if value is None:
             module = self._scopes.get(self.module)
             value = module.summary.get(parts[0]) if module is not None else None
+        if value is None and len(parts) == 1 and parts[0] in BUILTIN_CLASSES:
+            return Ref(f"builtins.{parts[0]}")  # ``obj: int``: the builtin, not shadowed
         for part in parts[1:]:
             value = Ref(f"{value.qualname}.{part}") if isinstance(value, Ref) else None
         return value
@@ -180,9 +182,13 @@ class Dispatch:
         at = 1 if dispatcher.cls.name == fm.METHOD_DISPATCHER else 0  # after the bound self
         arg = site.positional[at].value if len(site.positional) > at else None
         if self._function is not None and is_symbolic(arg):
-            # the class is the caller's: dispatched where the summary is applied, with
-            # the caller's registrations (flows.py, :meth:`Flows.flow_recorded`)
-            return self.record_param_call(dispatcher, site, state)  # type: ignore[arg-type]
+            # ``address: int``, ``h: Handle``: the declared class decides, unless a class
+            # registered below it may be what a caller passes (bool for int)
+            arg = self.declared_kind(arg)  # type: ignore[attr-defined]
+            if arg is None or any(_below(kind, arg) for _, kind, _ in registry.values()):
+                # the class is the caller's: dispatched where the summary is applied, with
+                # the caller's registrations (flows.py, :meth:`Flows.flow_recorded`)
+                return self.record_param_call(dispatcher, site, state)  # type: ignore[arg-type]
         best, chosen = None, dispatcher.field(_BASE)[1]
         for _, kind, impl in registry.values():
             rank = _rank(kind, arg)
@@ -205,4 +211,25 @@ def _rank(kind: Value, arg: Value) -> int | None:
         for rank, names in enumerate(_STREAM_CLASSES):
             if kind.qualname in names:
                 return rank
+    if isinstance(kind, Ref) and isinstance(arg, Const) and arg.value is not None:
+        # a literal (or a parameter declared ``int``): its builtin class's MRO
+        order = [f"builtins.{k.__name__}" for k in type(arg.value).__mro__]
+        return order.index(kind.qualname) if kind.qualname in order else None
     return None
+
+
+def _below(kind: Value, arg: Value) -> bool:
+    """Class ``kind`` derives from ``arg``'s declared class without being it: an argument
+    of that class may reach the call, so the declared class alone does not decide."""
+    if isinstance(kind, ClassInfo) and isinstance(arg, Instance):
+        return kind is not arg.cls and arg.cls in kind.mro()
+    if isinstance(kind, Ref) and isinstance(arg, Const):
+        below = _SUBCLASSES.get(type(arg.value).__name__, ())
+        return kind.qualname.removeprefix("builtins.") in below
+    return False
+
+
+#: Builtin classes a ``singledispatch`` registration may name by annotation, and the
+#: builtin classes derived from one (a caller may pass a ``bool`` where ``int`` is declared).
+BUILTIN_CLASSES = frozenset({"int", "float", "str", "bytes", "bool", "object"})
+_SUBCLASSES = {"int": ("bool",)}

@@ -15,7 +15,16 @@ import libcst as cst
 from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.members import UNDECIDED, Member, compare_members
 from ..abstract.state import State
-from ..abstract.values import ClassInfo, Instance, Seq, Tensor, Value, is_none, join, join_all
+from ..abstract.values import (
+    ClassInfo,
+    Instance,
+    Seq,
+    Tensor,
+    Value,
+    is_none,
+    join,
+    join_any,
+)
 from ..semantics import autograd as ag
 from ..semantics.devices import tensor_device
 from ..semantics.effects import canonical
@@ -149,7 +158,7 @@ class Expressions:
         if not node.elements:  # {}: a dict with no keys yet (containers.py adds them)
             return Seq((), is_dict=True)
         if keyed:  # every key literal: kept even when no value matters (get's default)
-            return Seq((join_all(values),), tuple(keyed.items()))
+            return Seq((join_any(values),), tuple(keyed.items()))
         return may_contain(values)
 
     def _eval_subscript(self, node: cst.Subscript, state: State, scope: Scope) -> Value:
@@ -182,6 +191,10 @@ class Expressions:
         wanted = NO_KEY
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             wanted = literal_key(node.slice[0].slice.value, index)
+        self.note_keyed(index, base)  # self.lanes[kind] (constants.py)
+        deferred = self.deferred_read(node.value, base, index, None, state, scope)
+        if deferred is not None:  # a getter of a registry others fill (containers.py)
+            return deferred
         if wanted is NO_KEY:
             return sm.contents(base)
         return sm.item(base, wanted)  # type: ignore[arg-type]

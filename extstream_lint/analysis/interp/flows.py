@@ -177,6 +177,11 @@ class Flows:
             return join(held, value) if given is not None else held
         if kind == fm.CALLS:
             return self._calls(model, site, state, current, value)
+        if kind == fm.MAPPING_VIEW:  # batch.items() of a parameter: batch[v], by path
+            held = sm.contents(receiver) if is_symbolic(receiver) and not site.positional else None
+            if held is None:
+                return None
+            return Seq((Seq((None, held)),)) if model.callee.endswith("items") else Seq((held,))
         if kind == fm.FOLDS:
             self._reduce(site, state, current)
             return None

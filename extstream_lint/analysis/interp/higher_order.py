@@ -178,7 +178,10 @@ class HigherOrder:
                 if self._enclosing_call(call, info, binding):
                     continue
                 if isinstance(call.callee, GlobalItem):  # REGISTRY[key](...) (registries.py)
-                    callee = self.looked_up(call.callee, binding)
+                    callee = self.looked_up(call.callee, binding, state)
+                    if call.callee.read:  # REGISTRY.get(key): the item, not called
+                        binding.args[result_index(position)] = Arg(callee, None)
+                        continue
                 else:
                     callee = sm.substitute(call.callee, binding)
                 called = isinstance(callee, Instance) and callee.cls.method("__call__")

@@ -108,7 +108,9 @@ class Registries:
             return False
         holder: object = None
         name = ""
-        if isinstance(where, cst.Name) and where.value not in state.env:
+        if isinstance(where, cst.Name) and (
+            where.value not in state.env or self._global_view(where.value, scope)  # type: ignore[attr-defined]
+        ):
             if where.value in scope.local_names:
                 return False
             holder, name = (_MODULE, self.module_name), where.value
@@ -121,6 +123,10 @@ class Registries:
             return False  # Cls.registry[k] = v with concrete values: the class's own state
         if self.learning:
             func.summary.add_store((holder, name, key if key is not None else _ANY, value))
+        if isinstance(holder, tuple):  # read back later in this body: this view holds it
+            module = self._scopes.get(self.module)
+            before = state.env[name] if name in state.env else module.summary.get(name)
+            state.env[name] = stored(before, key if key is not None else _ANY, value)
         return True
 
     def note_effect(self, holder: object, name: str, changes: list[tuple[Value, Value]]) -> None:
@@ -299,12 +305,14 @@ class Registries:
         callee = GlobalItem(self.module_name, where.value, key)
         return self.record_param_call(callee, site, state)  # type: ignore[arg-type]
 
-    def looked_up(self, item: GlobalItem, binding: sm.Binding) -> Value:
+    def looked_up(self, item: GlobalItem, binding: sm.Binding, state: State) -> Value:
         """The callee a recorded ``REGISTRY[key](...)`` names here: the dict as this module
-        sees it, stores in force included, under the caller's key."""
+        sees it (this body's view, after the stores its calls made), stores in force
+        included, under the caller's key."""
         if item.module == self.module_name:
             module = self._scopes.get(self.module)
             held = module.summary.get(item.name) if module is not None else None
+            held = state.env.get(item.name, held) if self._global_name(item.name) else held
         else:
             found = self._project_module(item.module)
             if found is None:
@@ -321,6 +329,12 @@ class Registries:
             return sm.item(held, literal)
         return sm.contents(held)
 
+    def _global_name(self, name: str) -> bool:
+        """``name`` in the body being run is the module's global, not a local of its own."""
+        caller = self._definitions.get(self._function) if self._function is not None else None
+        own = self._scopes.get(caller[0]) if caller is not None else None
+        return own is None or name not in own.local_names or name in own.outer_names
+
     def apply_stores(self, info: FunctionInfo, binding: sm.Binding, state: State) -> None:
         """The stores of a called function, with this call's values: at the top level the
         global changes from here on; in a function, the caller's view of it does (read
@@ -336,7 +350,8 @@ class Registries:
             if here is not None and (is_symbolic(actual_key) or is_symbolic(actual)):
                 if self.learning:  # still the caller's parameters: the caller's effect
                     here.summary.add_store((holder, name, actual_key, actual))
-                continue
+                if holder != mine or is_symbolic(actual):
+                    continue  # (a value of its own under the caller's key: its view too)
             if isinstance(holder, ClassInfo):
                 if actual_key == REBOUND:  # Cls.current = s, _local.s = s, var.set(s)
                     self._learn_effect(holder, name, actual)

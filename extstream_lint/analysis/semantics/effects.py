@@ -42,6 +42,7 @@ def canonical(qualname: str, transfer_to_npu: bool = False) -> str:
     """Map an alias onto the canonical qualified name used by the surface table."""
     if transfer_to_npu and (qualname == "torch.cuda" or qualname.startswith("torch.cuda.")):
         qualname = _NPU + qualname[len("torch.cuda") :]
+    if transfer_to_npu:  # ``torch.cuda`` resolved first, then ``.CUDAGraph`` on it
         qualname = c.CUDA_RENAMES.get(qualname, qualname)
     for prefix, target in c.MODULE_ALIASES:
         if qualname == prefix or (qualname.startswith(prefix) and qualname[len(prefix)] == "."):

@@ -47,6 +47,7 @@ ATTRIBUTES = "attributes"
 DISPATCHER = "dispatcher"
 REGISTERS = "registers"
 HANDLES = "handles"
+MAPPING_VIEW = "mapping-view"
 
 #: Each kind, as the documentation says it (``{arg}`` is the row's argument).
 KINDS: dict[str, str] = {
@@ -72,6 +73,8 @@ KINDS: dict[str, str] = {
     "implementation",
     HANDLES: "returns a list of the handles the contract's row for the call yields (one per "
     "operation of {arg})",
+    MAPPING_VIEW: "on a parameter: its values (`items()`: paired with its keys), read where "
+    "the caller's mapping is known",
 }
 
 #: Each kind in general, for the documentation's vocabulary table.
@@ -96,6 +99,7 @@ KIND_MEANINGS: dict[str, str] = {
     REGISTERS: "registers an implementation for a class (at a module's top level: for "
     "every module that imports it too)",
     HANDLES: "a refused call of the contract returning a list of its handles, not one",
+    MAPPING_VIEW: "`values()`/`items()` of a parameter: the caller's mapping's values",
 }
 
 #: What a ``CALLS`` row gives the function (``args``).
@@ -235,6 +239,8 @@ MODELS: tuple[FlowModel, ...] = (
         case=_Q + "timer",
     ),
     FlowModel("*.submit", CALLS, 0, "fn", runs=THREAD, result=FUTURE, case=_Q + "submit_result"),
+    FlowModel("*.values", MAPPING_VIEW, case=_Q + "mapping_values_of_parameter"),
+    FlowModel("*.items", MAPPING_VIEW, case=_Q + "mapping_items_of_parameter"),
     _holder("concurrent.futures.Future", shared=False, case=_Q + "submit_result"),
     FlowModel("concurrent.futures.Future.result", LOADS, case=_Q + "submit_result"),
     FlowModel(

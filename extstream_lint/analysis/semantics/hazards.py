@@ -30,7 +30,14 @@ from .devices import device as _read_device
 from .sites import Arg, CallSite, Issue
 from .tensor_api import TENSOR_NAMES
 
-__all__ = ["called_hazards", "computed", "function_hazards", "method_hazards", "tensor_modelled"]
+__all__ = [
+    "called_hazards",
+    "computed",
+    "copy_method",
+    "function_hazards",
+    "method_hazards",
+    "tensor_modelled",
+]
 
 _METHOD_ROWS: dict[str, c.Hazard] = {}
 _FUNCTION_ROWS: dict[str, c.Hazard] = {}
@@ -151,6 +158,13 @@ def method_hazards(
         return [], result.with_place(FOREIGN)
     issues, result = _copy_out(site, row, here, current, result)
     return by_parameter(issues, [receiver], current), result
+
+
+def copy_method(method: str) -> bool:
+    """A tensor method that copies between host and device (``to``, ``copy_``, ``npu``...):
+    read as a value (``fn = staging.to``), it keeps its receiver for the call made later."""
+    row = _METHOD_ROWS.get(method)
+    return row is not None and row.kind not in (c.BACKWARD, c.REPLAY)
 
 
 def tensor_modelled(method: str) -> bool:
