@@ -135,7 +135,9 @@ _RULE_LIST: tuple[Rule, ...] = (
         what="A file that mentions external streams but that extstream could not read or "
         "analyse: a syntax error, valid Python that libcst cannot parse, or a failure of "
         "extstream itself; the message says which. One finding per file, on line 1; the run "
-        "goes on with the other files.",
+        "goes on with the other files. Also, where a bound of the analysis cut what it "
+        "follows on code a stream flows through (docs/limitations.md, Bounds), one finding "
+        "at that line naming the bound, beside the file's other findings.",
         why="A file that cannot be analysed may hide any of the other findings.",
         why_short="the file could not be analysed",
         fixes=(
@@ -147,6 +149,8 @@ _RULE_LIST: tuple[Rule, ...] = (
             "A failure of extstream itself (the message says it is a bug): report it with the "
             "message, the output of `extstream-lint --version` and the smallest file that "
             "reproduces it.",
+            "A bound the analysis stopped at (the message names it and says how to avoid it): "
+            "simplify the construct, or silence it with `# noqa: XST000` on that line.",
         ),
         fix_short="fix the file, or exclude it: '# noqa: XST000' on line 1, per-file-ignores "
         "or exclude",

@@ -67,8 +67,9 @@ def test_a_rotation_is_followed_up_to_the_cap_and_no_further() -> None:
     # MAX_RUNS silenced runs, then the reporting run: MAX_RUNS + 1 names
     for k in range(1, loops.MAX_RUNS + 2):
         assert [f.code for f in analyze_source(_rotation(k))] == ["XST101"], k
-    # more: cut (docs/limitations.md lists the bound)
-    assert analyze_source(_rotation(loops.MAX_RUNS + 2)) == []
+    # more: cut, and said there (docs/limitations.md lists the bound; driver/cuts.py)
+    (said,) = analyze_source(_rotation(loops.MAX_RUNS + 2))
+    assert said.code == "XST000" and said.line == 7 and "MAX_RUNS = " in said.message
 
 
 def test_a_rotation_costs_one_run_per_name_per_pass() -> None:

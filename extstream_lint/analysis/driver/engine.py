@@ -20,6 +20,7 @@ from ..interp.summaries import CallIssue, describe_call
 from ..semantics.sites import Issue
 from ..source.parsing import Unparsable, one_line, parse
 from ..source.positions import Position, locate
+from . import cuts
 from .budget import BudgetedInterpreter, BudgetExceeded
 from .index import Importer, ProjectIndex
 from .projects import decode, placed
@@ -91,6 +92,10 @@ def _analyse(
             )
         ]
     findings = _render(interpreter.module, raw, text, tree, filename) if raw else []
+    if interpreter.cuts:  # a bound cut where a stream flows: said there (cuts.py)
+        anchors = [cuts.anchor(node) for node in interpreter.cuts.values()]
+        positions = locate(interpreter.module, anchors, text, tree)
+        findings = sorted((*findings, *cuts.cut_findings(interpreter.cuts, positions)))
     if index is not None and path is not None and isinstance(interpreter.facts, Importer):
         index.keep_findings(path, text, interpreter.facts, findings)
     return findings

@@ -36,6 +36,7 @@ from ..source.bodies import bodies_for
 from ..source.syntax import dotted_name
 from . import summaries as sm
 from .placement import drop_stale_sinks
+from .views import matters
 
 if TYPE_CHECKING:
     from ..abstract.facts import ModuleFacts
@@ -77,6 +78,12 @@ class Loop:
 Deferred = tuple[cst.FunctionDef, Scope, Union[ClassInfo, None]]
 
 _LEARNING_ROUNDS = 4
+
+
+def carries_stream(value: Value) -> bool:
+    """A value a bound's cut may lose a finding on: a stream, a handle, a tensor with a
+    known place, or a container or object holding one (:func:`.views.matters`)."""
+    return matters(value)
 
 
 class Core:
@@ -172,6 +179,9 @@ class Core:
         self._copy_of: dict[FunctionInfo, FunctionInfo] = {}
         self._maybe_in: set[FunctionInfo] = set()
         self._covered: dict[FunctionInfo, set[int]] = {}
+        #: Bounds the reporting pass cut at where a stream flows: bound -> the first node
+        #: (:mod:`..driver.cuts` words them; the lint reports each as an XST000 there).
+        self.cuts: dict[str, cst.CSTNode] = {}
 
     def run(self) -> list[Issue]:
         self._learn()
@@ -181,6 +191,7 @@ class Core:
         """The reporting pass alone, after :meth:`summarise` learnt the module: what
         :meth:`run` gives when the same facts are seen (the index's reuse of a summary's
         interpreter for the lint of the same file)."""
+        self.cuts = {}
         self._pass(learning=False)
         return list(self.findings.values())
 
@@ -317,6 +328,12 @@ class Core:
             yield
         finally:
             self.reporting = saved
+
+    def cut_at(self, bound: str, node: cst.CSTNode) -> None:
+        """A bound cut what the analysis follows at ``node``, on code a stream flows
+        through (the caller checked): said at the first such node of the reporting pass."""
+        if not self.learning and bound not in self.cuts:
+            self.cuts[bound] = node
 
     def _report(self, anchor: Anchor, issue: Issue) -> None:
         if self._collecting is not None:

@@ -50,7 +50,7 @@ from ..abstract.values import (
 from ..semantics import autograd as ag
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
-from .core import Scope, may_contain
+from .core import Scope, carries_stream, may_contain
 
 #: Values a call can run: the project's functions, closures, classes, partials, bound methods.
 CALLABLE = (FunctionInfo, Closure, ClassInfo, Partial, Bound, StreamMethod, Ref)
@@ -170,7 +170,11 @@ class HigherOrder:
         """Make the calls ``info``'s body makes of function-valued parameters, with what this
         call gives them; their findings are reported here, at the call that passed them."""
         calls = info.summary.calls
-        if not calls or self._higher_order_depth >= _MAX_DEPTH:
+        if not calls:
+            return
+        if self._higher_order_depth >= _MAX_DEPTH:
+            if _cut_loses(calls, binding):
+                self.cut_at("higher_order._MAX_DEPTH", node)  # said (driver/cuts.py)
             return
         self._higher_order_depth += 1
         try:
@@ -399,3 +403,13 @@ def _method_call(call: ParamCall) -> bool:
     if not isinstance(callee, ExtStream) or callee.param is None or not callee.param.path:
         return False
     return not callee.param.path[-1].startswith("[")
+
+
+def _cut_loses(calls: Sequence[ParamCall], binding: sm.Binding) -> bool:
+    """Calls not made past :data:`_MAX_DEPTH` that could lose a finding: a function the
+    caller passed would be called, and a stream is among what it passes."""
+    return any(
+        not isinstance(call.callee, GlobalItem)
+        and isinstance(sm.substitute(call.callee, binding), CALLABLE)
+        for call in calls
+    ) and any(carries_stream(arg.value) for arg in binding.args.values())

@@ -46,6 +46,7 @@ from ..abstract.state import State
 from ..abstract.values import Current, FunctionInfo, Instance, Value, is_none
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
+from .core import carries_stream
 from .higher_order import recorded_call
 
 #: The name a call's pending record is kept under while its statement finishes.
@@ -238,7 +239,11 @@ class Receivers:
         calls = [(n, e) for n, e in info.summary.overridable.items() if n.startswith(CALL_STEP)]
         properties = _sink_properties(info, arg.value)
         depth = self.__dict__.get("_receiver_depth", 0)
-        if not (calls or properties) or depth >= _MAX_DEPTH:
+        if not (calls or properties):
+            return binding
+        if depth >= _MAX_DEPTH:
+            if any(carries_stream(a.value) for a in binding.args.values()):
+                self.cut_at("receivers._MAX_DEPTH", node)  # type: ignore[attr-defined]
             return binding
         plain = receiver = _plain(arg.value)
         self.__dict__["_receiver_depth"] = depth + 1
@@ -278,7 +283,11 @@ class Receivers:
         returned = info.returns
         if isinstance(returned, ExtStream) and returned.param is not None:
             read.extend((ref.index, ref.path) for ref in returned.refs() if ref.owner is info)
-        if depth >= _MAX_DEPTH or not read:
+        if not read:
+            return binding
+        if depth >= _MAX_DEPTH:
+            if any(carries_stream(a.value) for a in binding.args.values()):
+                self.cut_at("receivers._MAX_DEPTH", node)  # type: ignore[attr-defined]
             return binding
         args: dict[int, Arg] | None = None
         self.__dict__["_receiver_depth"] = depth + 1

@@ -37,7 +37,7 @@ from ..semantics.sites import Arg
 from ..source.syntax import children, dotted_name, tail_name
 from .constants import const_truth
 from .containers import concatenated
-from .core import Loop, Scope
+from .core import Loop, Scope, carries_stream
 from .gradmode import AWAY_KEY
 from .loops import MAX_RUNS, carried, carries_news
 from .summaries import ENTERED, symbolic
@@ -221,8 +221,12 @@ class Statements:
                 end = run_body(head.copy())
             finally:
                 self._loops.pop()
-            after = join_states([head, end, *loop.continues]) if exits else None
+            joined = join_states([head, end, *loop.continues])
+            after = joined if exits else None
             breaks = loop.breaks
+            keys = self._carried.get(node, frozenset())
+            if len(keys) >= MAX_RUNS and carries_news(head, joined or head, keys):
+                self.cut_at("loops.MAX_RUNS", node)  # moving still: said (driver/cuts.py)
         else:
             head, breaks = self._carry(node, state, run_body)
             after = head if exits else None
@@ -275,6 +279,12 @@ class Statements:
     def exec_For(self, node: cst.For, state: State, scope: Scope) -> State | None:
         iterated = self.eval(node.iter, state, scope)
         names = _literal_names(iterated) if type(node.target) is cst.Name else ()
+        if names is None:  # more names than _MAX_NAMES: one run for them all
+            cut = not self.learning and self._bodies.names_attributes(node)
+            read = _names_read(node.body) if cut else ()
+            if any(carries_stream(self.eval(name, state, scope)) for name in read):
+                self.cut_at("statements._MAX_NAMES", node)  # said (driver/cuts.py)
+            names = ()
         # for name in ("a", "b"): getattr(obj, name) reads each attribute, name by name
         if names and self._bodies.names_attributes(node):
             return self._loop(node, state, scope, self._each_name(node, names, scope), node.orelse)
@@ -483,14 +493,30 @@ def _never_runs(test: cst.CSTNode) -> bool:
 _MAX_NAMES = 8
 
 
-def _literal_names(value: Value) -> tuple[Const, ...]:
+def _literal_names(value: Value) -> tuple[Const, ...] | None:
     """The elements of a tuple or list of two to :data:`_MAX_NAMES` identifier literals
-    (``("on_start", "on_end")``); none otherwise (one element is the element itself)."""
+    (``("on_start", "on_end")``); none otherwise (one element is the element itself);
+    ``None`` for more than :data:`_MAX_NAMES` of them (not unrolled: a bound's cut)."""
     if not isinstance(value, Seq) or value.keys or value.is_dict:
         return ()
     items = value.items
-    if not 2 <= len(items) <= _MAX_NAMES:
+    if len(items) < 2:
         return ()
     if not all(type(i) is Const and type(i.value) is str and i.value.isidentifier() for i in items):
         return ()
-    return items  # type: ignore[return-value]
+    return items if len(items) <= _MAX_NAMES else None  # type: ignore[return-value]
+
+
+def _names_read(body: cst.CSTNode) -> list[cst.Name]:
+    """The names ``body`` reads (not attributes' names), each once."""
+    found: dict[str, cst.Name] = {}
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name:
+            found.setdefault(node.value, node)
+        elif type(node) is cst.Attribute:
+            stack.append(node.value)
+        else:
+            stack.extend(node.children)
+    return list(found.values())

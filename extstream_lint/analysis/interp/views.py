@@ -318,4 +318,7 @@ def _matters(value: Value, depth: int = 0) -> bool:
     return True
 
 
-__all__ = ["SelfUses", "Views", "acts", "self_uses"]
+#: What a bound's cut may lose a finding on (:meth:`.core.Core.cut_at`): the same test.
+matters = _matters
+
+__all__ = ["SelfUses", "Views", "acts", "matters", "self_uses"]
