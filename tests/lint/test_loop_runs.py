@@ -83,12 +83,14 @@ def test_a_rotation_costs_one_run_per_name_per_pass() -> None:
 def test_carried_names_are_those_read_before_they_are_assigned() -> None:
     body = cst.parse_statement(
         "for x in xs:\n    y = f(x)\n    g(y)\n    total += x\n    if c:\n        z = 1\n"
-        "    use(z)\n    q.append(x)\n    self.a, self.b = self.b, x\n"
+        "    use(z)\n    q.append(x)\n    self.a, self.b = self.b, x\n    d[k] = x\n"
+        "    seen[x] = seen[x] + 1\n"
     )
     assert isinstance(body, cst.For)
     keys, bound = loops.carried(body.target, None, body.body)
-    # ``q`` is only filled: the next run appends the same ``x`` (it still bounds the runs)
-    assert keys == {"total", "z", "self.b"} and bound == 5
+    # ``q`` and ``d`` are only filled: the next run stores the same ``x`` (they still bound
+    # the runs); ``seen`` is read
+    assert keys == {"total", "z", "self.b", "seen"} and bound == 7
 
 
 def _nest(depth: int) -> str:

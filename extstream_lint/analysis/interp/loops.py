@@ -237,6 +237,7 @@ class _Carried:
         wrote, reads = _walk([node for node in nodes if node is not None], filled=filled)
         self.exposed |= reads - definite
         self.filled |= filled - definite
+        self.assigned |= filled
         self.assigned |= wrote
         return wrote
 
@@ -308,12 +309,11 @@ def _walk(
     nodes: Sequence[cst.CSTNode], target_of: bool = False, filled: set[str] | None = None
 ) -> tuple[set[str], set[str]]:
     """The keys ``nodes`` assign and those they read (``a.b.c`` reads ``a``, ``a.b`` and
-    ``a.b.c``), in no order; ``target_of``: ``nodes`` are assignment targets; ``filled``
-    receives the containers only filled (:func:`_fills`), assigned but not read."""
+    ``a.b.c``), in no order; ``target_of``: ``nodes`` are assignment targets; ``filled``,
+    when given, receives the containers only filled (``q.append(v)``, ``q[k] = v``:
+    :func:`_fills`), assigned and not read; without it they count as read."""
     assigned: set[str] = set()
     reads: set[str] = set()
-    if filled is None:
-        filled = set()
     stack: list[cst.CSTNode] = []
 
     def target(node: cst.CSTNode) -> None:
@@ -336,6 +336,10 @@ def _walk(
             key = dotted_name(node.value)  # type: ignore[attr-defined]
             if key is not None:
                 assigned.add(key)
+                if filled is not None:  # by what it is given: filled, not read
+                    _filled(key, filled, reads)
+                    stack.extend(node.slice)  # type: ignore[attr-defined]
+                    return
         stack.append(node)
 
     if target_of:
@@ -381,7 +385,7 @@ def _walk(
         elif kind is cst.AsName:
             target(node.name)  # type: ignore[attr-defined]
             continue
-        elif kind is cst.Expr and _fills(node.value, assigned, reads, filled):  # type: ignore[attr-defined]
+        elif kind is cst.Expr and filled is not None and _fills(node.value, reads, filled):  # type: ignore[attr-defined]
             stack.extend(arg.value for arg in node.value.args)  # type: ignore[attr-defined]
             continue
         elif kind is cst.Call:
@@ -394,10 +398,10 @@ def _walk(
     return assigned, reads
 
 
-def _fills(node: cst.CSTNode, assigned: set[str], reads: set[str], filled: set[str]) -> bool:
+def _fills(node: cst.CSTNode, reads: set[str], filled: set[str]) -> bool:
     """Whether ``node``, a statement's expression, is ``q.append(v)`` (a :data:`_WRITE_ONLY`
-    method of a name or attribute path): if so, ``q`` is noted assigned and filled, and the
-    paths above it (``self`` of ``self.q``) read; its arguments are left to the caller."""
+    method of a name or attribute path): if so, ``q`` is noted filled (:func:`_filled`);
+    its arguments are left to the caller."""
     if type(node) is not cst.Call:
         return False
     func = node.func  # type: ignore[attr-defined]
@@ -406,10 +410,14 @@ def _fills(node: cst.CSTNode, assigned: set[str], reads: set[str], filled: set[s
     key = dotted_name(func.value)
     if key is None:
         return False
-    assigned.add(key)
+    _filled(key, filled, reads)
+    return True
+
+
+def _filled(key: str, filled: set[str], reads: set[str]) -> None:
+    """``key`` filled, and the paths above it (``self`` of ``self.q``) read."""
     filled.add(key)
     at = key.find(".")
     while at >= 0:
         reads.add(key[:at])
         at = key.find(".", at + 1)
-    return True
