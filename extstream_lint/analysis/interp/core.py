@@ -121,7 +121,7 @@ class Core:
         self._callees_order = False
         self._loops: list[Loop] = []
         #: Per loop statement: the names and paths its body carries round (loops.py).
-        self._carried: dict[cst.CSTNode, frozenset[str]] = {}
+        self._carried: dict[cst.CSTNode, tuple[frozenset[str], int]] = {}
         #: Enclosing loops whose body is being run again (not the first time) (loops.py).
         self._settling = 0
         #: The current stream before each stream-changing ``with`` the running function is

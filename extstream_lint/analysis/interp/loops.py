@@ -50,6 +50,23 @@ __all__ = ["MAX_RUNS", "carried", "carries_news", "stream_view"]
 #: learning pass, in all). Rotations of more names than this are cut.
 MAX_RUNS = 8
 
+#: Mutators that return nothing: a statement ``q.append(v)`` changes ``q`` by what it is
+#: given, never by what ``q`` held, so it assigns ``q`` without reading it (a list a loop
+#: only fills is not carried round: one more run would append the same values).
+_WRITE_ONLY = frozenset(
+    {
+        "append",
+        "appendleft",
+        "extend",
+        "extendleft",
+        "insert",
+        "add",
+        "update",
+        "put",
+        "put_nowait",
+    }
+)
+
 #: Values that hold no stream fact: what they are is widened by the join like a counter.
 _PLAIN = (Const, Ref, FunctionInfo, ClassInfo, Module, OneOf)
 
@@ -183,12 +200,18 @@ def carries_news(head: State, new: State, keys: frozenset[str]) -> bool:
 
 def carried(
     target: cst.CSTNode | None, test: cst.CSTNode | None, body: cst.CSTNode
-) -> frozenset[str]:
+) -> tuple[frozenset[str], int]:
     """The names and attribute paths a loop carries round: those its body assigns (a
     container changed by a method counts as assigned) and may read before assigning them in
     the same iteration. A plain assignment binds for the rest of its block; what a nested
     block binds (a branch, a loop's body) may not run, so it binds only inside that block.
-    Nested functions and classes are their own scopes and are not looked into."""
+    Nested functions and classes are their own scopes and are not looked into.
+
+    A container the body only fills (``q.append(v)``, :data:`_WRITE_ONLY`) is not carried:
+    the next run appends what this one did unless something it reads changed, and joining
+    the longer list into the head gives the same list again. It still counts in the bound
+    on the runs, the second figure (the carried names and those plus one), so a loop's
+    other news (the current stream) is followed as far as before."""
     found = _Carried()
     definite: set[str] = set()
     if target is not None:
@@ -196,7 +219,8 @@ def carried(
     if test is not None:
         found.read([test], definite)
     found.block(body, definite)
-    return frozenset(found.assigned & found.exposed)
+    keys = found.assigned & found.exposed
+    return frozenset(keys), len(keys | (found.assigned & found.filled)) + 1
 
 
 class _Carried:
@@ -205,10 +229,15 @@ class _Carried:
     def __init__(self) -> None:
         self.assigned: set[str] = set()
         self.exposed: set[str] = set()
+        #: Containers a statement only fills (``q.append(v)``) before assigning them.
+        self.filled: set[str] = set()
 
     def read(self, nodes: Sequence[cst.CSTNode | None], definite: set[str]) -> set[str]:
-        wrote, reads = _walk([node for node in nodes if node is not None])
+        filled: set[str] = set()
+        wrote, reads = _walk([node for node in nodes if node is not None], filled=filled)
         self.exposed |= reads - definite
+        self.filled |= filled - definite
+        self.assigned |= filled
         self.assigned |= wrote
         return wrote
 
@@ -276,9 +305,13 @@ class _Carried:
 _PLAIN_ASSIGNMENTS = (cst.Assign, cst.AnnAssign, cst.AugAssign)
 
 
-def _walk(nodes: Sequence[cst.CSTNode], target_of: bool = False) -> tuple[set[str], set[str]]:
+def _walk(
+    nodes: Sequence[cst.CSTNode], target_of: bool = False, filled: set[str] | None = None
+) -> tuple[set[str], set[str]]:
     """The keys ``nodes`` assign and those they read (``a.b.c`` reads ``a``, ``a.b`` and
-    ``a.b.c``), in no order; ``target_of``: ``nodes`` are assignment targets."""
+    ``a.b.c``), in no order; ``target_of``: ``nodes`` are assignment targets; ``filled``,
+    when given, receives the containers only filled (``q.append(v)``, ``q[k] = v``:
+    :func:`_fills`), assigned and not read; without it they count as read."""
     assigned: set[str] = set()
     reads: set[str] = set()
     stack: list[cst.CSTNode] = []
@@ -303,6 +336,10 @@ def _walk(nodes: Sequence[cst.CSTNode], target_of: bool = False) -> tuple[set[st
             key = dotted_name(node.value)  # type: ignore[attr-defined]
             if key is not None:
                 assigned.add(key)
+                if filled is not None:  # by what it is given: filled, not read
+                    _filled(key, filled, reads)
+                    stack.extend(node.slice)  # type: ignore[attr-defined]
+                    return
         stack.append(node)
 
     if target_of:
@@ -348,6 +385,9 @@ def _walk(nodes: Sequence[cst.CSTNode], target_of: bool = False) -> tuple[set[st
         elif kind is cst.AsName:
             target(node.name)  # type: ignore[attr-defined]
             continue
+        elif kind is cst.Expr and filled is not None and _fills(node.value, reads, filled):  # type: ignore[attr-defined]
+            stack.extend(arg.value for arg in node.value.args)  # type: ignore[attr-defined]
+            continue
         elif kind is cst.Call:
             func = node.func  # type: ignore[attr-defined]
             if type(func) is cst.Attribute and func.attr.value in _MUTATORS:
@@ -356,3 +396,28 @@ def _walk(nodes: Sequence[cst.CSTNode], target_of: bool = False) -> tuple[set[st
                     assigned.add(key)
         push_children(node, stack)
     return assigned, reads
+
+
+def _fills(node: cst.CSTNode, reads: set[str], filled: set[str]) -> bool:
+    """Whether ``node``, a statement's expression, is ``q.append(v)`` (a :data:`_WRITE_ONLY`
+    method of a name or attribute path): if so, ``q`` is noted filled (:func:`_filled`);
+    its arguments are left to the caller."""
+    if type(node) is not cst.Call:
+        return False
+    func = node.func  # type: ignore[attr-defined]
+    if type(func) is not cst.Attribute or func.attr.value not in _WRITE_ONLY:
+        return False
+    key = dotted_name(func.value)
+    if key is None:
+        return False
+    _filled(key, filled, reads)
+    return True
+
+
+def _filled(key: str, filled: set[str], reads: set[str]) -> None:
+    """``key`` filled, and the paths above it (``self`` of ``self.q``) read."""
+    filled.add(key)
+    at = key.find(".")
+    while at >= 0:
+        reads.add(key[:at])
+        at = key.find(".", at + 1)

@@ -244,7 +244,7 @@ class Statements:
         a polynomial of their depth, not a power of the cap. The head the runs reached, and
         the states that left by ``break``."""
         head, breaks, runs = state, [], 0
-        keys: frozenset[str] | None = None
+        carry: tuple[frozenset[str], int] | None = None
         while True:
             loop = Loop()
             self._loops.append(loop)
@@ -259,13 +259,14 @@ class Statements:
             joined = join_states([head, end, *loop.continues]) or head
             if self._settling:  # inside another loop's run again: once, as it always was
                 return joined, breaks
-            if keys is None:
-                keys = self._carried_keys(node)
-            if runs >= min(len(keys) + 1, MAX_RUNS) or not carries_news(head, joined, keys):
+            if carry is None:
+                carry = self._carried_keys(node)
+            keys, bound = carry
+            if runs >= min(bound, MAX_RUNS) or not carries_news(head, joined, keys):
                 return joined, breaks
             head = joined
 
-    def _carried_keys(self, node: cst.For | cst.While) -> frozenset[str]:
+    def _carried_keys(self, node: cst.For | cst.While) -> tuple[frozenset[str], int]:
         """What ``node``'s body carries round (:func:`.loops.carried`), once per loop."""
         keys = self._carried.get(node)
         if keys is None:
