@@ -356,6 +356,20 @@ class SimNPUTensor(torch.Tensor):
         if name == "record_stream":
             stream = args[1] if len(args) > 1 else kwargs["s"]
             return fake_c.record_stream(args[0], stream)
+        base = name.partition(".")[0]
+        if base in _TO_NAMES and _is_to(func):
+            # ``Tensor.to`` / ``aten.to`` / ``aten._to_copy``: torch_npu's ``_to_copy`` kernel
+            # (``to``'s own alias test would run in C++ on the CPU data, so it is taken here)
+            with kernels._below():
+                return kernels.route_to(base, args, kwargs)
+        if base in _COPIES:
+            # the copy reaches torch_npu's kernel below the dispatcher (__torch_dispatch__);
+            # what it returns is on the device the kernel put it on: no re-wrapping
+            with torch._C.DisableTorchFunctionSubclass():
+                return func(*args, **kwargs)
+        if name == "tolist":  # a copy to the host, then Python values (torch_npu's too)
+            with kernels._below():
+                return kernels._plain(args[0]).tolist()
         if name == "cpu" and isinstance(args[0], SimNPUTensor) and not kwargs:
             # a blocking copy to a new host tensor (torch_npu's _to_copy), not an NPU result
             with torch._C.DisableTorchFunctionSubclass():
@@ -379,6 +393,40 @@ class SimNPUTensor(torch.Tensor):
             if isinstance(output, SimNPUTensor):
                 engine.tag_nodes(output.grad_fn, output._sim_index)
         return result
+
+    @classmethod
+    def __torch_dispatch__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        """Below the dispatcher: torch_npu's copy kernel for ``aten::copy_`` / ``aten::copy``
+        with an NPU side; every other operator runs torch's CPU kernel on the data."""
+        kwargs = kwargs or {}
+        packet = func.overloadpacket
+        if packet is _ATEN_COPY_:
+            return kernels.dispatch_copy(*args, **kwargs)
+        if packet is _ATEN_COPY:  # functional: a new tensor like ``self`` holding ``src``
+            with kernels._below():
+                like = torch.empty_like(args[0])
+            if isinstance(args[0], SimNPUTensor):
+                like = kernels.wrap_npu(like, args[0]._sim_index)
+            return kernels.dispatch_copy(like, *args[1:], **kwargs)
+        with kernels._below():
+            return func(*args, **kwargs)
+
+
+_ATEN_COPY_ = torch.ops.aten.copy_
+_ATEN_COPY = torch.ops.aten.copy
+#: ``Tensor.to`` and the ``aten`` operators it is made of (by ``__torch_function__`` name,
+#: overloads stripped).
+_TO_NAMES = frozenset({"to", "_to_copy"})
+#: Copies and pinned-memory queries whose kernels sit below the dispatcher.
+_COPIES = frozenset({"copy_", "copy", "is_pinned", "pin_memory", "_pin_memory"})
+
+
+def _is_to(func: Any) -> bool:
+    """``Tensor.to`` (torch's, or a wrapper around it) or one of ``aten.to`` / ``_to_copy``."""
+    packet = getattr(func, "overloadpacket", func)
+    if packet is torch.ops.aten.to or packet is torch.ops.aten._to_copy:
+        return True
+    return getattr(func, "__name__", "") == "to"
 
 
 # What __torch_function__ does stands for torch's C++ dispatch into torch_npu's kernels (a real
