@@ -423,6 +423,10 @@ def _npu_getDeviceCount() -> int:
     return DEVICE_COUNT
 
 
+def _npu_is_bf16_supported() -> bool:  # the simulated SoC is an Ascend910B1
+    return True
+
+
 def _resolve_device(index: int) -> int:
     return STATE.device() if index is None or index < 0 else index
 

@@ -79,13 +79,15 @@ def wrap_npu(tensor: torch.Tensor, device: int) -> torch.Tensor:
     """``tensor``'s data as a tensor on simulated ``npu:<device>`` (shares the storage)."""
     from . import SimNPUTensor
 
-    result = tensor.as_subclass(SimNPUTensor)
+    with torch._C._DisableTorchDispatch():  # the alias is torch's, not an NPU operator
+        result = tensor.as_subclass(SimNPUTensor)
     result._sim_index = device
     return result
 
 
 def _plain(tensor: torch.Tensor) -> torch.Tensor:
-    with torch._C.DisableTorchFunctionSubclass():
+    """``tensor``'s data as a plain host tensor (an alias, no simulated NPU dispatch)."""
+    with torch._C.DisableTorchFunctionSubclass(), torch._C._DisableTorchDispatch():
         return tensor.as_subclass(torch.Tensor)
 
 
