@@ -261,7 +261,8 @@ def test_mock_patch_across_uninstall_leaves_an_inert_transparent_wrapper(sim: An
     import torch
 
     npu = sim.torch_npu.npu
-    kernel = vars(torch.Tensor)["to"]
+    kernel = torch.Tensor.to
+    assert kernel is torch._C.TensorBase.to  # torch's C method, as torch_npu leaves it
     extstream_guard.install()
     ext = npu.ExternalStream(HANDLE)
     with npu.stream(ext):
@@ -281,7 +282,8 @@ def test_mock_patch_across_uninstall_leaves_an_inert_transparent_wrapper(sim: An
     npu.ExternalStream(HANDLE)
     assert unwrap(vars(torch.Tensor)["to"]) is kernel
     extstream_guard.uninstall()
-    torch.Tensor.to = kernel
+    delattr(torch.Tensor, "to")  # the inert wrapper mock put back
+    assert torch.Tensor.to is kernel
 
 
 # --- parsing as torch parses ------------------------------------------------------------------
@@ -403,11 +405,11 @@ def test_cuda_under_transfer_to_npu(
     import torch
 
     npu = sim.torch_npu.npu
-    kernel = vars(torch.Tensor)["to"]
+    assert "to" not in vars(torch.Tensor)  # torch's C method, inherited from TensorBase
 
     def transfer() -> None:
         monkeypatch.setitem(sys.modules, "torch_npu.contrib.transfer_to_npu", types.ModuleType("t"))
-        monkeypatch.setattr(torch.Tensor, "to", _transfer_like(vars(torch.Tensor)["to"]))
+        monkeypatch.setattr(torch.Tensor, "to", _transfer_like(torch.Tensor.to))
         monkeypatch.setattr(torch.Tensor, "cuda", torch.Tensor.npu)
 
     if transfer_first:
@@ -431,7 +433,8 @@ def test_cuda_under_transfer_to_npu(
             extstream_guard.uninstall()
         monkeypatch.undo()
         extstream_guard.uninstall()
-    assert vars(torch.Tensor)["to"] is kernel
+    assert "to" not in vars(torch.Tensor)  # both restores, a setattr and a delattr, done
+    assert torch.Tensor.to is torch._C.TensorBase.to
 
 
 def test_cuda_without_transfer_to_npu_is_not_the_npu(armed: Any) -> None:
@@ -544,4 +547,6 @@ def test_an_npu_tensor_s_copies_parse_each_spelling_once(
             for name, value in attrs.items():
                 if vars(owner).get(name) is not value:
                     setattr(owner, name, value)
+            for name in set(vars(owner)) - set(attrs):  # over an inherited method: a delattr
+                delattr(owner, name)
     assert len(parsed) <= len(spellings), parsed

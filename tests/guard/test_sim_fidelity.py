@@ -121,7 +121,9 @@ def _outcome(call: Any) -> Any:
 def test_the_simulated_copies_take_the_flags_torch_takes(sim: Any, flag: str) -> None:
     """torch's parser takes only a ``bool`` for ``non_blocking`` (``UntypedStorage.copy_``
     also None): torch's own methods on host tensors are the ground truth, the simulated
-    kernels on NPU tensors must answer alike (they took numpy bools and ints, issue 40)."""
+    kernels on NPU tensors must answer alike (they took numpy bools and ints, issue 40). The
+    tensor methods are torch's own now, parsing before they dispatch to the kernels; the storage
+    copy is still the simulation's function."""
     import torch
 
     from tests.guard import npusim
@@ -140,8 +142,8 @@ def test_the_simulated_copies_take_the_flags_torch_takes(sim: Any, flag: str) ->
     }
     npu_t = npusim.npu_tensor()
     simulated = {
-        "to": _outcome(lambda: kernels.to(npu_t, "cpu", non_blocking=value)),
-        "copy_": _outcome(lambda: kernels.copy_(npusim.npu_tensor(), host, value)),
+        "to": _outcome(lambda: npu_t.to("cpu", non_blocking=value)),
+        "copy_": _outcome(lambda: npusim.npu_tensor().copy_(host, value)),
         "storage": _outcome(
             lambda: kernels.storage_copy_(npusim.npu_storage(16), host.untyped_storage(), value)
         ),

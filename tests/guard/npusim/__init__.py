@@ -58,6 +58,7 @@ _REAL_FILES = {
     "torch_npu.npu.streams": "npu/streams.py",
     "torch_npu.npu.graphs": "npu/graphs.py",
     "torch_npu.npu.npu_config": "npu/npu_config.py",
+    "torch_npu.npu.autocast_utils": "npu/autocast_utils.py",
 }
 
 
@@ -356,10 +357,21 @@ class SimNPUTensor(torch.Tensor):
         if name == "record_stream":
             stream = args[1] if len(args) > 1 else kwargs["s"]
             return fake_c.record_stream(args[0], stream)
+        base = name.partition(".")[0]
+        if base in _TO_NAMES and _is_to(func):
+            # ``Tensor.to`` / ``aten.to`` / ``aten._to_copy``: torch_npu's ``_to_copy`` kernel
+            # (``to``'s own alias test would run in C++ on the CPU data, so it is taken here)
+            with kernels._below():
+                return kernels.route_to(base, args, kwargs)
+        if base in _COPIES:
+            # the copy reaches torch_npu's kernel below the dispatcher (__torch_dispatch__);
+            # what it returns is on the device the kernel put it on: no re-wrapping
+            with torch._C.DisableTorchFunctionSubclass():
+                return func(*args, **kwargs)
         if name == "cpu" and isinstance(args[0], SimNPUTensor) and not kwargs:
             # a blocking copy to a new host tensor (torch_npu's _to_copy), not an NPU result
-            with torch._C.DisableTorchFunctionSubclass():
-                return args[0].as_subclass(torch.Tensor).clone()
+            with kernels._below():
+                return kernels._plain(args[0]).clone()
         with torch._C.DisableTorchFunctionSubclass():
             if name not in _ACROSS_DEVICES and _host_operand((*args, *kwargs.values())):
                 # torch_npu's operators take NPU tensors only (a CPU scalar excepted): they
@@ -379,6 +391,73 @@ class SimNPUTensor(torch.Tensor):
             if isinstance(output, SimNPUTensor):
                 engine.tag_nodes(output.grad_fn, output._sim_index)
         return result
+
+    def tolist(self) -> Any:
+        # a copy to the host, then Python values, as torch_npu's; torch refuses a subclass
+        # with its own dispatch, also when __torch_function__ is off (printing a tensor)
+        with kernels._below():
+            return kernels._plain(self).tolist()
+
+    def __format__(self, format_spec: str) -> str:
+        # torch formats a plain 0-dim tensor by its item; a subclass gets object's __format__
+        with kernels._below():
+            return kernels._plain(self).__format__(format_spec)
+
+    @classmethod
+    def __torch_dispatch__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        """Below the dispatcher: torch_npu's copy kernel for ``aten::copy_`` / ``aten::copy``
+        with an NPU side; every other operator runs torch's CPU kernel on the data."""
+        kwargs = kwargs or {}
+        packet = func.overloadpacket
+        if packet is _ATEN_COPY_:
+            return kernels.dispatch_copy(*args, **kwargs)
+        if packet is _ATEN_COPY:  # functional: a new tensor like ``self`` holding ``src``
+            with kernels._below():
+                like = torch.empty_like(args[0])
+            if isinstance(args[0], SimNPUTensor):
+                like = kernels.wrap_npu(like, args[0]._sim_index)
+            return kernels.dispatch_copy(like, *args[1:], **kwargs)
+        with kernels._below():
+            result = func(*args, **kwargs)
+        # An NPU kernel's outputs are on the NPU, with ``__torch_function__`` on or off (a hook
+        # that autograd calls inside an operator, a backward formula in the engine thread).
+        if type(result) is torch.Tensor:
+            return kernels.wrap_npu(result, _index(args, kwargs))
+        if type(result) in (tuple, list) and any(type(r) is torch.Tensor for r in result):
+            index = _index(args, kwargs)
+            return type(result)(
+                kernels.wrap_npu(r, index) if type(r) is torch.Tensor else r for r in result
+            )
+        return result
+
+
+def _index(args: Any, kwargs: Any) -> int:
+    """The NPU index of an operator's first simulated NPU operand (lists searched too)."""
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, SimNPUTensor):
+            return value._sim_index
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, SimNPUTensor):
+                    return item._sim_index
+    return 0
+
+
+_ATEN_COPY_ = torch.ops.aten.copy_
+_ATEN_COPY = torch.ops.aten.copy
+#: ``Tensor.to`` and the ``aten`` operators it is made of (by ``__torch_function__`` name,
+#: overloads stripped).
+_TO_NAMES = frozenset({"to", "_to_copy"})
+#: Copies and pinned-memory queries whose kernels sit below the dispatcher.
+_COPIES = frozenset({"copy_", "copy", "is_pinned", "pin_memory", "_pin_memory"})
+
+
+def _is_to(func: Any) -> bool:
+    """``Tensor.to`` (torch's, or a wrapper around it) or one of ``aten.to`` / ``_to_copy``."""
+    packet = getattr(func, "overloadpacket", func)
+    if packet is torch.ops.aten.to or packet is torch.ops.aten._to_copy:
+        return True
+    return getattr(func, "__name__", "") == "to"
 
 
 # What __torch_function__ does stands for torch's C++ dispatch into torch_npu's kernels (a real

@@ -166,21 +166,28 @@ class NodeStreams(dict):  # type: ignore[type-arg]
 
     node: Any = None
 
-    def _enter(self) -> None:
+    def __init__(self, home: int) -> None:
+        super().__init__()
+        self.home = home
+
+    def enter(self) -> None:
+        """Take the running node's stream, and its device: the engine runs a node on its
+        device's own thread, where that device is current (``thread_init``)."""
         node = torch._C._current_autograd_node()
         if node is not self.node:
             self.node = node
             dict.clear(self)
             tagged = None if node is None else node_stream(node)
+            fake_c.STATE.tls.device = self.home if tagged is None else tagged[0]
             if tagged is not None:
                 dict.__setitem__(self, tagged[0], tagged[1])
 
     def get(self, device: Any, default: Any = None) -> Any:
-        self._enter()
+        self.enter()
         return dict.get(self, device, default)
 
     def __setitem__(self, device: Any, stream_id: Any) -> None:
-        self._enter()
+        self.enter()
         dict.__setitem__(self, device, stream_id)
 
 
@@ -202,7 +209,7 @@ class _DeviceThread(threading.Thread):
                 # thread_init's set_device (the state is reset between tests); streams at rest
                 # are the defaults: a node's guard restores what it replaced
                 fake_c.STATE.tls.device = self.device
-                fake_c.STATE.tls.streams = NodeStreams()
+                fake_c.STATE.tls.streams = NodeStreams(self.device)
                 with _caller_state(state):
                     box.append(call())
             except BaseException as exc:  # handed to the caller, which raises it

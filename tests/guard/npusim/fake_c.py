@@ -87,6 +87,10 @@ class SimState:
 
     # thread-local current device and streams
     def device(self) -> int:
+        # on an engine thread, the running node's device is current (engine.NodeStreams)
+        enter = getattr(getattr(self.tls, "streams", None), "enter", None)
+        if enter is not None:
+            enter()
         return getattr(self.tls, "device", 0)
 
     def set_device(self, index: int) -> None:
@@ -421,6 +425,10 @@ def _npu_maybeExchangeDevice(index: int) -> int:
 
 def _npu_getDeviceCount() -> int:
     return DEVICE_COUNT
+
+
+def _npu_is_bf16_supported() -> bool:  # the simulated SoC is an Ascend910B1
+    return True
 
 
 def _resolve_device(index: int) -> int:

@@ -1,12 +1,14 @@
 """torch_npu's copy kernels and pinned-memory hooks, standing in for torch's C++ dispatch.
 
-A CPU-only torch has no NPU device and no pinned memory, so while the simulation is active
-:func:`activate` puts Python functions (frames of module ``torch_npu._C``, like every simulated
-kernel) in place of ``Tensor.to``, ``Tensor.copy_``, ``Tensor.pin_memory``, ``Tensor.is_pinned``,
-``UntypedStorage.copy_`` and ``UntypedStorage.is_pinned``; :func:`deactivate` puts torch's back.
-Copies that involve no simulated NPU tensor go to torch's own method unchanged. The guard wraps
-whatever the class holds, so it sits above these "kernels" exactly as it sits above torch's C
-methods on a real installation.
+A CPU-only torch has no NPU device and no pinned memory. As on torch_npu, ``Tensor.to``,
+``Tensor.copy_``, ``Tensor.pin_memory`` and ``Tensor.is_pinned`` stay torch's C methods inherited
+from ``TensorBase`` (and ``UntypedStorage.is_pinned`` torch's own): the kernels below sit under
+them, reached through the dispatcher (see "below the dispatcher" further down), and their frames
+belong to module ``torch_npu._C`` like every simulated kernel. So the guard wraps torch's C
+methods here exactly as on a real installation: its hand-over of ``func`` to
+``__torch_function__`` and its ``delattr`` restore run as they do there. Only
+``UntypedStorage.copy_`` is still a Python function on the class while the simulation is active
+(torch's storage copy makes CPU tensors of both storages, out of a Python subclass's reach).
 
 What each copy does (spec 2.6 and hazards.md, hazard 1):
 
@@ -77,13 +79,15 @@ def wrap_npu(tensor: torch.Tensor, device: int) -> torch.Tensor:
     """``tensor``'s data as a tensor on simulated ``npu:<device>`` (shares the storage)."""
     from . import SimNPUTensor
 
-    result = tensor.as_subclass(SimNPUTensor)
+    with torch._C._DisableTorchDispatch():  # the alias is torch's, not an NPU operator
+        result = tensor.as_subclass(SimNPUTensor)
     result._sim_index = device
     return result
 
 
 def _plain(tensor: torch.Tensor) -> torch.Tensor:
-    with torch._C.DisableTorchFunctionSubclass():
+    """``tensor``'s data as a plain host tensor (an alias, no simulated NPU dispatch)."""
+    with torch._C.DisableTorchFunctionSubclass(), torch._C._DisableTorchDispatch():
         return tensor.as_subclass(torch.Tensor)
 
 
@@ -164,26 +168,6 @@ def _check_flag(name: str, value: Any, *, none: bool) -> None:
     )
 
 
-def copy_(self: torch.Tensor, other: torch.Tensor, non_blocking: bool = False) -> torch.Tensor:
-    """``Tensor.copy_`` (torch names the source ``other``): torch_npu's copy kernel when
-    either side is on the NPU."""
-    src = other
-    dst_index, src_index = npu_index(self), npu_index(src)
-    if dst_index is None and src_index is None:
-        return _COPY(self, src, non_blocking)
-    _check_flag("copy_", non_blocking, none=False)
-    if dst_index is not None and src_index is not None and dst_index != src_index:
-        _cross_device(src_index, dst_index)
-    with torch._C.DisableTorchFunctionSubclass():
-        _COPY(self, src)
-    if non_blocking and (dst_index is None) != (src_index is None):
-        host, device = (self, src_index) if dst_index is None else (src, dst_index)
-        staged = not host.is_contiguous() or (dst_index is None and self.dtype != src.dtype)
-        if not staged:
-            memory.record_on_block(host, device)
-    return self
-
-
 def storage_copy_(self: Any, src: Any, non_blocking: Any = None) -> Any:
     """``UntypedStorage.copy_``: the same host<->device kernel for storages."""
     dst_index, src_index = npu_index(self), npu_index(src)
@@ -199,22 +183,6 @@ def storage_copy_(self: Any, src: Any, non_blocking: Any = None) -> Any:
     return self
 
 
-def pin_memory(self: torch.Tensor, device: Any = None) -> torch.Tensor:
-    """``Tensor.pin_memory``: a copy in a fresh pinned block (or ``self`` if already pinned)."""
-    if npu_index(self) is not None:
-        raise RuntimeError("cannot pin 'npu' memory: only dense CPU tensors can be pinned")
-    if memory.is_pinned(self):
-        return self
-    result = memory.allocate_pinned(self.shape, self.dtype)
-    _COPY(result, self)
-    return result
-
-
-def is_pinned(self: Any, device: Any = None) -> bool:
-    """The driver query: is this host memory in a live pinned block?"""
-    return npu_index(self) is None and memory.is_pinned(self)
-
-
 def _kernel(function: Any) -> Any:
     """``function`` with its frames in module ``torch_npu._C`` (a real kernel has none)."""
     kernel = types.FunctionType(
@@ -225,94 +193,149 @@ def _kernel(function: Any) -> Any:
     return kernel
 
 
-_REPLACED = (
-    (torch.Tensor, "to", to),
-    (torch.Tensor, "copy_", copy_),
-    (torch.Tensor, "pin_memory", pin_memory),
-    (torch.Tensor, "is_pinned", is_pinned),
-    (torch.UntypedStorage, "copy_", storage_copy_),
-    (torch.UntypedStorage, "is_pinned", is_pinned),
+#: What the simulation still puts on torch's classes: a storage copy takes no dispatcher
+#: path a Python subclass can reach (``storage_copy`` makes CPU tensors of both storages).
+_REPLACED = ((torch.UntypedStorage, "copy_", storage_copy_),)
+
+
+# --- below the dispatcher: where torch's C methods reach the kernels (issue 40) -------------
+# torch_npu leaves ``Tensor.to`` / ``copy_`` / ``pin_memory`` / ``is_pinned`` as torch's C
+# methods inherited from ``TensorBase`` and implements the device side under the dispatcher.
+# The simulation does the same; what reaches the kernels above from which path:
+#
+# * a call with a simulated NPU operand dispatches ``__torch_function__`` to
+#   :class:`~tests.guard.npusim.SimNPUTensor` (the stand-in for the C++ dispatch a real NPU
+#   tensor takes): ``Tensor.to`` / ``aten.to`` / ``aten._to_copy`` go to :func:`to` there,
+#   since ``to``'s own alias test (same device, same dtype) runs in C++ on the CPU data;
+# * every ``aten.copy_`` / ``aten.copy`` with a simulated NPU operand reaches
+#   ``SimNPUTensor.__torch_dispatch__``, which calls :func:`dispatch_copy`; a host tensor's
+#   ``.to("npu")`` / ``torch.ops.aten._to_copy(p, device="npu")`` gets there through torch's
+#   own ``_to_copy``, whose result comes from the ``PrivateUse1`` ``empty`` kernels below;
+# * ``aten.is_pinned`` / ``aten._pin_memory`` on host memory: the ``CPU`` kernels below
+#   (torch's ``pin_memory`` calls both; a storage's ``is_pinned`` calls ``Tensor.is_pinned``).
+#
+# An index-less ``"npu"`` or an integer device is resolved by torch's C++ through the
+# ``PrivateUse1`` device guard, which the simulation registers once per process with torch's
+# Python backend hook (``torch._C._acc``); that guard reports device 0 as current whatever
+# the simulated current device is (a difference docs/guard.md lists).
+
+
+def dispatch_copy(dst: torch.Tensor, src: torch.Tensor, non_blocking: bool = False) -> Any:
+    """``aten::copy_`` with a simulated NPU side (torch_npu's ``copy_`` kernel)."""
+    dst_index, src_index = npu_index(dst), npu_index(src)
+    if dst_index is not None and src_index is not None and dst_index != src_index:
+        _cross_device(src_index, dst_index)
+    with _below():
+        _COPY(dst, src)
+    if non_blocking and (dst_index is None) != (src_index is None):
+        host, device = (dst, src_index) if dst_index is None else (src, dst_index)
+        staged = not host.is_contiguous() or (dst_index is None and dst.dtype != src.dtype)
+        if not staged:
+            memory.record_on_block(host, device)
+    return dst
+
+
+def _below() -> Any:
+    """What a kernel runs its host work under: no ``__torch_function__``, no Python
+    dispatch (the simulated tensors' own handlers)."""
+    from contextlib import ExitStack
+
+    stack = ExitStack()
+    stack.enter_context(torch._C.DisableTorchFunctionSubclass())
+    stack.enter_context(torch._C._DisableTorchDispatch())
+    return stack
+
+
+def _empty_memory_format(size: Any, *, dtype: Any = None, layout: Any = None,
+                         device: Any = None, pin_memory: Any = None,
+                         memory_format: Any = None) -> torch.Tensor:  # fmt: skip
+    """``aten::empty.memory_format`` on ``PrivateUse1``: NPU memory (CPU bytes underneath)."""
+    with _below():
+        plain = torch.empty(size, dtype=dtype, memory_format=memory_format)
+    return wrap_npu(plain, _index_of(device))
+
+
+def _empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = None,
+                   device: Any = None, pin_memory: Any = None) -> torch.Tensor:  # fmt: skip
+    """``aten::empty_strided`` on ``PrivateUse1`` (what ``_to_copy`` allocates with)."""
+    with _below():
+        plain = torch.empty_strided(size, stride, dtype=dtype)
+    return wrap_npu(plain, _index_of(device))
+
+
+def _index_of(device: Any) -> int:
+    index = getattr(device, "index", None)
+    return _current_device() if index is None else index
+
+
+def _is_pinned_kernel(self: torch.Tensor, device: Any = None) -> bool:
+    """``aten::is_pinned`` on host memory: the driver query (by address)."""
+    return npu_index(self) is None and memory.is_pinned(self)
+
+
+def _pin_memory_kernel(self: torch.Tensor, device: Any = None) -> torch.Tensor:
+    """``aten::_pin_memory``: a copy in a fresh pinned block (``pin_memory`` asked
+    ``is_pinned`` first)."""
+    if npu_index(self) is not None:
+        raise RuntimeError("cannot pin 'npu' memory: only dense CPU tensors can be pinned")
+    result = memory.allocate_pinned(self.shape, self.dtype)
+    with _below():
+        _COPY(result, self)
+    return result
+
+
+_KERNELS = (
+    ("empty.memory_format", _empty_memory_format, "PrivateUse1"),
+    ("empty_strided", _empty_strided, "PrivateUse1"),
+    ("is_pinned", _is_pinned_kernel, "CPU"),
+    ("_pin_memory", _pin_memory_kernel, "CPU"),
 )
+_library: list[Any] = []
 
 
-# --- torch.ops.aten: the copy operators called directly (issue 40, item 7) ------------------
-# On torch_npu, ``torch.ops.aten._to_copy(p, device="npu", non_blocking=True)`` reaches
-# torch_npu's copy kernel through the dispatcher, as ``p.to(...)`` does; CPU-only torch has no
-# NPU kernel there ("PyTorch is not linked with support for npu devices"). While active, each
-# copy operator object (packet and overloads) gets a subclass of its class whose call sends
-# what involves the simulated NPU to the kernels above (the functions, never ``torch.Tensor``'s
-# attributes, which the guard wraps), as the dispatcher would; the rest goes to torch.
+class _PythonGuard(torch._C._acc.DeviceGuard):  # type: ignore[misc]
+    """The ``PrivateUse1`` device guard torch's C++ asks for an index-less device."""
 
-#: Keywords of ``aten.to`` / ``_to_copy`` the simulated ``to`` does not take.
-_LAYOUT_KEYWORDS = ("layout", "pin_memory")
+    def type_(self) -> Any:
+        return torch._C._autograd.DeviceType.PrivateUse1
 
 
-def _is_npu_device(device: Any) -> bool:
-    if device is None or isinstance(device, torch.Tensor):
-        return False
-    if isinstance(device, int):
-        return False  # an integer device is the accelerator: not one the simulation spells
-    return torch.device(device).type == NPU
+_guard_registered: list[Any] = []
 
 
-def _route(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """What torch_npu's kernel makes of ``aten.<name>(*args, **kwargs)``, or ``_TORCH`` when
-    no simulated NPU tensor or device is involved."""
-    if not args:
-        return _TORCH
-    first = args[0]
-    if name in ("_to_copy", "to"):
-        device = kwargs.get("device", args[1] if len(args) > 1 else None)
-        if npu_index(first) is None and not _is_npu_device(device):
-            other = kwargs.get("other", args[1] if len(args) > 1 else None)
-            if npu_index(other) is None:
-                return _TORCH
-        kwargs = {k: v for k, v in kwargs.items() if k not in _LAYOUT_KEYWORDS}
-        if "other" in kwargs:
-            kwargs["tensor"] = kwargs.pop("other")
-        if name == "_to_copy":
-            kwargs["copy"] = True
-        return to(first, *args[1:], **kwargs)
-    other = args[1] if len(args) > 1 else kwargs.get("src", kwargs.get("dst"))
-    flag = args[2] if len(args) > 2 else kwargs.get("non_blocking", False)
-    if npu_index(first) is None and npu_index(other) is None:
-        return _TORCH
-    if name == "_copy_from":
-        return copy_(other, first, flag)
-    if name == "copy":  # functional: a new tensor like ``self`` holding ``src``
-        return copy_(first.clone(), other, flag)
-    return copy_(first, other, flag)
+def _register_device_guard() -> None:
+    """Once per process (torch allows no undo), as the backend rename is."""
+    if not _guard_registered:
+        guard = _PythonGuard()
+        torch._C._acc.register_python_privateuseone_device_guard(guard)
+        _guard_registered.append(guard)
 
 
-_TORCH: Any = object()
-_OPERATORS = ("_to_copy", "to", "copy_", "copy", "_copy_from")
-_reclassed: list[tuple[Any, type, type]] = []
+def _register_kernels() -> None:
+    library = torch.library.Library("aten", "IMPL")
+    for name, kernel, key in _KERNELS:
+        library.impl(name, _kernel(kernel), key)
+    _library.append(library)
 
 
-def _dispatching_class(base: type, name: str) -> type:
-    call = base.__call__  # type: ignore[operator]
-
-    def __call__(self: Any, /, *args: Any, **kwargs: Any) -> Any:
-        result = _route(name, args, kwargs)
-        return call(self, *args, **kwargs) if result is _TORCH else result
-
-    return type(base.__name__, (base,), {"__call__": __call__, "__module__": base.__module__})
+def _unregister_kernels() -> None:
+    while _library:
+        _library.pop()._destroy()
 
 
-def _reclass_operators() -> None:
-    for name in _OPERATORS:
-        packet = getattr(torch.ops.aten, name)
-        for op in (packet, *(getattr(packet, o) for o in packet.overloads())):
-            before = type(op)
-            op.__class__ = after = _dispatching_class(before, name)
-            _reclassed.append((op, before, after))
+#: ``aten`` operators that ``Tensor.to`` is made of, handed to :func:`to` when a simulated
+#: NPU tensor takes part (``__torch_function__``); the copies reach :func:`dispatch_copy`.
+TO_OPERATORS = ("to", "_to_copy")
 
 
-def _restore_operators() -> None:
-    while _reclassed:
-        op, before, after = _reclassed.pop()
-        if type(op) is after:  # the guard's class, if still on, goes with its uninstall
-            op.__class__ = before
+def route_to(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``aten.to`` / ``aten._to_copy`` with a simulated NPU operand, as :func:`to` takes it."""
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("layout", "pin_memory")}
+    if "other" in kwargs:
+        kwargs["tensor"] = kwargs.pop("other")
+    if name == "_to_copy":
+        kwargs["copy"] = True
+    return to(args[0], *args[1:], **kwargs)
 
 
 # --- pin_memory=True: torch_npu's pinned host allocator (issue 40, simulator fidelity) --------
@@ -375,15 +398,16 @@ PIN_MEMORY = (
 def activate() -> None:
     if _patches:
         return
+    _register_device_guard()
     for owner, name, function in _REPLACED:
         _patches.set(owner, name, _kernel(function))
     for owner, names in PIN_MEMORY:
         for name in names:
             if hasattr(owner, name):
                 _patches.set(owner, name, _pinning(getattr(owner, name)))
-    _reclass_operators()
+    _register_kernels()
 
 
 def deactivate() -> None:
     _patches.undo()
-    _restore_operators()
+    _unregister_kernels()
