@@ -13,13 +13,6 @@ from __future__ import annotations
 
 from .suite import NEGATIVE, POSITIVE
 
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("call_effects/dict_read_in_third_function", POSITIVE): (
-        "a helper fills a module-level dict and a function called later returns "
-        "`_streams[key]`: a call's stores into a global are applied to its caller's view of "
-        "the global, but a summarised body reads the global as the module left it (a read "
-        "the summary would keep, resolved in each caller's view, is not made yet)"
-    ),
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 __all__ = ["KNOWN_GAPS", "NEGATIVE", "POSITIVE"]

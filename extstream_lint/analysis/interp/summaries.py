@@ -18,9 +18,10 @@ which ``self`` attributes it sets, and which stream is current when it returns o
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ..abstract.atoms import CALLER_CURRENT, Const, ExtStream, ParamRef
+from ..abstract.atoms import CALLER_CURRENT, Const, ExtStream, GlobalSlot, ParamRef
 from ..abstract.callables import Closure, ParamCall
 from ..abstract.paths import ITERATED, SUBSCRIPTED, attribute, contents, element, item, symbolic
 from ..abstract.records import renewed
@@ -152,6 +153,8 @@ class Binding:
     current: ExtStream | None
     #: A closure's call: the bindings of the calls that made it, innermost first.
     outer: tuple[Binding, ...] = ()
+    #: The caller's view of a module global a summarised body read (:class:`GlobalSlot`).
+    view: Callable[[GlobalSlot], Value] | None = None
 
     def of(self, owner: object) -> Binding | None:
         """The binding of ``owner``'s parameters: this call's, or a captured one."""
@@ -162,8 +165,11 @@ class Binding:
 
 def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
     """The caller's value for a parameter path, and its source text if it has one."""
-    if ref.index == CALLER_CURRENT:
-        value: Value = binding.current
+    value: Value
+    if type(ref.owner) is GlobalSlot:  # a global the body read: as the caller sees it
+        value, text = (binding.view(ref.owner) if binding.view is not None else None), None
+    elif ref.index == CALLER_CURRENT:
+        value = binding.current
         text = None
     else:
         arg = binding.args.get(ref.index)
@@ -235,7 +241,7 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
     if isinstance(value, ExtStream):
         if value.param is None:
             return value
-        if value.param.owner is not binding.info:
+        if value.param.owner is not binding.info and type(value.param.owner) is not GlobalSlot:
             outer = binding.of(value.param.owner)
             return None if outer is None else substitute(value, outer, depth + 1)
         if not value.also:  # one parameter path: whatever the caller passed there
