@@ -189,7 +189,7 @@ class Expressions:
             wanted = literal_key(node.slice[0].slice.value, index)
         got = sm.contents(base) if wanted is NO_KEY else sm.item(base, wanted)  # type: ignore[arg-type]
         if got is None and self._function is not None and _global_base(node.value, state):
-            return self.global_read(node, got, state, scope)  # globalreads.py
+            return self.global_read(node, got, state, scope, index)  # globalreads.py
         return got
 
     def _eval_comparison(self, node: cst.Comparison, state: State, scope: Scope) -> Value:

@@ -33,6 +33,7 @@ from ..abstract.paths import SUBSCRIPTED, symbolic
 from ..abstract.state import State
 from ..abstract.values import FunctionInfo, Instance, Seq, Summary, Value
 from .core import Scope
+from .summaries import PARAM_KEY
 
 __all__ = ["GlobalReads", "foreign_key", "holds_stream"]
 
@@ -86,11 +87,13 @@ class GlobalReads:
                 self._applied.append((Summary(), -1))
 
     def global_read(
-        self, node: cst.BaseExpression, got: Value, state: State, scope: Scope
+        self, node: cst.BaseExpression, got: Value, state: State, scope: Scope, key: Value = None
     ) -> Value:
         """``got``, what ``node`` (``G``, ``G.attr``, ``G[key]``, ``G`` a global of this
         module) read in a function body; where it is nothing and a function writes ``G``,
-        the read kept for the caller (:class:`..abstract.atoms.GlobalSlot`)."""
+        the read kept for the caller (:class:`..abstract.atoms.GlobalSlot`). A key that is
+        a literal, or a parameter (``"[@0]"``: the caller's argument there, when a
+        literal), is kept with it; any other reads every key."""
         if self._function is None or not self.module_name:
             return got
         if not nothing(got) and not (type(node) is cst.Name and _leaked(got, self._function)):
@@ -101,13 +104,12 @@ class GlobalReads:
             if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
                 return got
             head = node.value
-            key = node.slice[0].slice.value  # type: ignore[attr-defined]
-            literal = None
-            if type(key) is cst.SimpleString:
-                literal = key.raw_value if key.prefix == "" else None
-            elif type(key) is cst.Integer:
-                literal = int(key.value, 0) if key.value.isdigit() else None
-            step = (f"[{literal!r}]",) if literal is not None else (SUBSCRIPTED,)
+            step = (SUBSCRIPTED,)
+            ref = key.param if isinstance(key, ExtStream) else None
+            if isinstance(key, Const) and type(key.value) in (str, int):
+                step = (f"[{key.value!r}]",)
+            elif ref is not None and ref.owner is self._function and not ref.path:
+                step = (f"{PARAM_KEY}{ref.index}]",) if ref.index >= 0 else step
         if type(head) is cst.Attribute and type(head.value) is cst.Name:
             name, path = head.value.value, f"{head.value.value}.{head.attr.value}"
         elif type(head) is cst.Name:

@@ -143,6 +143,10 @@ def sink_of(
 
 # --- applying a summary at a call ----------------------------------------------------------
 
+#: A path step of a module global's read (:class:`GlobalSlot`) keyed by a parameter:
+#: ``"[@0]"``, the item under the caller's argument 0 when it is a literal.
+PARAM_KEY = "[@"
+
 
 @dataclass
 class Binding:
@@ -183,6 +187,12 @@ def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
             value, text = element(value), None
         elif step == SUBSCRIPTED:
             value, text = contents(value), None
+        elif step.startswith(PARAM_KEY):  # a global's item under the argument's key
+            arg = binding.args.get(int(step[len(PARAM_KEY) : -1]))
+            key = arg.value if arg is not None else None
+            literal = key.value if isinstance(key, Const) else None
+            found = type(literal) in (str, int)
+            value, text = (item(value, literal) if found else contents(value)), None  # type: ignore[arg-type]
         elif step.startswith("["):  # a literal key: "['ext']", "[0]"
             value, text = item(value, _literal_key(step)), None
         elif step == ENTERED:  # async with cm as s: what entering the caller's cm gives
@@ -349,6 +359,8 @@ def closure_binding(closure: Closure) -> tuple[Binding, ...]:
 def _absent(ref: ParamRef, binding: Binding) -> bool:
     """The caller passed nothing there: no argument, or no such element of the tuple or
     dict it passed (``kwargs['s']`` when ``s`` went by position)."""
+    if type(ref.owner) is GlobalSlot:  # a global's read: the caller's view has it
+        return False
     arg = binding.args.get(ref.index) if ref.index != CALLER_CURRENT else None
     if arg is None:
         return ref.index != CALLER_CURRENT
