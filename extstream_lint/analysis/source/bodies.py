@@ -143,10 +143,14 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
     """The parameters ``node``'s body tests for truth (``if p:``, ``not p``, ``x if p else
     y``, ``while p:``), compares (``p is Kind.X``, ``p.value == "x"``) or passes as a
     copy's ``non_blocking=p`` (the hazard rules decide on that flag's truth: XST201),
-    nested functions included; as ``"p.name"``, the attributes of a parameter it tests
-    for truth or passes so (``if self.external:``, ``non_blocking=self.non_blocking``); and
-    as ``"@p"``, the parameters it uses as an attribute's name (:func:`_named`:
-    ``getattr(obj, p)``, ``operator.methodcaller(p)``, ``vars(obj)[p]``)."""
+    nested functions included; as ``"p.name"`` (``"p.cfg.name"``, any depth), the
+    attributes of a parameter it tests for truth or passes so (``if self.external:``,
+    ``non_blocking=self.cfg.non_blocking``, ``getattr(self.cfg, "non_blocking")``), also
+    through the locals they were read into (``nb = self.non_blocking``, tuple unpacking, a
+    walrus, a nested helper's default), a conditional expression's branches, ``not`` and
+    ``bool()`` (issue 38: :func:`_sources`); and as ``"@p"``, the parameters it uses as an
+    attribute's name (:func:`_named`: ``getattr(obj, p)``, ``operator.methodcaller(p)``,
+    ``vars(obj)[p]``)."""
     params = node.params
     names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     found: set[str] = set()
