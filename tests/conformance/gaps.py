@@ -13,16 +13,6 @@ from __future__ import annotations
 
 from .suite import NEGATIVE, POSITIVE
 
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("hazard_flow/flag_through_local", POSITIVE): (
-        "`nb = self.non_blocking`, then `non_blocking=nb`: a summary is copied for the "
-        "literals of what its body tests or passes as `non_blocking=` spelt as a parameter "
-        "or `self.<attr>`, not for a local the attribute was read into"
-    ),
-    ("hazard_flow/flag_nested_attribute", POSITIVE): (
-        "`non_blocking=self.cfg.non_blocking`: the copies are learnt for the object's own "
-        "attributes (one step from `self`), not for the attributes of an object it holds"
-    ),
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 __all__ = ["KNOWN_GAPS", "NEGATIVE", "POSITIVE"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from .records import renewed
 
-__all__ = ["CALLER_CURRENT", "Const", "ExtStream", "ParamRef", "Ref", "Remote"]
+__all__ = ["CALLER_CURRENT", "Const", "ExtStream", "GlobalSlot", "ParamRef", "Ref", "Remote"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,18 @@ class ParamRef:
 
 
 CALLER_CURRENT = -1
+
+
+@dataclass(frozen=True)
+class GlobalSlot:
+    """The owner of a :class:`ParamRef` that a summarised body read from a module global
+    (``_streams[key]``, ``_state.stream``, a name rebound through ``global``) where the
+    module's own value holds nothing: resolved in each caller's view of that global, after
+    the calls it made before (:meth:`..interp.registries.Registries.global_view`)."""
+
+    module: str
+    #: The global, or the dotted path under it (``"_state.stream"``).
+    name: str
 
 
 @dataclass(frozen=True)

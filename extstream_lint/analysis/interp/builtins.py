@@ -15,6 +15,7 @@ from ..abstract.state import State
 from ..abstract.values import Instance, Seq, Value, join
 from ..semantics.effects import canonical, class_of
 from ..semantics.sites import Arg, CallSite
+from .constants import const_truth
 from .core import may_contain
 from .datamodel import unbound
 
@@ -33,6 +34,11 @@ class Builtins:
                 return may_contain([self.element_of(values[1])]) if len(values) > 1 else None
             if name != "sorted":  # min, max: as any other call (a tensor's operands)
                 return self._call_value(None, site.node, site, state, current)
+        if name == "bool":  # bool(flag): a literal's truth stays a literal (constants.py)
+            truth = const_truth(values[0]) if len(values) == 1 and not site.keywords else None
+            if truth is not None:
+                return Const(truth)
+            return self._call_value(None, site.node, site, state, current)
         if name == "getattr" and len(values) >= 2:
             attr = values[1].value if isinstance(values[1], Const) else None  # a literal name
             if isinstance(attr, str) and attr.isidentifier():
@@ -118,6 +124,7 @@ def _mapped_element(element_of: Callable[[Value], Value], value: Value) -> Value
 #: Builtins that move values: handled unless the module rebinds the name.
 BUILTINS = frozenset(
     {
+        "bool",
         "getattr",
         "setattr",
         "vars",

@@ -497,7 +497,7 @@ class Calls:
         if info.summary.grad_on:  # its results keep their history in no-grad mode too
             self.grad_kept = True
         binding = bind_arguments(info, site, receiver)
-        binding.current, binding.outer = current, outer
+        binding.current, binding.outer, binding.view = current, outer, self.global_view(state)
         special = self.specialised(info, binding)
         if special is not None:  # maybe_on(ext, False): learnt with the literal argument
             info = binding.info = special

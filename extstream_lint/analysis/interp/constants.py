@@ -179,8 +179,10 @@ class Constants:
             return special
         if (flags or pinned) and cls is not None:  # self.external: the literal; self.s: its own
             ref = ParamRef(special, 0)
+            receiver = args[0].value if 0 in args else None
+            held_self = _holding(cls, flags, ref, receiver)  # self.cfg.flag: at its depth
             own = tuple((name, _anchored(value, ref.child(name))) for name, value in pinned)
-            fixed[0] = Instance(cls, (*flags, *own), ref)
+            fixed[0] = Instance(cls, (*held_self.fields, *own), ref)
             self._covered.setdefault(info, set()).update(_origins(cls, pinned))
         for index, pairs in held.items():  # cfg.placement.comm read in the copy: the literal
             base = fixed.get(index)
@@ -420,18 +422,58 @@ def _attribute_flags(
     prefix = f"{info.params[0][0]}."
     found: list[tuple[str, Value]] = []
     for name in sorted(t[len(prefix) :] for t in tested if t.startswith(prefix)):
-        present, held = value.field(name)
-        if not present:
-            held = class_flag(value.cls, name)
+        present, held = _field_path(value, name)
         held = held if _flag(held) else None
         if present and held is not None:
             found.append((name, held))
+            continue
+        if "." in name:  # self.cfg.flag: the summary read the caller's object, unknown
+            if held is not None:
+                found.append((name, held))
             continue
         assumed = class_flag(cls, name) if cls is not None else None
         assumed = assumed if _flag(assumed) else None
         if held != assumed:
             found.append((name, held))
     return tuple(found)
+
+
+def _field_path(value: Instance, path: str) -> tuple[bool, Value]:
+    """``value.a.b`` (``path``: "a.b"), through the objects it holds (issue 38: a flag held
+    by a configuration object, any depth): whether the last object holds it as its own,
+    and the value (its class's, :func:`class_flag`, when it does not)."""
+    *holders, last = path.split(".")
+    for step in holders:
+        present, held = value.field(step)
+        if not present:
+            held = class_flag(value.cls, step)
+        if not isinstance(held, Instance):
+            return False, None
+        value = held
+    present, held = value.field(last)
+    return present, held if present else class_flag(value.cls, last)
+
+
+def _holding(
+    cls: ClassInfo, flags: tuple[tuple[str, Value], ...], ref: ParamRef, receiver: Value
+) -> Instance:
+    """``self`` of a copy learnt with ``flags``: the literal at each path (``"cfg.flag"``:
+    an object of the class the caller's ``self.cfg`` is, holding the literal), every other
+    attribute the caller's object's, symbolic as in the summary."""
+    own = tuple((name, held) for name, held in flags if "." not in name)
+    nested: dict[str, list[tuple[str, Value]]] = {}
+    for name, held in flags:
+        if "." in name:
+            head, rest = name.split(".", 1)
+            nested.setdefault(head, []).append((rest, held))
+    fields = list(own)
+    for head, inner in nested.items():
+        present, holder = receiver.field(head) if isinstance(receiver, Instance) else (False, None)
+        if not present and isinstance(receiver, Instance):
+            holder = class_flag(receiver.cls, head)
+        if isinstance(holder, Instance):
+            fields.append((head, _holding(holder.cls, tuple(inner), ref.child(head), holder)))
+    return Instance(cls, tuple(fields), ref)
 
 
 def class_flag(cls: ClassInfo, name: str) -> Value:

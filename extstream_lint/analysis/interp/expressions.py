@@ -34,7 +34,7 @@ from . import summaries as sm
 from .calls import Calls
 from .constants import const_truth
 from .containers import NO_KEY, concatenated, literal_key, sliced
-from .core import Scope, may_contain
+from .core import Scope, is_symbolic, may_contain
 
 
 class Expressions:
@@ -70,7 +70,12 @@ class Expressions:
         name = node.value
         if name in _CONSTANT_NAMES:
             return _CONSTANT_NAMES[name]
-        return self.lookup(name, state, scope)
+        if name in state.env:
+            return state.env[name]
+        got = self.lookup(name, state, scope)
+        if self._function is not None and (got is None or got == _NONE or is_symbolic(got)):
+            return self.global_read(node, got, state, scope)  # globalreads.py
+        return got
 
     def _eval_integer(self, node: cst.Integer, state: State, scope: Scope) -> Value:
         try:
@@ -192,12 +197,12 @@ class Expressions:
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             wanted = literal_key(node.slice[0].slice.value, index)
         self.note_keyed(index, base)  # self.lanes[kind] (constants.py)
-        deferred = self.deferred_read(node.value, base, index, None, state, scope)
-        if deferred is not None:  # a getter of a registry others fill (containers.py)
-            return deferred
-        if wanted is NO_KEY:
-            return sm.contents(base)
-        return sm.item(base, wanted)  # type: ignore[arg-type]
+        got = sm.contents(base) if wanted is NO_KEY else sm.item(base, wanted)  # type: ignore[arg-type]
+        if got is None and self._function is not None and _global_base(node.value, state):
+            got = self.global_read(node, got, state, scope, index)  # globalreads.py
+        if got is None:  # a getter of a registry others fill (containers.py)
+            return self.deferred_read(node.value, base, index, None, state, scope)
+        return got
 
     def _eval_comparison(self, node: cst.Comparison, state: State, scope: Scope) -> Value:
         """``a == b``, ``a is None``, ``a in (...)``...: a literal ``bool`` when every operand
@@ -354,7 +359,19 @@ class Expressions:
             got = self.property_of_instance(base, name, node, state)  # receivers.py
             if got is not None:
                 return got
-        return self._stream_method(base, name, text, node) or self._attribute_of(base, name, text)
+        got = self._stream_method(base, name, text, node) or self._attribute_of(base, name, text)
+        empty = got is None or got == _NONE
+        if empty and self._function is not None and _global_base(node.value, state):
+            return self.global_read(node, got, state, scope)  # globalreads.py
+        return got
+
+
+_NONE = Const(None)
+
+
+def _global_base(node: cst.BaseExpression, state: State) -> bool:
+    """``G`` of ``G[k]`` or ``G.attr``: a name this frame has not bound (maybe a global)."""
+    return type(node) is cst.Name and node.value not in state.env
 
 
 #: Expressions that run an operation: in no-grad mode, what they yield has no history (a

@@ -61,6 +61,7 @@ from .declared import Declared
 from .dispatch import Dispatch
 from .expressions import Expressions
 from .flows import Flows
+from .globalreads import GlobalReads
 from .gradmode import GradModes
 from .guarantees import Guarantees
 from .higher_order import HigherOrder
@@ -104,6 +105,7 @@ class Interpreter(
     Declared,
     Receivers,
     Registries,
+    GlobalReads,
     Views,
     Narrowing,
     Core,

@@ -60,6 +60,7 @@ from .constants import new_copy
 from .core import ADDED, REBOUND, Scope, is_symbolic
 from .datamodel import metaclass_of
 from .flows import CONTENTS
+from .globalreads import foreign_key, holds_stream
 
 __all__ = ["ADDED", "FOREIGN_STORES", "MAX_FOREIGN_STORES", "REBOUND", "Registries", "stored"]
 
@@ -123,6 +124,8 @@ class Registries:
             return False  # Cls.registry[k] = v with concrete values: the class's own state
         if self.learning:
             func.summary.add_store((holder, name, key if key is not None else _ANY, value))
+            if holder == (_MODULE, self.module_name):
+                self.note_written(name)  # a later call's read of it is kept (globalreads.py)
         if isinstance(holder, tuple):  # read back later in this body: this view holds it
             module = self._scopes.get(self.module)
             before = state.env[name] if name in state.env else module.summary.get(name)
@@ -139,6 +142,8 @@ class Registries:
         for key, value in changes:
             if _carries(value) or is_symbolic(key):
                 func.summary.add_store((holder, name, key if key is not None else _ANY, value))
+                if holder in ((_MODULE, self.module_name), (_PATH, self.module_name)):
+                    self.note_written(name.split(".", 1)[0])  # (globalreads.py)
 
     def note_path_effect(
         self, target: cst.Attribute, key: str, value: Value, state: State, scope: Scope
@@ -363,8 +368,18 @@ class Registries:
             if holder == (_PATH, self.module_name) and actual_key == REBOUND:
                 self._rebind_path(name, actual, state)
                 continue
+            if holder != mine and isinstance(holder, tuple) and holder[0] == _MODULE:
+                # another module's global: this state's view of it, when a stream is stored
+                # (globalreads.py); any other store there is that module's run, as before
+                if not holds_stream(actual):
+                    continue
+                before = self.foreign_global(holder[1], name, state)
+                state.env[foreign_key(holder[1], name)] = stored(before, actual_key, actual)
+                if self.learning and here is not None:
+                    here.summary.add_store((holder, name, actual_key, actual))
+                continue
             if holder != mine or module is None:
-                continue  # a global of another module: that module's run
+                continue
             if here is None:
                 if name in state.env:
                     state.env[name] = stored(state.env[name], actual_key, actual)

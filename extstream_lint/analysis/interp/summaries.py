@@ -18,9 +18,10 @@ which ``self`` attributes it sets, and which stream is current when it returns o
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ..abstract.atoms import CALLER_CURRENT, Const, ExtStream, ParamRef
+from ..abstract.atoms import CALLER_CURRENT, Const, ExtStream, GlobalSlot, ParamRef
 from ..abstract.callables import Closure, ParamCall
 from ..abstract.paths import ITERATED, SUBSCRIPTED, attribute, contents, element, item, symbolic
 from ..abstract.records import renewed
@@ -142,6 +143,10 @@ def sink_of(
 
 # --- applying a summary at a call ----------------------------------------------------------
 
+#: A path step of a module global's read (:class:`GlobalSlot`) keyed by a parameter:
+#: ``"[@0]"``, the item under the caller's argument 0 when it is a literal.
+PARAM_KEY = "[@"
+
 
 @dataclass
 class Binding:
@@ -152,6 +157,8 @@ class Binding:
     current: ExtStream | None
     #: A closure's call: the bindings of the calls that made it, innermost first.
     outer: tuple[Binding, ...] = ()
+    #: The caller's view of a module global a summarised body read (:class:`GlobalSlot`).
+    view: Callable[[GlobalSlot], Value] | None = None
 
     def of(self, owner: object) -> Binding | None:
         """The binding of ``owner``'s parameters: this call's, or a captured one."""
@@ -162,8 +169,11 @@ class Binding:
 
 def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
     """The caller's value for a parameter path, and its source text if it has one."""
-    if ref.index == CALLER_CURRENT:
-        value: Value = binding.current
+    value: Value
+    if type(ref.owner) is GlobalSlot:  # a global the body read: as the caller sees it
+        value, text = (binding.view(ref.owner) if binding.view is not None else None), None
+    elif ref.index == CALLER_CURRENT:
+        value = binding.current
         text = None
     else:
         arg = binding.args.get(ref.index)
@@ -177,6 +187,12 @@ def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
             value, text = element(value), None
         elif step == SUBSCRIPTED:
             value, text = contents(value), None
+        elif step.startswith(PARAM_KEY):  # a global's item under the argument's key
+            arg = binding.args.get(int(step[len(PARAM_KEY) : -1]))
+            key = arg.value if arg is not None else None
+            literal = key.value if isinstance(key, Const) else None
+            found = type(literal) in (str, int)
+            value, text = (item(value, literal) if found else contents(value)), None  # type: ignore[arg-type]
         elif step.startswith("["):  # a literal key: "['ext']", "[0]"
             value, text = item(value, _literal_key(step)), None
         elif step == ENTERED:  # async with cm as s: what entering the caller's cm gives
@@ -235,7 +251,7 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
     if isinstance(value, ExtStream):
         if value.param is None:
             return value
-        if value.param.owner is not binding.info:
+        if value.param.owner is not binding.info and type(value.param.owner) is not GlobalSlot:
             outer = binding.of(value.param.owner)
             return None if outer is None else substitute(value, outer, depth + 1)
         if not value.also:  # one parameter path: whatever the caller passed there
@@ -343,6 +359,8 @@ def closure_binding(closure: Closure) -> tuple[Binding, ...]:
 def _absent(ref: ParamRef, binding: Binding) -> bool:
     """The caller passed nothing there: no argument, or no such element of the tuple or
     dict it passed (``kwargs['s']`` when ``s`` went by position)."""
+    if type(ref.owner) is GlobalSlot:  # a global's read: the caller's view has it
+        return False
     arg = binding.args.get(ref.index) if ref.index != CALLER_CURRENT else None
     if arg is None:
         return ref.index != CALLER_CURRENT

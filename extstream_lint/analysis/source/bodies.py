@@ -143,40 +143,143 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
     """The parameters ``node``'s body tests for truth (``if p:``, ``not p``, ``x if p else
     y``, ``while p:``), compares (``p is Kind.X``, ``p.value == "x"``) or passes as a
     copy's ``non_blocking=p`` (the hazard rules decide on that flag's truth: XST201),
-    nested functions included; as ``"p.name"``, the attributes of a parameter it tests
-    for truth, compares or passes so (``if self.external:``, ``cfg.kind is Kind.X``,
-    ``non_blocking=self.non_blocking``); and
-    as ``"@p"``, the parameters it uses as an attribute's name (:func:`_named`:
+    nested functions included; as ``"p.name"`` (``"p.cfg.name"``, any depth), the
+    attributes of a parameter it tests for truth, compares or passes so (``if self.external:``,
+    ``cfg.kind is Kind.X``, ``non_blocking=self.cfg.non_blocking``,
+    ``getattr(self.cfg, "non_blocking")``), also through the locals they were read into
+    (``nb = self.non_blocking``, tuple unpacking, a walrus, a nested helper's default), a
+    conditional expression's branches, ``not`` and ``bool()`` (issue 38: :func:`_sources`);
+    and as ``"@p"``, the parameters it uses as an attribute's name (:func:`_named`:
     ``getattr(obj, p)``, ``operator.methodcaller(p)``, ``vars(obj)[p]``)."""
     params = node.params
     names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     found: set[str] = set()
+    uses: list[cst.BaseExpression] = []  # tested or passed as ``non_blocking=``
+    aliases: dict[str, list[cst.BaseExpression]] = {}
     stack: list[cst.CSTNode] = [node.body]
     tests = _TESTS
     while stack:
         item = stack.pop()
+        kind = type(item)
         # Exact types (libcst's node classes are final): ``isinstance`` against them goes
         # through ABCMeta for every node that is not one.
-        test = item.test if type(item) in tests else None  # type: ignore[attr-defined]
+        test = item.test if kind in tests else None  # type: ignore[attr-defined]
         while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             test = test.expression
-        if type(test) is cst.Name and test.value in names:
-            found.add(test.value)
-        elif type(test) is cst.Attribute and type(test.value) is cst.Name:  # if self.flag:
-            if test.value.value in names:  # type: ignore[attr-defined]
-                found.add(f"{test.value.value}.{test.attr.value}")  # type: ignore[attr-defined]
-        elif type(test) is cst.Comparison:  # ``kind is Kind.X``, ``kind.value == "x"``
+        if type(test) is cst.Comparison:  # ``kind is Kind.X``, ``kind.value == "x"``
             found.update(_compared(test, names))  # type: ignore[arg-type]
-        elif type(item) in _NAMING and (named := _named(item, names)):  # type: ignore[arg-type]
+        elif test is not None:
+            uses.append(test)
+        elif kind in _NAMING and (named := _named(item, names)):  # type: ignore[arg-type]
             found.add(f"@{named}")
-        elif type(item) is cst.Arg and _flag_keyword(item, names):  # type: ignore[arg-type]
-            value = item.value  # type: ignore[attr-defined]
-            if type(value) is cst.Name:
-                found.add(value.value)
-            else:  # non_blocking=self.flag
-                found.add(f"{value.value.value}.{value.attr.value}")  # type: ignore[attr-defined]
+        elif kind is cst.Arg and _flag_keyword(item):  # type: ignore[arg-type]
+            uses.append(item.value)  # type: ignore[attr-defined]
+        elif kind in _BINDS:
+            _note_aliases(item, aliases)
         push_children(item, stack)
+    for use in uses:
+        found.update(_sources(use, names, aliases, frozenset()))
     return frozenset(found)
+
+
+#: The nodes that bind a local the flag may be read into (:func:`_note_aliases`).
+_BINDS = frozenset((cst.Assign, cst.AnnAssign, cst.NamedExpr, cst.FunctionDef, cst.Lambda))
+#: Steps of ``p.a.b`` (or of aliases) followed at most.
+_MAX_STEPS = 4
+
+
+def _note_aliases(item: cst.CSTNode, aliases: dict[str, list[cst.BaseExpression]]) -> None:
+    """The locals ``item`` binds and to what: ``nb = self.flag``, ``nb, dev = self.flag,
+    self.dev``, ``(nb := self.flag)``, ``nb: bool = ...`` and a nested helper's (or a
+    lambda's) default ``def go(t, nb=self.flag)``, evaluated in the enclosing body."""
+    kind = type(item)
+    if kind is cst.Assign:
+        for target in item.targets:  # type: ignore[attr-defined]
+            _bind(target.target, item.value, aliases)  # type: ignore[attr-defined]
+    elif kind is cst.AnnAssign or kind is cst.NamedExpr:
+        if item.value is not None:  # type: ignore[attr-defined]
+            _bind(item.target, item.value, aliases)  # type: ignore[attr-defined]
+    else:
+        params = item.params  # type: ignore[attr-defined]
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.default is not None:
+                aliases.setdefault(param.name.value, []).append(param.default)
+
+
+def _bind(
+    target: cst.BaseExpression,
+    value: cst.BaseExpression,
+    aliases: dict[str, list[cst.BaseExpression]],
+) -> None:
+    kind = type(target)
+    if kind is cst.Name:
+        aliases.setdefault(target.value, []).append(value)  # type: ignore[attr-defined]
+    elif kind in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List):
+        targets, values = target.elements, value.elements  # type: ignore[attr-defined]
+        if len(targets) == len(values) and not any(
+            type(e) is cst.StarredElement for e in (*targets, *values)
+        ):
+            for left, right in zip(targets, values, strict=True):
+                _bind(left.value, right.value, aliases)
+
+
+def _sources(
+    expr: cst.BaseExpression,
+    names: set[str],
+    aliases: dict[str, list[cst.BaseExpression]],
+    seen: frozenset[str],
+) -> set[str]:
+    """The parameters (``"p"``) and parameter paths (``"p.cfg.flag"``) whose value ``expr``
+    is, through the locals it was read into (:func:`_note_aliases`), a conditional
+    expression's branches, ``not``, ``bool(x)`` and ``getattr(x, "name")``."""
+    kind = type(expr)
+    if kind is cst.Name:
+        name = expr.value  # type: ignore[attr-defined]
+        if name in names:
+            return {name}
+        if name in seen or len(seen) >= _MAX_STEPS:
+            return set()
+        found: set[str] = set()
+        for bound in aliases.get(name, ()):
+            found |= _sources(bound, names, aliases, seen | {name})
+        return found
+    if kind is cst.Attribute:
+        return _steps(expr.value, expr.attr.value, names, aliases, seen)  # type: ignore[attr-defined]
+    if kind is cst.IfExp:
+        body = _sources(expr.body, names, aliases, seen)  # type: ignore[attr-defined]
+        return body | _sources(expr.orelse, names, aliases, seen)  # type: ignore[attr-defined]
+    if kind is cst.NamedExpr:
+        return _sources(expr.value, names, aliases, seen)  # type: ignore[attr-defined]
+    if kind is cst.UnaryOperation and type(expr.operator) is cst.Not:  # type: ignore[attr-defined]
+        return _sources(expr.expression, names, aliases, seen)  # type: ignore[attr-defined]
+    if kind is cst.Call and type(expr.func) is cst.Name:  # type: ignore[attr-defined]
+        args = expr.args  # type: ignore[attr-defined]
+        if any(arg.keyword is not None or arg.star for arg in args):
+            return set()
+        called = expr.func.value  # type: ignore[attr-defined]
+        if called == "bool" and len(args) == 1:
+            return _sources(args[0].value, names, aliases, seen)
+        literal = args[1].value if called == "getattr" and len(args) == 2 else None
+        if type(literal) is cst.SimpleString:
+            attr = literal.raw_value  # type: ignore[union-attr]
+            if attr.isidentifier():
+                return _steps(args[0].value, attr, names, aliases, seen)
+    return set()
+
+
+def _steps(
+    base: cst.BaseExpression,
+    attr: str,
+    names: set[str],
+    aliases: dict[str, list[cst.BaseExpression]],
+    seen: frozenset[str],
+) -> set[str]:
+    """``base.attr``'s parameter paths, at most :data:`_MAX_STEPS` steps deep."""
+    return {
+        f"{path}.{attr}"
+        for path in _sources(base, names, aliases, seen)
+        if path.count(".") < _MAX_STEPS
+    }
 
 
 #: The comparisons a literal argument decides (an enum member's identity or value).
@@ -298,14 +401,10 @@ def _uses_as_name(body: cst.CSTNode, names: set[str]) -> bool:
     return False
 
 
-def _flag_keyword(arg: cst.Arg, names: set[str]) -> bool:
-    """``non_blocking=p`` with ``p`` a parameter, or ``non_blocking=p.name``."""
-    keyword, value = arg.keyword, arg.value
-    if keyword is None or keyword.value != c.NON_BLOCKING:
-        return False
-    if type(value) is cst.Attribute:  # non_blocking=self.flag
-        value = value.value
-    return type(value) is cst.Name and value.value in names
+def _flag_keyword(arg: cst.Arg) -> bool:
+    """``non_blocking=<expression>``: what it reads is followed by :func:`_sources`."""
+    keyword = arg.keyword
+    return keyword is not None and keyword.value == c.NON_BLOCKING
 
 
 def self_uses(function: cst.FunctionDef) -> SelfUses:
