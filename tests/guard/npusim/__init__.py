@@ -411,6 +411,12 @@ class SimNPUTensor(torch.Tensor):
         packet = func.overloadpacket
         if packet is _ATEN_COPY_:
             return kernels.dispatch_copy(*args, **kwargs)
+        if packet is _ATEN_TO_COPY:
+            # reached with ``__torch_function__`` off (torch's generated ``Tensor.npu`` hands
+            # itself to ``__torch_function__``, which runs it so): torch_npu's ``_to_copy``
+            # kernel, peer copies included, as ``Tensor.to`` takes it above
+            with kernels._below():
+                return kernels.route_to("_to_copy", args, kwargs)
         if packet is _ATEN_COPY:  # functional: a new tensor like ``self`` holding ``src``
             with kernels._below():
                 like = torch.empty_like(args[0])
@@ -445,6 +451,7 @@ def _index(args: Any, kwargs: Any) -> int:
 
 _ATEN_COPY_ = torch.ops.aten.copy_
 _ATEN_COPY = torch.ops.aten.copy
+_ATEN_TO_COPY = torch.ops.aten._to_copy
 #: ``Tensor.to`` and the ``aten`` operators it is made of (by ``__torch_function__`` name,
 #: overloads stripped).
 _TO_NAMES = frozenset({"to", "_to_copy"})
