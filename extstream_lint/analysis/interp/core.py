@@ -198,6 +198,7 @@ class Core:
     def summarise(self) -> dict[str, Value]:
         """Learning passes only: the module-level names, for modules that import this one."""
         self._learn()
+        self.export_variants()  # copies for other modules' callers (variants.py)
         scope = self._scopes.get(self.module)
         return dict(scope.summary) if scope is not None else {}
 
