@@ -122,13 +122,14 @@ def test_binding_and_unpacking_across_modules(project: Path) -> None:
         assert ("may be" in found[key]) == want.may, found[key]
 
 
-def test_literal_flags_of_an_imported_function_keep_both_branches(project: Path) -> None:
-    """The limit of point 6: a function's body is only here for the module defining it.
-    Inside that module a literal decides (``run_off`` is quiet); called from another module
-    with ``False``, ``sync_if`` keeps both branches, and its sink under ``if flag:`` is
-    reported: a false alarm this test pins until summaries keep per-literal facts."""
-    app = "from torch_npu.npu import ExternalStream\n\nfrom pkg.helpers import sync_if\n\n"
-    app += "sync_if(ExternalStream(1), False)\n"
-    (project / "app2.py").write_text(app)
-    findings = analyze_source(app, str(project / "app2.py"), project=ProjectIndex())
-    assert [(f.line, f.code) for f in findings] == [(5, "XST101")]
+def test_literal_flags_of_an_imported_function_choose_its_exported_copy(project: Path) -> None:
+    """Point 6 across modules: the module defining ``sync_if`` exports copies of its summary
+    learnt with ``True`` and ``False`` for the flag its body tests (interp/variants.py), so
+    a call from another module with ``False`` takes the branch without the sink (no false
+    alarm) and one with ``True`` reports it at the call."""
+    head = "from torch_npu.npu import ExternalStream\n\nfrom pkg.helpers import sync_if\n\n"
+    for flag, want in (("False", []), ("True", [(5, "XST101")])):
+        app = head + f"sync_if(ExternalStream(1), {flag})\n"
+        (project / "app2.py").write_text(app)
+        findings = analyze_source(app, str(project / "app2.py"), project=ProjectIndex())
+        assert [(f.line, f.code) for f in findings] == want, flag

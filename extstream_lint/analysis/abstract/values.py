@@ -232,6 +232,10 @@ class FunctionInfo:
     #: What its return annotation declares (an instance of a project class whose origin is
     #: unknown, :mod:`.interp.declared`): the result where the body's return is unknown.
     declared: Value = None
+    #: Copies of the summary its module learnt for literals a caller in another module may
+    #: give, keyed by (parameter index, attribute path, the literal's repr)
+    #: (:mod:`..interp.variants`).
+    variants: tuple[tuple[tuple[int, tuple[str, ...], str], FunctionInfo], ...] = ()
 
 
 @dataclass(eq=False)

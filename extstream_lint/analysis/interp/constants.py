@@ -109,8 +109,8 @@ class Constants:
         """``info`` learnt with the literals this call gives the parameters its body tests,
         or ``None`` when it gives none (or ``info`` is not defined in this module)."""
         where = self._definitions.get(info)
-        if where is None:
-            return None
+        if where is None:  # another module's: a copy it exported, if any (variants.py)
+            return self.exported_variant(info, binding.args) if info.variants else None
         node, scope, cls = where
         args = binding.args
         # Cheap first: most calls give no flag literal (``None`` defaults do not count: a

@@ -210,6 +210,7 @@ class Core:
         """Learning passes only: the module-level names, for modules that import this one."""
         self._learn()
         self.literal_returns()  # type: ignore[attr-defined]  # constants.py
+        self.export_variants()  # copies for other modules' callers (variants.py)
         scope = self._scopes.get(self.module)
         return dict(scope.summary) if scope is not None else {}
 

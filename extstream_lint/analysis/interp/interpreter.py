@@ -74,6 +74,7 @@ from .receivers import Receivers
 from .registries import Registries
 from .statements import Statements
 from .unpacking import Unpacking
+from .variants import Variants
 from .views import Views
 
 __all__ = ["Interpreter"]
@@ -92,6 +93,7 @@ class Interpreter(
     Dispatch,
     HigherOrder,
     Constants,
+    Variants,
     Decisions,
     Unpacking,
     Arguments,

@@ -1,6 +1,6 @@
 # the class and its config in one module, the caller that picks EXTERNAL in another (main.py):
-# copies of a summary for a caller's literals (constants.py) are learnt only for the module's own
-# bodies, so here the method reports "may be" inside and main.py's call reports nothing
+# this module exports copies for its callers' literals (interp/variants.py), so main.py's call
+# reports on the external instance; linted alone, this module still says "may be" in run()
 import enum
 from dataclasses import dataclass
 
