@@ -224,8 +224,8 @@ class Statements:
             joined = join_states([head, end, *loop.continues])
             after = joined if exits else None
             breaks = loop.breaks
-            keys = self._carried.get(node, frozenset())
-            if len(keys) >= MAX_RUNS and carries_news(head, joined or head, keys):
+            keys, bound = self._carried.get(node, (frozenset(), 0))
+            if bound > MAX_RUNS and carries_news(head, joined or head, keys):
                 self.cut_at("loops.MAX_RUNS", node)  # moving still: said (driver/cuts.py)
         else:
             head, breaks = self._carry(node, state, run_body)
