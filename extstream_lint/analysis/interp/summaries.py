@@ -18,6 +18,7 @@ which ``self`` attributes it sets, and which stream is current when it returns o
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from ..abstract.atoms import CALLER_CURRENT, Const, ExtStream, ParamRef
@@ -246,8 +247,8 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             # the one the caller passed
             present = [ref for ref in refs if not _absent(ref, binding)] or [refs[0]]
             actual, _ = resolve(present[0], binding)
-            for other in present[1:]:
-                actual = _either(actual, resolve(other, binding)[0])
+            if len(present) > 1:
+                actual = _either_all(actual, (resolve(o, binding)[0] for o in present[1:]))
         if isinstance(actual, ExtStream) and not value.must:
             return actual.weakened()
         return actual
@@ -369,6 +370,67 @@ def _either(a: Value, b: Value) -> Value:
     if b is None and a is not None and not isinstance(a, ExtStream):
         return a
     return join(a, b)
+
+
+def _either_all(first: Value, others: Iterator[Value]) -> Value:
+    """``first`` and ``others`` folded by :func:`_either`, exactly, the caller's symbolic
+    streams joined by one running union of their paths: a join per step cost a value that
+    may be any of k paths k tuples of up to k paths, each hashed (30 on the stdlib)."""
+    acc = first
+    run: _StreamUnion | None = None
+    for other in others:
+        if run is not None and _symbolic(other) and len(other.refs()) != len(run.refs):
+            run.add(other)  # type: ignore[arg-type]
+            continue
+        if run is not None:
+            acc, run = run.value(), None
+        if (
+            _symbolic(acc)
+            and _symbolic(other)
+            and len(other.refs()) != len(acc.refs())  # type: ignore[union-attr]
+            and len(set(acc.refs())) == len(acc.refs())  # type: ignore[union-attr]
+        ):
+            run = _StreamUnion(acc)  # type: ignore[arg-type]
+            run.add(other)  # type: ignore[arg-type]
+            continue
+        acc = _either(acc, other)
+    return acc if run is None else run.value()
+
+
+def _symbolic(value: Value) -> bool:
+    return isinstance(value, ExtStream) and value.param is not None
+
+
+class _StreamUnion:
+    """``join(join(base, b1), b2)...`` of symbolic streams whose paths differ in number
+    from the running join's (none equals it), by :func:`.values.join`'s rules per step."""
+
+    def __init__(self, base: ExtStream) -> None:
+        self.base = base
+        self.refs = list(base.refs())
+        self.seen = set(self.refs)
+        self.must, self.nullable, self.device = base.must, base.nullable, base.device
+
+    def add(self, other: ExtStream) -> None:
+        union = False
+        for ref in other.refs():
+            if ref not in self.seen:
+                self.seen.add(ref)
+                self.refs.append(ref)
+                union = True
+        self.must = self.must and other.must and not union
+        self.nullable = self.nullable or other.nullable
+        device = self.device
+        self.device = device | other.device if device and other.device else None
+
+    def value(self) -> ExtStream:
+        return renewed(
+            self.base,
+            must=self.must,
+            nullable=self.nullable,
+            also=tuple(self.refs[1:]),
+            device=self.device,
+        )
 
 
 def _substitute_arg(arg: object, binding: Binding, depth: int) -> object:
