@@ -26,6 +26,7 @@ from ..abstract.callables import Closure, ParamCall
 from ..abstract.paths import ITERATED, SUBSCRIPTED, attribute, contents, element, item, symbolic
 from ..abstract.records import renewed
 from ..abstract.sinks import Guard, ParamPath, Sink, SinkKey
+from ..abstract.unions import StreamUnion
 from ..abstract.values import (
     Bound,
     Current,
@@ -377,7 +378,7 @@ def _either_all(first: Value, others: Iterator[Value]) -> Value:
     streams joined by one running union of their paths: a join per step cost a value that
     may be any of k paths k tuples of up to k paths, each hashed (30 on the stdlib)."""
     acc = first
-    run: _StreamUnion | None = None
+    run: StreamUnion | None = None
     for other in others:
         if run is not None and _symbolic(other) and len(other.refs()) != len(run.refs):
             run.add(other)  # type: ignore[arg-type]
@@ -390,7 +391,7 @@ def _either_all(first: Value, others: Iterator[Value]) -> Value:
             and len(other.refs()) != len(acc.refs())  # type: ignore[union-attr]
             and len(set(acc.refs())) == len(acc.refs())  # type: ignore[union-attr]
         ):
-            run = _StreamUnion(acc)  # type: ignore[arg-type]
+            run = StreamUnion(acc)  # type: ignore[arg-type]
             run.add(other)  # type: ignore[arg-type]
             continue
         acc = _either(acc, other)
@@ -399,38 +400,6 @@ def _either_all(first: Value, others: Iterator[Value]) -> Value:
 
 def _symbolic(value: Value) -> bool:
     return isinstance(value, ExtStream) and value.param is not None
-
-
-class _StreamUnion:
-    """``join(join(base, b1), b2)...`` of symbolic streams whose paths differ in number
-    from the running join's (none equals it), by :func:`.values.join`'s rules per step."""
-
-    def __init__(self, base: ExtStream) -> None:
-        self.base = base
-        self.refs = list(base.refs())
-        self.seen = set(self.refs)
-        self.must, self.nullable, self.device = base.must, base.nullable, base.device
-
-    def add(self, other: ExtStream) -> None:
-        union = False
-        for ref in other.refs():
-            if ref not in self.seen:
-                self.seen.add(ref)
-                self.refs.append(ref)
-                union = True
-        self.must = self.must and other.must and not union
-        self.nullable = self.nullable or other.nullable
-        device = self.device
-        self.device = device | other.device if device and other.device else None
-
-    def value(self) -> ExtStream:
-        return renewed(
-            self.base,
-            must=self.must,
-            nullable=self.nullable,
-            also=tuple(self.refs[1:]),
-            device=self.device,
-        )
 
 
 def _substitute_arg(arg: object, binding: Binding, depth: int) -> object:
