@@ -74,14 +74,6 @@ def _refused_call() -> re.Pattern[str]:
 
 
 _REFUSED_CALL: re.Pattern[str] | None = None
-#: A use of functools' single dispatch: reached as an attribute (``functools.singledispatch``,
-#: ``ft.singledispatchmethod``), a decorator, or imported by name. Not ``functools.py``'s
-#: own ``def singledispatch`` nor a comment naming it: following functools (with what it
-#: imports: types, weakref, copy, operator) cost every module that imports it a summary.
-_DISPATCH_USE = re.compile(
-    r"\.\s*singledispatch|@\s*singledispatch"
-    r"|from\s+functools\s+import\s*(?:\([^)]*|[^\n]*)\bsingledispatch"
-)
 #: Spellings of the contract table's distributed, accelerator and generic stream names: all
 #: of them reached from ``torch`` (a module that gets them from a project module is linked
 #: to that module, which spells them).
@@ -97,8 +89,8 @@ def may_reach_refused(text: str) -> bool:
         return True
     if "torch" in text and any(marker in text for marker in _TORCH_MARKERS):
         return True
-    if "singledispatch" in text and _DISPATCH_USE.search(text):
-        return True  # another module may register what reaches one on it (interp/dispatch.py)
+    if "singledispatch" in text:  # another module may register what reaches one on it
+        return True
     if _REFUSED_CALL is None:
         _REFUSED_CALL = _refused_call()
     return _REFUSED_CALL.search(text) is not None
