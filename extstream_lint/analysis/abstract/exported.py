@@ -115,7 +115,8 @@ def _walk(
     stack = [value]
     while stack:
         item = stack.pop()
-        how, names = _KINDS.get(type(item)) or _kind(item)  # a million items: no call
+        kind = type(item)  # a million items: no call for most
+        how, names = _KINDS[kind] if kind in _KINDS else _kind(item)
         if how == _KEEP or id(item) in seen:
             continue
         seen.add(id(item))
@@ -136,7 +137,8 @@ def _walk(
 def _copy(
     value: object, remotes: dict[int, Remote], memo: dict[int, object], unknown: Remote
 ) -> object:
-    how, names = _KINDS.get(type(value)) or _kind(value)
+    kind = type(value)
+    how, names = _KINDS[kind] if kind in _KINDS else _kind(value)  # no call for most
     if how == _KEEP:
         return value
     key = id(value)

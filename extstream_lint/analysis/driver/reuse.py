@@ -30,6 +30,9 @@ else:
 
 __all__ = ["Reuse"]
 
+#: The types of a project module's summary: a fresh one, or one revived lazily.
+_MODULES = frozenset({Module, Shell})
+
 
 class Reuse(_Base):
     """The index's reuse of kept entries (a mixin: its state is the index's)."""
@@ -57,8 +60,8 @@ class Reuse(_Base):
                 if final is not None and final.exports.get(home[1]) is value:
                     return ("export", name, home[1])
                 return None
-            if isinstance(value, Module) and (
-                value.name in members or self._modules.get(value.name) is value
+            if kind in _MODULES and (  # by type: called for every object pickled
+                value.name in members or self._modules.get(value.name) is value  # type: ignore[attr-defined]
             ):
                 return ("module", value.name)
             return None

@@ -18,7 +18,7 @@ which ``self`` attributes it sets, and which stream is current when it returns o
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from ..abstract.atoms import CALLER_CURRENT, Const, ExtStream, GlobalSlot, ParamRef
@@ -26,6 +26,7 @@ from ..abstract.callables import Closure, ParamCall
 from ..abstract.paths import ITERATED, SUBSCRIPTED, attribute, contents, element, item, symbolic
 from ..abstract.records import renewed
 from ..abstract.sinks import Guard, ParamPath, Sink, SinkKey
+from ..abstract.unions import StreamUnion
 from ..abstract.values import (
     Bound,
     Current,
@@ -262,8 +263,8 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             # the one the caller passed
             present = [ref for ref in refs if not _absent(ref, binding)] or [refs[0]]
             actual, _ = resolve(present[0], binding)
-            for other in present[1:]:
-                actual = _either(actual, resolve(other, binding)[0])
+            if len(present) > 1:
+                actual = _either_all(actual, (resolve(o, binding)[0] for o in present[1:]))
         if isinstance(actual, ExtStream) and not value.must:
             return actual.weakened()
         return actual
@@ -387,6 +388,35 @@ def _either(a: Value, b: Value) -> Value:
     if b is None and a is not None and not isinstance(a, ExtStream):
         return a
     return join(a, b)
+
+
+def _either_all(first: Value, others: Iterator[Value]) -> Value:
+    """``first`` and ``others`` folded by :func:`_either`, exactly, the caller's symbolic
+    streams joined by one running union of their paths: a join per step cost a value that
+    may be any of k paths k tuples of up to k paths, each hashed (30 on the stdlib)."""
+    acc = first
+    run: StreamUnion | None = None
+    for other in others:
+        if run is not None and _symbolic(other) and len(other.refs()) != len(run.refs):
+            run.add(other)  # type: ignore[arg-type]
+            continue
+        if run is not None:
+            acc, run = run.value(), None
+        if (
+            _symbolic(acc)
+            and _symbolic(other)
+            and len(other.refs()) != len(acc.refs())  # type: ignore[union-attr]
+            and len(set(acc.refs())) == len(acc.refs())  # type: ignore[union-attr]
+        ):
+            run = StreamUnion(acc)  # type: ignore[arg-type]
+            run.add(other)  # type: ignore[arg-type]
+            continue
+        acc = _either(acc, other)
+    return acc if run is None else run.value()
+
+
+def _symbolic(value: Value) -> bool:
+    return isinstance(value, ExtStream) and value.param is not None
 
 
 def _substitute_arg(arg: object, binding: Binding, depth: int) -> object:
