@@ -14,10 +14,14 @@ from typing import Union
 from .atoms import CALLER_CURRENT, Const, ExtStream, ParamRef, Ref
 from .choices import Callee, OneOf, either
 from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, PinnedLoader, Work
-from .made import Made, join_made
 from .mro import bases_changed, bases_stamp, linearise
 from .records import renewed
 from .sinks import Sink, SinkKey
+from .tensors import HOST as HOST
+from .tensors import NPU as NPU
+from .tensors import PINNED as PINNED
+from .tensors import UNKNOWN as UNKNOWN
+from .tensors import Tensor, join_tensors
 
 
 @dataclass(frozen=True)
@@ -30,34 +34,6 @@ class StreamCtx:
     yielded: Value = None
     #: Entering it leaves the current stream as it is (a helper that sets none).
     keeps_current: bool = False
-
-
-#: ``Tensor.place``: where a tensor's memory is, as far as the analysis can see.
-HOST = "host"  #: pageable host memory (copies with it are synchronous: safe)
-PINNED = "pinned"  #: torch_npu pinned host memory (``pin_memory()``, ``pin_memory=True``)
-NPU = "npu"  #: an NPU (``Tensor.index`` when the device index is visible)
-UNKNOWN = ""
-
-
-@dataclass(frozen=True)
-class Tensor:
-    """What the hazard rules know about a value that may be a tensor (spec section 2.6).
-
-    Unknown results of calls are mostly left as ``None``; a ``Tensor`` is made where a fact is
-    visible: where its memory is (``place``, ``index``) or which stream was current when it
-    was computed (``made``, for autograd). Any other object may hide behind it too, so
-    checks that accept "unknown" accept a ``Tensor`` whose ``place`` is unknown.
-    """
-
-    place: str = UNKNOWN
-    #: The NPU's index when visible (``device="npu:1"``): an int, or a symbolic
-    #: :class:`.devices.Sym` (``device + 1``).
-    index: object = None
-    #: The streams current while its graph was computed (:mod:`.provenance`), if known.
-    made: Made | None = None
-
-    def with_place(self, place: str, index: object = None) -> Tensor:
-        return replace(self, place=place, index=index)
 
 
 @dataclass(frozen=True)
@@ -494,7 +470,7 @@ def join(a: Value, b: Value) -> Value:
         text = a.text if a.text == b.text else None
         return StreamMethod(a.method, join(a.receiver, b.receiver), text, a.bound_at)
     if isinstance(a, Tensor) and isinstance(b, Tensor):
-        return _join_tensors(a, b)
+        return join_tensors(a, b)
     tensor, other = (a, b) if isinstance(a, Tensor) else (b, a)
     if isinstance(tensor, Tensor) and tensor.made is not None and _is_number(other):
         # ``total = 0`` then ``total = total + loss``: a number has no backward, so where
@@ -524,13 +500,6 @@ def _join_seqs(a: Seq, b: Seq) -> Value:
         return Seq(items) if len(a.items) == len(b.items) else None
     key = join_all([*(Const(k) for k, _ in (*a.keys, *b.keys)), a.key, b.key]) if dicts[0] else None
     return Seq((join_all([*a.items, *b.items]),), is_dict=dicts[0], key=key)
-
-
-def _join_tensors(a: Tensor, b: Tensor) -> Tensor:
-    """Facts true on both paths; a stream computed under on one path only is a "may"."""
-    place = a.place if a.place == b.place else UNKNOWN
-    index = a.index if a.index == b.index else None
-    return Tensor(place, index, join_made(a.made, b.made))
 
 
 def is_none(value: Value) -> bool:

@@ -1,0 +1,47 @@
+"""What the hazard rules know about a value that may be a tensor: where its memory is and
+which streams were current while its graph was computed (spec section 2.6). Kept apart from
+:mod:`.values`, which joins every kind of value, because these facts join by their own rule:
+what is true on both paths, a stream on one path only as a "may".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .made import Made, join_made
+
+__all__ = ["HOST", "NPU", "PINNED", "UNKNOWN", "Tensor", "join_tensors"]
+
+#: ``Tensor.place``: where a tensor's memory is, as far as the analysis can see.
+HOST = "host"  #: pageable host memory (copies with it are synchronous: safe)
+PINNED = "pinned"  #: torch_npu pinned host memory (``pin_memory()``, ``pin_memory=True``)
+NPU = "npu"  #: an NPU (``Tensor.index`` when the device index is visible)
+UNKNOWN = ""
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """What the hazard rules know about a value that may be a tensor (spec section 2.6).
+
+    Unknown results of calls are mostly left as ``None``; a ``Tensor`` is made where a fact is
+    visible: where its memory is (``place``, ``index``) or which stream was current when it
+    was computed (``made``, for autograd). Any other object may hide behind it too, so
+    checks that accept "unknown" accept a ``Tensor`` whose ``place`` is unknown.
+    """
+
+    place: str = UNKNOWN
+    #: The NPU's index when visible (``device="npu:1"``): an int, or a symbolic
+    #: :class:`.devices.Sym` (``device + 1``).
+    index: object = None
+    #: The streams current while its graph was computed (:mod:`.provenance`), if known.
+    made: Made | None = None
+
+    def with_place(self, place: str, index: object = None) -> Tensor:
+        return replace(self, place=place, index=index)
+
+
+def join_tensors(a: Tensor, b: Tensor) -> Tensor:
+    """Facts true on both paths; a stream computed under on one path only is a "may"."""
+    place = a.place if a.place == b.place else UNKNOWN
+    index = a.index if a.index == b.index else None
+    return Tensor(place, index, join_made(a.made, b.made))
