@@ -38,6 +38,7 @@ _DATA_MODULES = (
     "extstream_lint.analysis.abstract.atoms",
     "extstream_lint.analysis.abstract.members",
     "extstream_lint.analysis.abstract.made",
+    "extstream_lint.analysis.abstract.tensors",
     "extstream_lint.analysis.semantics.provenance",
     "extstream_lint.analysis.abstract.sinks",
     "extstream_lint.analysis.semantics.effects",
