@@ -13,7 +13,10 @@ each thread keeps, per device, the points where its current stream changed, by s
 number, with the state after each: an external stream's id, ``0`` for a torch_npu-managed
 stream, or ``UNKNOWN``. The backward check then reads the stream **really** current on the
 root's device (torch_npu's raw query), walks the graph, and refuses when a node made under
-one state meets a backward run under another - mixed graphs included.
+one state meets a backward run under another - mixed graphs included. A node's stream is
+not readable, but its device is (``_input_metadata``): once a thread had an external stream
+current on another device than the root's, each node is judged against its own device's points
+(:func:`_judge_devices`).
 
 Switches are seen where they happen in Python (``torch_npu._C._npu_setStream``, which every
 ``torch.npu.set_stream`` / ``torch.npu.stream(...)`` reaches, so a ``set_stream`` bound before
@@ -128,6 +131,9 @@ _get_sequence_nr: Callable[[], int] = lambda: 0  # noqa: E731
 
 #: ``torch._C._functions.AccumulateGrad``: a leaf, no inputs to walk (bound when armed).
 _accumulate_grad: Any = None
+#: The node types whose inputs can be on another device than their own (``Tensor.to``,
+#: ``copy_``, a ``copy_`` into a view): bound when armed.
+_copies: frozenset[Any] = frozenset()
 
 
 def _sequence_nr() -> int:
@@ -236,13 +242,16 @@ def start_thread(devices: list[tuple[int, int]]) -> None:
 
 def reset() -> None:
     """Forget every thread's record (at arm and disarm)."""
-    global _local, _get_sequence_nr, _accumulate_grad
+    global _local, _get_sequence_nr, _accumulate_grad, _copies
     _local = _Local()
     with _state.LOCK:
         _records.clear()
     if _state.torch is not None:
         _get_sequence_nr = _state.torch._C._autograd._get_sequence_nr
-        _accumulate_grad = getattr(_state.torch._C._functions, "AccumulateGrad", None)
+        functions = _state.torch._C._functions
+        _accumulate_grad = getattr(functions, "AccumulateGrad", None)
+        names = ("ToCopyBackward0", "CopyBackwards", "CopySlices")
+        _copies = frozenset(getattr(functions, name) for name in names if hasattr(functions, name))
 
 
 # --- the switch points -------------------------------------------------------------------------
@@ -395,9 +404,7 @@ def _collides(others: list[tuple[int, list[int], list[int]]], seq: int) -> bool:
     return False
 
 
-def _judge(
-    root: Any, index: int, seen: dict[int, set[Any]] | None
-) -> tuple[int, int, int, bool, Any] | None:
+def _judge(root: Any, index: int, seen: dict[int, set[Any]] | None) -> tuple[Any, ...] | None:
     """``(device, state a node was made under, stream id current now, mixed, that node)`` when
     the graph
     of ``root`` (an NPU tensor on device ``index``, -1: the current one) crosses a boundary:
@@ -428,6 +435,11 @@ def _judge(
     if view is None or view[0] != now:
         view = _view(record, index, now, now_id)
     _, low, seqs, states, last_seq = view
+    ext_seen = record.ext_seen
+    if ext_seen and (len(ext_seen) > 1 or index not in ext_seen):
+        # an external stream was current on another device than the root's in this thread:
+        # each node is judged against its own device's points (issue 40)
+        return _judge_devices(node, index, now, now_id, seen, record)
     if low < 0:
         return None
     try:
@@ -462,6 +474,7 @@ def _judge(
     across: set[Any] = set()
     mixed = state == now
     leaf = _accumulate_grad
+    copies = _copies
     try:
         walked.add(node)
     except TypeError:  # a node type that cannot be hashed: not judged
@@ -472,10 +485,15 @@ def _judge(
     while stack and budget:
         budget -= 1
         current, bound = stack.pop()
+        copying = type(current) in copies
         for child, _ in current.next_functions:
             # AccumulateGrad (unnumbered, no inputs) is never walked nor judged.
             if child is None or type(child) is leaf or child in walked:
                 continue
+            if copying:  # a copy from another device: each node on its own device from here
+                device = _node_device(child)
+                if device is not None and device != index:
+                    return _judge_devices(node, index, now, now_id, seen, record)
             try:
                 seq = child._sequence_nr()
             except (AttributeError, RuntimeError, TypeError):
@@ -505,6 +523,154 @@ def _judge(
     for crossing in pending:
         if not (across and _reaches(crossing[-1], across)):
             return crossing
+    return None
+
+
+def _node_device(node: Any) -> int | None:
+    """The NPU index of ``node`` as the engine reads it (``Node::stream()``: the device of
+    its first input metadata of the accelerator's type), or None (no NPU input: a host node,
+    or a node type without ``_input_metadata``)."""
+    try:
+        metadata = node._input_metadata
+    except (AttributeError, RuntimeError, TypeError):
+        return None
+    devices = npu_devices
+    for item in metadata:
+        index = devices.get(item.device)
+        if index is not None and index >= 0:
+            return index
+    return None
+
+
+def _first_external(record: _Record) -> int:
+    """The lowest number from which this thread made a node under an external stream, on any
+    device (-1: none kept)."""
+    first = -1
+    for device in record.ext_seen:
+        for seq, state in zip(record.seqs[device], record.states[device]):
+            if state and state != UNKNOWN:
+                if first < 0 or seq < first:
+                    first = seq
+                break
+    return first
+
+
+def _judge_devices(
+    node: Any, index: int, now: int, now_id: int, seen: dict[int, set[Any]] | None,
+    record: _Record,
+) -> tuple[Any, ...] | None:  # fmt: skip
+    """:func:`_judge` for a thread that had an external stream current on another device than
+    the root's (``index``, whose stream now is ``now`` / ``now_id``): the graph's streams are
+    ``(device, state)`` pairs, the root gradient's producer ``(index, now)``. A node crosses
+    when its pair is not that one with an external stream on either side: a managed node of
+    another device meets a managed root (device streams sync with each other), anything else
+    meets an external stream at some edge of a connected graph. A node's device is the one
+    its input metadata names (:func:`_node_device`; the root's when none does), its state
+    that device's points at its number. Numbers another thread made too are unknown here
+    (:func:`_ambiguous`, :func:`_collides`: not judged, no false refusal). Below the first
+    number made under an external stream on any device (all of them when the backward runs
+    under one) every node is managed or unknown: not walked. With every device managed now,
+    a node made after the last switch of every device (``calm``) is managed wherever it is:
+    walked, its device not read."""
+    horizon = _get_sequence_nr()
+    record.high = horizon
+    floor = 0 if now else _first_external(record)
+    if floor < 0:
+        return None
+    try:
+        seq = node._sequence_nr()
+    except (AttributeError, RuntimeError, TypeError):
+        return None
+    if seq < floor or seq >= horizon:
+        return None
+    if seen is None:
+        walked: set[Any] = set()
+    else:
+        walked = seen.setdefault(-2, set())
+        if node in walked:
+            return None
+    C = _state.torch_npu._C  # type: ignore[union-attr]
+    several = len(_records) > 1
+    #: Per device: (state now, seqs, states, last seq, other threads' points or None).
+    table: dict[int, tuple[int, Any, Any, int, Any]] = {}
+
+    def row_of(device: int) -> tuple[int, Any, Any, int, Any]:
+        row = table.get(device)
+        if row is None:
+            dev_id = now_id if device == index else int(C._npu_getCurrentStream(device)[0])
+            dev_now = _state_of(dev_id)
+            view = record.views.get(device)
+            if view is None or view[0] != dev_now:
+                view = _view(record, device, dev_now, dev_id)
+            others = _others(record, device, floor) if several and view[2] is not None else None
+            row = table[device] = (dev_now, view[2], view[3], view[4], others)
+        return row
+
+    def state_at(device: int, seq: int) -> int:
+        dev_now, seqs, states, last_seq, others = table.get(device) or row_of(device)
+        if seqs is None or seq >= last_seq:
+            state = dev_now
+        else:
+            at = bisect_right(seqs, seq) - 1
+            state = states[at] if at >= 0 else UNKNOWN
+        if others and (_ambiguous(others, seq, state) or _collides(others, seq)):
+            return UNKNOWN
+        return state
+
+    calm = horizon
+    if not now:
+        rows = [row_of(device) for device in sorted(record.ext_seen)]
+        if not any(row[0] for row in rows):
+            calm = max(row[3] for row in rows)
+    if seq >= calm:
+        device, state = index, now
+    else:
+        device = _node_device(node)
+        if device is None:
+            device = index
+        state = state_at(device, seq)
+    mixed = device == index and state == now
+    if state != UNKNOWN and (state or now) and (device != index or state != now):
+        if state:
+            return device, state, now_id, False, node, index
+        return index, 0, now_id, False, node
+    leaf = _accumulate_grad
+    try:
+        walked.add(node)
+    except TypeError:
+        return None
+    stack = [(node, seq)]
+    budget = MAX_NODES
+    while stack and budget:
+        budget -= 1
+        current, bound = stack.pop()
+        for child, _ in current.next_functions:
+            if child is None or type(child) is leaf or child in walked:
+                continue
+            try:
+                seq = child._sequence_nr()
+            except (AttributeError, RuntimeError, TypeError):
+                continue
+            if seq >= bound:  # another thread's (not walked), or unnumbered
+                if seq >= _UNNUMBERED and child.next_functions:
+                    walked.add(child)
+                    stack.append((child, horizon))
+                continue
+            if seq < floor:
+                continue
+            walked.add(child)
+            if seq >= calm:  # managed, on whatever device
+                stack.append((child, seq))
+                continue
+            device = _node_device(child)
+            if device is None:
+                device = index
+            state = state_at(device, seq)
+            if state != UNKNOWN and (state or now) and (device != index or state != now):
+                if state:
+                    return device, state, now_id, mixed, child, index
+                return index, 0, now_id, mixed, child
+            stack.append((child, seq))
     return None
 
 
@@ -566,12 +732,17 @@ def backward_wrapper(
 
 
 def _report(session: Session, operation: str, index: int, other: int, now_id: int,
-            mixed: bool, node: Any) -> None:  # fmt: skip
+            mixed: bool, node: Any, root: int | None = None) -> None:  # fmt: skip
+    """``root``: the root's device when the node is on another one (``index``)."""
     __tracebackhide__ = True
     now = now_id & EXTERNAL_MARK
     native = native_not_supported("LaunchRecordEventTask" if now else "LaunchWaitEventTask")
     made = f"external stream {stream_text(index, other)}" if other else "a managed stream"
-    runs = f"external stream {stream_text(index, now_id)}" if now else "another stream"
+    runs = (
+        f"external stream {stream_text(index if root is None else root, now_id)}"
+        if now
+        else "another stream"
+    )
     detail = (
         f"node {_node_text(node)} was built while {made} was current, and backward runs on "
         f"{runs}" + (" (the graph mixes nodes made under both)" if mixed else "")

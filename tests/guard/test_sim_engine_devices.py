@@ -74,9 +74,9 @@ def test_a_two_device_graph_across_an_external_stream_without_the_guard(sim: Any
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="the guard reads the switch history of the root's device only: a node made on "
-    "npu:1 under its external stream, in a graph rooted on npu:0, is not judged "
-    "(docs/guard.md, Limitations)",
+    reason="the simulated nodes' _input_metadata say cpu (the tensors are CPU tensors to "
+    "C++): the npu:1 node is judged against npu:0's switch history, as a node without an NPU "
+    "device is (docs/guard.md, Limitations)",
 )
 @pytest.mark.parametrize("backward_in", [False, True], ids=["backward-outside", "backward-in"])
 def test_a_two_device_graph_across_an_external_stream_is_xst203(
@@ -110,3 +110,167 @@ def test_a_two_device_graph_across_an_external_stream_is_xst203(
         gc.collect()
         memory.terminate = fixture_terminate
     assert refused and not aborted
+
+
+# --- each node judged against its own device (issue 40) ------------------------------------------
+#
+# The guard reads a node's device where the engine does (``Node::stream()``: the first input
+# metadata of the accelerator's type, ``node._input_metadata[i].device`` from Python). The
+# simulated NPU tensors are CPU tensors to C++, so their nodes' metadata says ``cpu`` (the
+# xfails above); the tests below hand the guard the device the simulated kernels tagged the node
+# with, which is what ``_input_metadata`` names on hardware, and judge the rest of the check.
+
+
+def _tagged_device(node: Any) -> int | None:
+    from tests.guard.npusim import engine
+
+    tagged = engine.node_stream(node)
+    return None if tagged is None else tagged[0]
+
+
+class _Meta:
+    def __init__(self, device: Any) -> None:
+        self.device = device
+
+
+class _Node:
+    def __init__(self, *devices: Any) -> None:
+        self._input_metadata = tuple(_Meta(d) for d in devices)
+
+
+def test_a_node_s_device_is_its_first_npu_input_metadata(sim: Any) -> None:
+    """``_input_metadata`` is what torch 2.13 exposes on every node; the first entry of the
+    accelerator's type names the device, as ``Node::stream()`` picks it; none: None."""
+    import torch
+
+    from extstream_guard import _autograd
+
+    extstream_guard.install()
+    npu = sim.torch_npu.npu
+    npu.ExternalStream(HANDLE, device=1)  # arms the checks (the device table with them)
+    cpu = (torch.ones(2, requires_grad=True) * 2).grad_fn
+    assert [m.device for m in cpu._input_metadata] == [torch.device("cpu")]
+    assert _autograd._node_device(cpu) is None
+    node = _Node(torch.device("cpu"), torch.device("npu", 1), torch.device("npu", 0))
+    assert _autograd._node_device(node) == 1
+    assert _autograd._node_device(object()) is None
+
+
+@pytest.mark.parametrize("backward_in", [False, True], ids=["backward-outside", "backward-in"])
+def test_a_device_1_node_under_its_external_stream_is_judged_on_npu_1(
+    sim: Any, monkeypatch: pytest.MonkeyPatch, backward_in: bool
+) -> None:
+    """With the node's device known: XST203 before the engine runs, naming the npu:1 node and
+    its stream, whether ``backward()`` runs under the external stream or not."""
+    from extstream_guard import _autograd
+
+    monkeypatch.setattr(_autograd, "_node_device", _tagged_device)
+    npu = sim.torch_npu.npu
+    extstream_guard.install()
+    ext = npu.ExternalStream(HANDLE, device=1)
+    loss, _ = _two_device_graph(npu, ext)
+    with pytest.raises(ExternalStreamError, match=r"\[XST203\]") as caught:
+        if backward_in:
+            with npu.stream(ext):
+                loss.backward()
+        else:
+            loss.backward()
+    assert "MulBackward0" in str(caught.value) and "npu:1" in str(caught.value)
+    assert caught.value.device == 1
+
+
+def test_a_two_device_graph_over_managed_streams_passes(
+    sim: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twin: the npu:1 node made under an ordinary ``torch.npu.Stream`` after an external
+    stream was current on npu:1 (so every node is read by its device) is not refused."""
+    from extstream_guard import _autograd
+
+    monkeypatch.setattr(_autograd, "_node_device", _tagged_device)
+    npu = sim.torch_npu.npu
+    extstream_guard.install()
+    ext = npu.ExternalStream(HANDLE, device=1)
+    with npu.stream(ext):
+        pass
+    loss, hidden = _two_device_graph(npu, npu.Stream(device=1))
+    loss.backward()
+    assert hidden.grad_fn is not None
+
+
+def test_npu_0_nodes_made_while_npu_1_s_external_stream_was_current_pass(
+    sim: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twin: a graph of npu:0 nodes built inside ``torch.npu.stream(ext1)`` ran on npu:0's
+    managed stream: judged against npu:0's points, it is not refused (judged against npu:1's
+    it would be)."""
+    from extstream_guard import _autograd
+    from tests.guard import npusim
+
+    monkeypatch.setattr(_autograd, "_node_device", _tagged_device)
+    npu = sim.torch_npu.npu
+    extstream_guard.install()
+    ext = npu.ExternalStream(HANDLE, device=1)
+    w0 = npusim.npu_tensor(requires_grad=True, device=0)
+    with npu.stream(ext):
+        loss = (w0 * 2).sum()
+    loss.backward()
+    assert w0.grad is not None
+
+
+def test_node_devices_are_read_only_after_another_device_had_an_external_stream(
+    sim: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cost: with external streams on the root's device only, the check reads no node's
+    device (the single-device walk, as before); once npu:1 had one, it reads the devices of
+    the nodes made before every device's last switch, not of those made after it."""
+    from extstream_guard import _autograd
+    from tests.guard import npusim
+
+    calls: list[Any] = []
+
+    def counted(node: Any) -> int | None:
+        calls.append(node.name())
+        return _tagged_device(node)
+
+    monkeypatch.setattr(_autograd, "_node_device", counted)
+    npu = sim.torch_npu.npu
+    extstream_guard.install()
+    ext0 = npu.ExternalStream(HANDLE, device=0)
+    w0 = npusim.npu_tensor(requires_grad=True, device=0)
+    with npu.stream(ext0):
+        (w0 * 2).sum().backward()
+    (w0 * 3).sum().backward()
+    assert calls == []
+    side = npu.Stream(device=1)
+    w1 = npusim.npu_tensor(requires_grad=True, device=1)
+    with npu.stream(side):
+        made_in = w1 * 2  # on npu:1's managed stream: passes
+    ext1 = npu.ExternalStream(HANDLE + 0x100, device=1)
+    with npu.stream(ext1):
+        w1 * 3  # a node made under ext1: npu:1's points change
+    (w0 * 4).sum().backward()
+    assert calls == []  # made after every device's last switch
+    (made_in.to("npu:0") * w0).sum().backward()
+    assert "MulBackward0" in calls
+
+
+def test_npu_0_nodes_made_in_npu_1_s_region_in_a_graph_rooted_on_npu_1_pass(
+    sim: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twin, with the external stream on the root's device: the single-device walk meets the
+    copy from npu:0 and judges from there each node on its own device, so the npu:0 node made
+    inside ``torch.npu.stream(ext1)`` (on npu:0's managed stream) is not refused (judged
+    against npu:1's points, it was)."""
+    from extstream_guard import _autograd
+    from tests.guard import npusim
+
+    monkeypatch.setattr(_autograd, "_node_device", _tagged_device)
+    npu = sim.torch_npu.npu
+    extstream_guard.install()
+    ext1 = npu.ExternalStream(HANDLE, device=1)
+    w0 = npusim.npu_tensor(requires_grad=True, device=0)
+    w1 = npusim.npu_tensor(requires_grad=True, device=1)
+    with npu.stream(ext1):
+        made_in = w0 * 2  # on npu:0, under its managed stream
+    (made_in.to("npu:1") * w1).sum().backward()
+    assert w0.grad is not None and w1.grad is not None

@@ -136,6 +136,12 @@ def to(self: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     if device.type == NPU:
         dst = _current_device() if device.index is None else device.index
     plain = _plain(self)
+    if src is not None and plain.grad_fn is not None:
+        # the alias (torch_npu's copy has none) is of the source: its node is on that device,
+        # as the node below a ``ToCopyBackward0`` is on hardware (issue 40)
+        from . import engine
+
+        engine.tag_nodes(plain.grad_fn, src)
     dtype = dtype or plain.dtype
     if src is not None and dst is not None:  # device to device
         if src == dst and dtype == plain.dtype and not copy:
