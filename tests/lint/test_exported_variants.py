@@ -153,3 +153,20 @@ def test_pin_copies_reach_a_nested_holder_through_self_calls_within_the_bound() 
     assert isinstance(long, ClassInfo)
     assert _keys(long.methods["m0"]) == []
     assert _keys(long.methods[f"m{_MAX_CALLED}"])
+
+
+def test_receiver_attribute_literal_copies_are_exported() -> None:
+    source = _HEAD + (
+        "\nclass Feeder:\n"
+        "    def __init__(self, h, kind=Kind.MANAGED):\n"
+        "        self.h = h\n        self.kind = kind\n\n"
+        "    def lane(self):\n"
+        "        if self.kind is Kind.EXTERNAL:\n            return ExternalStream(self.h)\n"
+        "        return torch.npu.Stream()\n"
+    )
+    feeder = _summarise(source)["Feeder"]
+    assert isinstance(feeder, ClassInfo)
+    assert _keys(feeder.methods["lane"]) == [
+        (0, ("kind",), "Const(value=<Kind.MANAGED>)"),
+        (0, ("kind",), "Const(value=<Kind.EXTERNAL>)"),
+    ]

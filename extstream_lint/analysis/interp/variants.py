@@ -122,6 +122,8 @@ class Variants:
                     fixed = {0: _pinned_self(cls, path, holder == _PIN_EXT, ref)}  # type: ignore[arg-type]
                 elif holder is None:
                     fixed = {index: lit}
+                elif index == 0 and cls is not None and holder[0] is cls:  # self.flag
+                    fixed = {0: _flagged(holder, path, lit, ref)}
                 else:
                     fixed = {index: _holding(holder, path, lit, ref)}
                 self._copy_of[special] = info
@@ -153,9 +155,14 @@ class Variants:
         first = 1 if cls is not None and "staticmethod" not in info.decorators else 0
         annotations = _annotations(node)
         for index, (name, kind) in enumerate(info.params):
-            if index < first or kind in ("star", "starstar"):
+            if kind in ("star", "starstar"):
                 continue
-            if name in tested or index in passed_on:
+            receiver = index < first  # self.flag: the literal the caller's object holds
+            if receiver and (index or cls is None or not self._bodies.self_uses(node).reads):
+                continue
+            if receiver:
+                annotations[name] = cls.name  # type: ignore[union-attr]
+            elif name in tested or index in passed_on:
                 compared = enums if name in self._bodies.decided(node) else ()
                 keys.extend((index, (), lit, None) for lit in (*_FLAGS, *compared))
             prefix = f"{name}."
@@ -165,7 +172,7 @@ class Variants:
                 if not all(step.isidentifier() for step in path):
                     continue
                 chain = _chain(classes, path, annotations.get(name))
-                if chain is not None:
+                if chain is not None and (not receiver or chain[0] is cls):
                     literals = _field_literals(chain[-1], path[-1])
                     keys.extend((index, path, lit, chain) for lit in literals)
         return keys
@@ -324,6 +331,14 @@ def _default_of(cls: ClassInfo, step: str) -> Value:
     default its generated ``__init__`` stores (``field(default_factory=...)``)."""
     held = class_flag(cls, step)
     return _init_default(cls, step) if held is None else held
+
+
+def _flagged(chain: _Chain, path: tuple[str, ...], lit: Value, ref: ParamRef) -> Instance:
+    """``self`` of a copy learnt for the literal its object holds at ``path``
+    (``self.borrowed``, ``self.cfg.kind``): that attribute only, every other one read as
+    the class's, as in the summary (:func:`.constants._holding`, in the module)."""
+    held = lit if len(path) == 1 else _flagged(chain[1:], path[1:], lit, ref.child(path[0]))
+    return Instance(chain[0], ((path[0], held),), ref)
 
 
 def _field_names(cls: ClassInfo) -> dict[str, None]:
