@@ -12,7 +12,7 @@ import libcst as cst
 from extstream_lint.analysis.abstract.values import ClassInfo, FunctionInfo
 from extstream_lint.analysis.driver.budget import BudgetedInterpreter
 from extstream_lint.analysis.interp.constants import MAX_COPIES
-from extstream_lint.analysis.interp.variants import MAX_VARIANTS
+from extstream_lint.analysis.interp.variants import _MAX_CALLED, MAX_VARIANTS
 
 _HEAD = """\
 import enum
@@ -92,3 +92,81 @@ def test_copies_per_module_are_bounded_at_n_and_10n() -> None:
         len(v.variants) for v in names.values() if isinstance(v, FunctionInfo)
     )
     assert 0 < count(small) <= count(large) <= MAX_COPIES
+
+
+_NESTED = """
+@dataclass
+class Run:
+    steps: int = 1
+    place: Cfg = field(default_factory=Cfg)
+
+
+def side(p):
+    if p.kind is Kind.EXTERNAL:
+        return ExternalStream(p.handle)
+    return torch.npu.Stream()
+
+
+class Lanes:
+    def __init__(self, p):
+        self.side = side(p)
+
+
+class Runner:
+    def __init__(self, run: Run):
+        self.lanes = Lanes(run.place)
+{methods}
+"""
+
+_CHAINED = """
+    def m{i}(self):
+        self.m{j}()
+"""
+
+
+def _nested(n: int) -> dict[str, object]:
+    methods = "".join(_CHAINED.format(i=i, j=i + 1) for i in range(n))
+    methods += f"\n    def m{n}(self):\n        self.lanes.side.synchronize()\n"
+    source = _HEAD.replace("import dataclass", "import dataclass, field") + _NESTED
+    return _summarise(source.format(methods=methods))
+
+
+def test_two_step_config_path_copies_are_exported() -> None:
+    runner = _nested(1)["Runner"]
+    assert isinstance(runner, ClassInfo)
+    assert [k for k in _keys(runner.methods["__init__"]) if len(k[1]) == 2] == [
+        (1, ("place", "kind"), "Const(value=<Kind.MANAGED>)"),
+        (1, ("place", "kind"), "Const(value=<Kind.EXTERNAL>)"),
+    ]
+
+
+def test_pin_copies_reach_a_nested_holder_through_self_calls_within_the_bound() -> None:
+    """``m0`` reaches ``self.lanes.side`` through ``self.m1()``; a chain longer than
+    ``_MAX_CALLED`` methods is cut (no copies for its head), so the walk stays bounded."""
+    short = _nested(2)["Runner"]
+    assert isinstance(short, ClassInfo)
+    assert _keys(short.methods["m0"]) == [
+        (0, ("lanes", "side"), "pin:external"),
+        (0, ("lanes", "side"), "pin:none"),
+    ]
+    long = _nested(_MAX_CALLED + 4)["Runner"]
+    assert isinstance(long, ClassInfo)
+    assert _keys(long.methods["m0"]) == []
+    assert _keys(long.methods[f"m{_MAX_CALLED}"])
+
+
+def test_receiver_attribute_literal_copies_are_exported() -> None:
+    source = _HEAD + (
+        "\nclass Feeder:\n"
+        "    def __init__(self, h, kind=Kind.MANAGED):\n"
+        "        self.h = h\n        self.kind = kind\n\n"
+        "    def lane(self):\n"
+        "        if self.kind is Kind.EXTERNAL:\n            return ExternalStream(self.h)\n"
+        "        return torch.npu.Stream()\n"
+    )
+    feeder = _summarise(source)["Feeder"]
+    assert isinstance(feeder, ClassInfo)
+    assert _keys(feeder.methods["lane"]) == [
+        (0, ("kind",), "Const(value=<Kind.MANAGED>)"),
+        (0, ("kind",), "Const(value=<Kind.EXTERNAL>)"),
+    ]

@@ -143,6 +143,10 @@ class Classes:
         if isinstance(made, FunctionInfo):
             self._applied.append((made.summary, made.summary.version))  # learnt later: look again
             return sm.substitute(made.returns, sm.Binding(made, {}, None))
+        if isinstance(made, ClassInfo):  # field(default_factory=Placement): a fresh instance
+            defaults = self._field_defaults.get(id(made), {})
+            held = tuple((n, defaults[n]) for n in made.fields if defaults.get(n) is not None)
+            return Instance(made, held)  # what else it holds: its class's (constants.class_flag)
         return None
 
     def _attribute_of(self, base: Value, name: str, text: str | None) -> Value:

@@ -320,7 +320,8 @@ def _own_streams(receiver: Arg | None, cls: ClassInfo | None) -> tuple[tuple[str
     for name, held in value.fields:
         joined = cls.attr(name)
         if _may_stream(joined, 2):
-            pinned = _pinned(held, joined, 2)
+            at = value.param.child(name) if value.param is not None else None
+            pinned = _pinned(held, joined, 2, at)
             if pinned is not _UNPINNED:
                 found.append((name, pinned))
     return tuple(found)
@@ -330,12 +331,16 @@ def _own_streams(receiver: Arg | None, cls: ClassInfo | None) -> tuple[tuple[str
 _UNPINNED = object()
 
 
-def _pinned(held: Value, joined: Value, depth: int) -> Value:
+def _pinned(held: Value, joined: Value, depth: int, at: ParamRef | None = None) -> Value:
     """What of ``held`` differs from the class's ``joined`` and was fixed by the
-    allocation: a real stream, nothing, or an object holding only such attributes."""
+    allocation: a real stream, nothing, or an object holding only such attributes. A
+    stream that is the receiver's own at ``at`` (a copy learnt for the caller's external
+    stream there, :mod:`.variants`) is pinned as it was, passed on to ``self.m()``."""
     if isinstance(held, ExtStream):
+        if held.param is not None:
+            return held if at is not None and held.param == at and not held.also else _UNPINNED
         same = isinstance(joined, ExtStream) and joined.must == held.must
-        return _UNPINNED if held.param is not None or same else held
+        return _UNPINNED if same else held
     if isinstance(held, Instance):
         if held.declared or depth <= 0:
             return _UNPINNED
@@ -343,7 +348,8 @@ def _pinned(held: Value, joined: Value, depth: int) -> Value:
             return _UNPINNED
         fields = []
         for name, item in held.fields:
-            kept = _pinned(item, joined.field(name)[1], depth - 1)
+            inner = at.child(name) if at is not None and held.param == at else None
+            kept = _pinned(item, joined.field(name)[1], depth - 1, inner)
             if kept is not _UNPINNED:
                 fields.append((name, kept))
         return replace(held, fields=tuple(fields)) if fields else _UNPINNED
@@ -353,7 +359,10 @@ def _pinned(held: Value, joined: Value, depth: int) -> Value:
 
 
 def _anchored(value: Value, ref: ParamRef) -> Value:
-    """A pinned object as the copy reads it: what was not pinned is the caller's."""
+    """A pinned object as the copy reads it: what was not pinned is the caller's, and so is
+    a stream the caller holds as its own receiver's (what its caller pinned there)."""
+    if isinstance(value, ExtStream) and value.param is not None and not value.also:
+        return replace(value, param=ref)
     if not isinstance(value, Instance):
         return value
     fields = tuple((n, _anchored(v, ref.child(n))) for n, v in value.fields)

@@ -37,6 +37,8 @@ the method stays (a module's findings never depend on who imports it).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream, ParamRef
@@ -44,10 +46,20 @@ from ..abstract.members import Member, member_of
 from ..abstract.paths import symbolic
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Value
 from ..semantics.sites import Arg
-from .constants import _held_along, _may_stream, _own_streams, new_copy, reads_streams
+from .constants import (
+    MAX_ATTR_PATH,
+    _held_along,
+    _may_stream,
+    _own_streams,
+    class_flag,
+    new_copy,
+    reads_streams,
+)
 
 #: Copies exported per function at most.
 MAX_VARIANTS = 8
+#: Methods of its class whose reads of ``self`` a method's own count with (through ``self.m()``).
+_MAX_CALLED = 16
 
 _FLAGS: tuple[Value, ...] = (Const(True), Const(False))
 #: The keys of a method's copies for the receiver's own stream (:func:`.constants._own_streams`):
@@ -57,6 +69,8 @@ _PIN_EXT, _PIN_NONE = "pin:external", "pin:none"
 #: A variant's key: parameter index, attribute path (``()``: the argument itself) and the
 #: ``repr`` of the literal it was learnt with.
 VariantKey = tuple[int, tuple[str, ...], str]
+#: The classes of the objects along a variant's attribute path, outermost first.
+_Chain = tuple[ClassInfo, ...]
 
 
 class Variants:
@@ -74,10 +88,11 @@ class Variants:
         # What the copies decide is not this module's callers' (:mod:`.decisions`): a lint
         # of this module that reuses this interpreter reports its generic bodies as before.
         decided = {info: set(keys) for info, keys in self._decided_keys.items()}
+        covered = {info: set(origins) for info, origins in self._covered.items()}
         try:
             self._learn_variants(classes, enums, copies)
         finally:
-            self._decided_keys = decided
+            self._decided_keys, self._covered = decided, covered
 
     def _learn_variants(
         self,
@@ -88,25 +103,29 @@ class Variants:
         for info, (node, fscope, cls) in list(self._definitions.items()):
             if info.enclosing is not None or info in self._copy_of or info.variants:
                 continue
-            if not (info in self._maybe_in or reads_streams(info)):
+            pins = self._pin_keys(info, node, cls) if cls is not None else []
+            if not pins and not (info in self._maybe_in or reads_streams(info)):
                 continue
             found: list[tuple[VariantKey, FunctionInfo]] = []
-            for index, path, lit, holder in self._variant_keys(info, node, cls, classes, enums):
+            keys = pins + self._variant_keys(info, node, cls, classes, enums)
+            for index, path, lit, holder in keys:
                 if len(found) >= MAX_VARIANTS:
                     break
-                key = (info, self._passes, index, path, repr(lit), repr(holder))
+                held = holder if not isinstance(holder, tuple) else tuple(map(id, holder))
+                key = (info, self._passes, index, path, repr(lit), held)
                 made = new_copy(copies, key, info)
                 if made is None:
                     break
                 special, _ = made
                 ref = ParamRef(special, index)
                 if isinstance(holder, str):  # the receiver's own stream, pinned
-                    own = symbolic(ref.child(path[0])) if holder == _PIN_EXT else None
-                    fixed = {0: Instance(cls, ((path[0], own),), ref)}  # type: ignore[arg-type]
+                    fixed = {0: _pinned_self(cls, path, holder == _PIN_EXT, ref)}  # type: ignore[arg-type]
                 elif holder is None:
                     fixed = {index: lit}
+                elif index == 0 and cls is not None and holder[0] is cls:  # self.flag
+                    fixed = {0: _flagged(holder, path, lit, ref)}
                 else:
-                    fixed = {index: _holding(holder, path[0], lit, ref)}
+                    fixed = {index: _holding(holder, path, lit, ref)}
                 self._copy_of[special] = info
                 saved = (self.learning, self.reporting, self._loops)
                 self.learning, self.reporting, self._loops = True, False, []
@@ -128,33 +147,73 @@ class Variants:
         cls: ClassInfo | None,
         classes: list[ClassInfo],
         enums: tuple[Value, ...],
-    ) -> list[tuple[int, tuple[str, ...], Value, ClassInfo | str | None]]:
-        keys: list[tuple[int, tuple[str, ...], Value, ClassInfo | str | None]] = []
-        if cls is not None and not info.decorators & {"staticmethod", "classmethod"}:
-            uses = self._bodies.self_uses(node)
-            for attr in sorted(uses.reads - uses.writes):
-                if _may_stream(cls.attr(attr), 0):  # self.s: a stream some instances get
-                    keys.extend((0, (attr,), None, pin) for pin in (_PIN_EXT, _PIN_NONE))
+    ) -> list[tuple[int, tuple[str, ...], Value, _Chain | str | None]]:
+        keys: list[tuple[int, tuple[str, ...], Value, _Chain | str | None]] = []
         tested = self._bodies.tested(node)
         passed_on = self._passed_on.get(info, set())
         passed_attrs = self._passed_attrs.get(info, set())
         first = 1 if cls is not None and "staticmethod" not in info.decorators else 0
         annotations = _annotations(node)
         for index, (name, kind) in enumerate(info.params):
-            if index < first or kind in ("star", "starstar"):
+            if kind in ("star", "starstar"):
                 continue
-            if name in tested or index in passed_on:
+            receiver = index < first  # self.flag: the literal the caller's object holds
+            if receiver and (index or cls is None or not self._bodies.self_uses(node).reads):
+                continue
+            if receiver:
+                annotations[name] = cls.name  # type: ignore[union-attr]
+            elif name in tested or index in passed_on:
                 compared = enums if name in self._bodies.decided(node) else ()
                 keys.extend((index, (), lit, None) for lit in (*_FLAGS, *compared))
             prefix = f"{name}."
-            steps = {t[len(prefix) :] for t in tested if t.startswith(prefix)}
-            steps.update(path[0] for i, path in passed_attrs if i == index and len(path) == 1)
-            for step in sorted(s for s in steps if s.isidentifier()):
-                holder = _holder(classes, step, annotations.get(name))
-                if holder is not None:
-                    literals = _field_literals(holder, step)
-                    keys.extend((index, (step,), lit, holder) for lit in literals)
+            paths = {tuple(t[len(prefix) :].split(".")) for t in tested if t.startswith(prefix)}
+            paths.update(path for i, path in passed_attrs if i == index)
+            for path in sorted(p for p in paths if len(p) <= MAX_ATTR_PATH):
+                if not all(step.isidentifier() for step in path):
+                    continue
+                chain = _chain(classes, path, annotations.get(name))
+                if chain is not None and (not receiver or chain[0] is cls):
+                    literals = _field_literals(chain[-1], path[-1])
+                    keys.extend((index, path, lit, chain) for lit in literals)
         return keys
+
+    def _pin_keys(
+        self, info: FunctionInfo, node: cst.FunctionDef, cls: ClassInfo
+    ) -> list[tuple[int, tuple[str, ...], Value, _Chain | str | None]]:
+        """The receiver's streams only some instances get that the method reads, itself or
+        through the methods of its class it calls on ``self`` (``self.streams.comm`` read
+        by ``self._reduce()`` that ``fit`` calls): per path to such a stream (an object
+        held there, ``self.streams``, to :data:`.constants.MAX_ATTR_PATH` steps), a copy
+        reading an external stream there and one reading none."""
+        if info.decorators & {"staticmethod", "classmethod"}:
+            return []
+        held = {name: v for name, v in cls.attrs.items() if _may_stream(v, MAX_ATTR_PATH - 1)}
+        if not held:
+            return []
+        keys: list[tuple[int, tuple[str, ...], Value, _Chain | str | None]] = []
+        for attr in sorted(self._self_reads(node, cls) & held.keys()):
+            value = cls.attr(attr)  # self.s: a stream some instances get, or an object's
+            for path in _stream_paths(value, (attr,), MAX_ATTR_PATH):
+                keys.extend((0, path, None, pin) for pin in (_PIN_EXT, _PIN_NONE))
+        return keys
+
+    def _self_reads(self, node: cst.FunctionDef, cls: ClassInfo) -> set[str]:
+        """The attributes of ``self`` a method reads and does not set itself, with those
+        the methods of its class it calls on ``self`` read (at most :data:`_MAX_CALLED`
+        methods)."""
+        reads: set[str] = set()
+        seen = {id(node)}
+        pending = [node]
+        while pending:
+            uses = self._bodies.self_uses(pending.pop())
+            reads |= uses.reads - uses.writes
+            for name in sorted(uses.reads):
+                method = cls.methods.get(name)
+                where = self._definitions.get(method) if method is not None else None
+                if where is not None and id(where[0]) not in seen and len(seen) < _MAX_CALLED:
+                    seen.add(id(where[0]))
+                    pending.append(where[0])
+        return reads
 
     def exported_variant(self, info: FunctionInfo, args: dict[int, Arg]) -> FunctionInfo | None:
         """The copy ``info``'s module exported for the literal this call's argument holds
@@ -169,6 +228,9 @@ class Variants:
             if text in (_PIN_EXT, _PIN_NONE):  # what the receiver's allocation gave it
                 cls = value.cls if isinstance(value, Instance) else None
                 own = dict(_own_streams(arg, cls)).get(path[0], _PIN_NONE)
+                for step in path[1:]:  # self.streams.comm: the object held there, its own
+                    present, inner = own.field(step) if isinstance(own, Instance) else (0, 0)
+                    own = inner if present else _PIN_NONE
                 if own is _PIN_NONE or isinstance(own, Instance):
                     continue  # not pinned by its allocation, or an object holding streams
                 if (text == _PIN_EXT) == isinstance(own, ExtStream):
@@ -180,6 +242,35 @@ class Variants:
             if held is not None and repr(held) == text:
                 return special
         return None
+
+
+def _stream_paths(value: Value, path: tuple[str, ...], depth: int) -> list[tuple[str, ...]]:
+    """The paths from ``path`` to the streams only some instances get in ``value``."""
+    if isinstance(value, ExtStream):
+        return [path] if _may_stream(value, 0) else []
+    if not isinstance(value, Instance) or len(path) >= depth:
+        return []
+    found = []
+    for name, item in value.fields:
+        found.extend(_stream_paths(item, (*path, name), depth))
+    return found
+
+
+def _pinned_self(cls: ClassInfo, path: tuple[str, ...], external: bool, ref: ParamRef) -> Instance:
+    """``self`` of a copy reading its own stream at ``path`` (the caller's, as a parameter's,
+    or none): the objects held on the way are the class's, that one attribute replaced."""
+    refs = [ref]
+    for step in path:
+        refs.append(refs[-1].child(step))
+    held: Value = symbolic(refs[-1]) if external else None
+    holders: list[Value] = [None]
+    for step in path[:-1]:
+        holders.append(cls.attr(step) if len(holders) == 1 else holders[-1].field(step)[1])  # type: ignore[union-attr]
+    for depth in range(len(path) - 1, 0, -1):
+        outer = holders[depth]
+        assert isinstance(outer, Instance)
+        held = replace(outer.with_field(path[depth], held), param=refs[depth])
+    return Instance(cls, ((path[0], held),), ref)
 
 
 def _enum_members(classes: list[ClassInfo]) -> tuple[Value, ...]:
@@ -196,8 +287,9 @@ def _member_of_class(value: Value, cls: ClassInfo) -> bool:
 
 
 def _field_literals(holder: ClassInfo, step: str) -> tuple[Value, ...]:
-    """The literals a field may hold: its default's enum class's members, else flags."""
-    member = member_of(holder.attrs.get(step))
+    """The literals a field may hold: its default's enum class's members (a class-level
+    default, or its ``__init__`` parameter's), else flags."""
+    member = member_of(holder.attrs.get(step)) or member_of(_init_default(holder, step))
     if isinstance(member, Member) and isinstance(member.cls, ClassInfo):
         enum_cls = member.cls
         return tuple(v for v in enum_cls.attrs.values() if _member_of_class(v, enum_cls))
@@ -207,18 +299,77 @@ def _field_literals(holder: ClassInfo, step: str) -> tuple[Value, ...]:
 def _holder(classes: list[ClassInfo], step: str, annotated: str | None) -> ClassInfo | None:
     """The module's class whose instances hold the field ``step``: the annotated one, else
     the only one that has it."""
-    having = [c for c in classes if step in c.fields or step in c.attrs]
+    having = [c for c in classes if step in _field_names(c)]
     if annotated is not None:
         return next((c for c in having if c.name == annotated), None)
     return having[0] if len(having) == 1 else None
 
 
-def _holding(cls: ClassInfo, step: str, lit: Value, ref: ParamRef) -> Instance:
-    """The parameter as the copy reads it: an instance of ``cls`` holding ``lit`` at
-    ``step``, every other field the caller's (symbolic)."""
-    names = dict.fromkeys((*cls.fields, *cls.attrs))
-    fields = {name: symbolic(ref.child(name)) for name in names}
-    fields[step] = lit
+def _chain(classes: list[ClassInfo], path: tuple[str, ...], annotated: str | None) -> _Chain | None:
+    """The classes of the objects along ``path`` (``cfg.placement.comm``: the config's class,
+    then its ``placement``'s), the last one holding the literal's field: the first the
+    annotated one, else the module's only class with that field; each next one the class of
+    the object the previous one holds there by default (a dataclass's ``field(
+    default_factory=Placement)``, a class attribute), else the module's only class with the
+    next field."""
+    holder = _holder(classes, path[0], annotated)
+    found = []
+    for step, nxt in zip(path, path[1:]):
+        if holder is None:
+            return None
+        found.append(holder)
+        held = _default_of(holder, step)
+        if isinstance(held, Instance) and nxt in _field_names(held.cls):
+            holder = held.cls
+        else:
+            holder = _holder(classes, nxt, None)
+    return (*found, holder) if holder is not None else None
+
+
+def _default_of(cls: ClassInfo, step: str) -> Value:
+    """What an instance of ``cls`` built without ``step`` holds there: the class's, else the
+    default its generated ``__init__`` stores (``field(default_factory=...)``)."""
+    held = class_flag(cls, step)
+    return _init_default(cls, step) if held is None else held
+
+
+def _flagged(chain: _Chain, path: tuple[str, ...], lit: Value, ref: ParamRef) -> Instance:
+    """``self`` of a copy learnt for the literal its object holds at ``path``
+    (``self.borrowed``, ``self.cfg.kind``): that attribute only, every other one read as
+    the class's, as in the summary (:func:`.constants._holding`, in the module)."""
+    held = lit if len(path) == 1 else _flagged(chain[1:], path[1:], lit, ref.child(path[0]))
+    return Instance(chain[0], ((path[0], held),), ref)
+
+
+def _field_names(cls: ClassInfo) -> dict[str, None]:
+    """The attributes every instance of ``cls`` holds: its fields, class attributes and
+    what its ``__init__`` stores on ``self`` (``self.mode = mode``)."""
+    init = cls.methods.get("__init__")
+    stored = init.summary.sets_attrs if init is not None else {}
+    own = (path[0] for index, path in stored if index == 0 and len(path) == 1)
+    return dict.fromkeys((*cls.fields, *cls.attrs, *own))
+
+
+def _init_default(cls: ClassInfo, step: str) -> Value:
+    """The default of the ``__init__`` parameter stored as ``self.<step>`` as given
+    (``def __init__(self, mode=Mode.PRIVATE): self.mode = mode``, a dataclass's generated
+    one: a field's default or ``default_factory``)."""
+    init = cls.methods.get("__init__")
+    stored = init.summary.sets_attrs.get((0, (step,))) if init is not None else None
+    ref = stored.param if isinstance(stored, (ExtStream, Instance)) else None
+    if ref is None or ref.owner is not init or ref.path or ref.index < 1:
+        return None
+    return init.defaults.get(ref.index)
+
+
+def _holding(chain: _Chain, path: tuple[str, ...], lit: Value, ref: ParamRef) -> Instance:
+    """The parameter as the copy reads it: an instance of ``chain[0]`` holding ``lit`` at
+    ``path`` (through objects of the next classes of ``chain``), every other field the
+    caller's (symbolic)."""
+    cls = chain[0]
+    fields = {name: symbolic(ref.child(name)) for name in _field_names(cls)}
+    step = path[0]
+    fields[step] = lit if len(path) == 1 else _holding(chain[1:], path[1:], lit, ref.child(step))
     return Instance(cls, tuple(fields.items()), ref)
 
 

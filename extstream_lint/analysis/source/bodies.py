@@ -289,7 +289,8 @@ _DECIDED = (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
 def _compared(test: cst.Comparison, names: set[str]) -> set[str]:
     """The parameters an identity or equality test compares, themselves or their
     ``.value`` / ``.name`` (an enum member's), and as ``"p.attr"`` the attributes of a
-    parameter it compares (``cfg.kind is Kind.EXTERNAL``: a config object's field)."""
+    parameter it compares, any depth (``cfg.kind is Kind.EXTERNAL``: a config object's
+    field; ``cfg.placement.comm is Kind.EXTERNAL``: a nested holder's)."""
     if not all(type(t.operator) in _DECIDED for t in test.comparisons):
         return set()
     found = set()
@@ -298,10 +299,14 @@ def _compared(test: cst.Comparison, names: set[str]) -> set[str]:
             operand = operand.value  # ``kind.value``, ``cfg.kind.value``: the member's
         if type(operand) is cst.Name and operand.value in names:
             found.add(operand.value)
-        elif type(operand) is cst.Attribute and type(operand.value) is cst.Name:
-            owner = operand.value.value  # type: ignore[attr-defined]
+        elif type(operand) is cst.Attribute:
+            steps: list[str] = []
+            while type(operand) is cst.Attribute and len(steps) < _MAX_STEPS:
+                steps.append(operand.attr.value)  # type: ignore[attr-defined]
+                operand = operand.value  # type: ignore[attr-defined]
+            owner = operand.value if type(operand) is cst.Name else None  # type: ignore[attr-defined]
             if owner in names:  # ``cfg.kind is Kind.EXTERNAL``: an attribute of a parameter
-                found.add(f"{owner}.{operand.attr.value}")
+                found.add(".".join((owner, *reversed(steps))))  # type: ignore[arg-type]
     return found
 
 
