@@ -110,7 +110,11 @@ def stream_view(value: Value, depth: int = 0) -> object:
     A caller's value (a parameter's path) is widened to its parameter and first step: a
     loop that walks it (``rest = rest.partition(sep)[2]``, ``node = node.next``) grows the
     path each run, and telling those apart ran such loops to their bound for no finding.
-    Names swapping parameters, or a parameter's attributes, still carry news."""
+    A value that may be several such paths is the set of them widened, whichever is listed
+    first: a join lists ``e.cause`` first and ``e.cause.cause`` among the others, whose
+    widened form is the first's again (traceback's queue of causes and contexts ran once
+    more per call for that). Names swapping parameters, or a parameter's attributes, still
+    carry news."""
     if value is None or isinstance(value, _PLAIN):
         return None
     if depth > _MAX_DEPTH:
@@ -143,10 +147,10 @@ def stream_view(value: Value, depth: int = 0) -> object:
         parts = [v for _, bound in value.captured for _, v in bound]  # type: ignore[union-attr]
         return _holding(Closure, parts, depth)
     if kind is ExtStream:  # which stream, and on which NPU: not whether on every path
-        param = value.param  # type: ignore[union-attr]
-        if param is not None:  # widened: which parameter, and its first step only
-            also = frozenset(_widened(ref) for ref in value.also)  # type: ignore[union-attr]
-            return (ExtStream, *_widened(param), also)
+        if value.param is not None:  # type: ignore[union-attr]
+            # widened: the parameters it may be, each by its first step only, as one set
+            refs = frozenset(_widened(ref) for ref in value.refs())  # type: ignore[union-attr]
+            return (ExtStream, refs)
         return (ExtStream, stream_key(value), value.device)  # type: ignore[arg-type,union-attr]
     if kind is Tensor:
         return _tensor_view(value)  # type: ignore[arg-type]
