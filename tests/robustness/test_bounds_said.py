@@ -101,3 +101,34 @@ def test_every_bound_said_is_in_the_limitations_page() -> None:
     page = (Path(__file__).parents[2] / "docs" / "limitations.md").read_text()
     for where, name, _, _, _ in cuts._BOUNDS.values():
         assert f"`{where}`, `{name}`" in page, where
+
+
+#: Ordinary code past two bounds in a file that imports ``ExternalStream`` and uses no stream:
+#: a class whose attributes are functions and methods (optparse's ``TYPE_CHECKER``, pydoc's
+#: formatter classes) is read on each path, and none of it is a stream.
+_PLAIN_PAST_BOUNDS = (
+    "from torch_npu.npu import ExternalStream\n\n\n"
+    "def check_int(option, value):\n    return int(value)\n\n\n"
+    "def check_str(option, value):\n    return value\n\n\n"
+    "class Option:\n"
+    "    ATTRS = [" + ", ".join(f'"a{i}"' for i in range(12)) + "]\n"
+    '    TYPE_CHECKER = {"int": check_int, "str": check_str}\n\n'
+    "    def check(self, kind, value):\n"
+    "        return self.TYPE_CHECKER[kind](self, value)\n\n"
+    "    def set_attrs(self, attrs):\n"
+    "        for attr in self.ATTRS:\n"
+    "            setattr(self, attr, attrs.get(attr))\n\n\n"
+    + "".join(
+        f"def w{i}(fn):\n    def inner(*a):\n        return fn(*a)\n    return inner\n\n\n"
+        for i in range(6)
+    )
+    + "".join(f"@w{i}\n" for i in range(6))
+    + "def show(option):\n    return option.check('int', '1')\n\n\n"
+    "show(Option())\n"
+)
+
+
+def test_ordinary_code_past_the_bounds_gets_no_note() -> None:
+    """A choice of functions and a method bound to its class are not streams (stdlib's
+    optparse and pydoc with the import prepended had a note each)."""
+    assert analyze_source(_PLAIN_PAST_BOUNDS, "plain.py") == []

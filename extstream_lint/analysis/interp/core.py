@@ -18,13 +18,16 @@ from typing import TYPE_CHECKING, Union
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
+from ..abstract.choices import OneOf
 from ..abstract.state import State
 from ..abstract.values import (
+    Bound,
     ClassInfo,
     Current,
     FunctionInfo,
     Instance,
     Module,
+    Partial,
     Seq,
     Value,
     join,
@@ -80,9 +83,30 @@ Deferred = tuple[cst.FunctionDef, Scope, Union[ClassInfo, None]]
 _LEARNING_ROUNDS = 4
 
 
-def carries_stream(value: Value) -> bool:
+def carries_stream(value: Value, depth: int = 0) -> bool:
     """A value a bound's cut may lose a finding on: a stream, a handle, a tensor with a
-    known place, or a container or object holding one (:func:`.views.matters`)."""
+    known place (:func:`.views.matters`), or a container, object, class, bound method,
+    partial or choice of callees holding one. Functions, modules and what a parameter
+    becomes do not: a cut on ordinary code that merely imports ``ExternalStream`` says
+    nothing (a class attribute that is one of several functions, ``TYPE_CHECKER =
+    {"int": check_builtin, ...}``, or a method bound to its class, is not a stream)."""
+    if value is None or depth > 3 or isinstance(value, (FunctionInfo, Module)):
+        return False
+    inner: tuple[object, ...] | None = None
+    if isinstance(value, OneOf):
+        inner = value.options
+    elif isinstance(value, Seq):
+        inner = (*value.items, value.key)
+    elif isinstance(value, Instance):
+        inner = (*(item for _, item in value.fields), *value.cls.attrs.values())
+    elif isinstance(value, ClassInfo):
+        inner = tuple(value.attrs.values())
+    elif isinstance(value, Bound):
+        inner = (value.receiver,)
+    elif isinstance(value, Partial):
+        inner = (value.func, *value.args, *(item for _, item in value.keywords))
+    if inner is not None:
+        return any(carries_stream(item, depth + 1) for item in inner)  # type: ignore[arg-type]
     return matters(value)
 
 
