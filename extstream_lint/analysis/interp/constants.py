@@ -53,7 +53,7 @@ from dataclasses import replace
 from ..abstract.atoms import Const, ExtStream, ParamRef
 from ..abstract.members import Member, member_of, member_truth
 from ..abstract.paths import symbolic
-from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Summary, Value
+from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Summary, Value, holds_stream
 from ..semantics.sites import Arg
 from . import summaries as sm
 from .core import is_symbolic
@@ -566,22 +566,9 @@ def reads_streams(info: FunctionInfo) -> bool:
     summary = info.summary
     if summary.sinks:
         return True
-    if any(_holds_stream(v, 3) for v in summary.sets_attrs.values()):
+    if any(holds_stream(v, 3, concrete=True) for v in summary.sets_attrs.values()):
         return True
-    return _holds_stream(info.returns, 3)
-
-
-def _holds_stream(value: Value, depth: int) -> bool:
-    if isinstance(value, ExtStream):
-        return value.param is None
-    if depth <= 0:
-        return False
-    if isinstance(value, Seq):
-        parts = (*value.items, *(v for _, v in value.keys))
-        return any(_holds_stream(v, depth - 1) for v in parts)
-    if isinstance(value, Instance):
-        return any(_holds_stream(v, depth - 1) for _, v in value.fields)
-    return False
+    return holds_stream(info.returns, 3, concrete=True)
 
 
 def _flag(value: Value) -> bool:

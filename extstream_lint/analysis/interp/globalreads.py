@@ -31,7 +31,7 @@ import libcst as cst
 from ..abstract.atoms import Const, ExtStream, GlobalSlot, ParamRef
 from ..abstract.paths import SUBSCRIPTED, symbolic
 from ..abstract.state import State
-from ..abstract.values import FunctionInfo, Instance, Seq, Summary, Value
+from ..abstract.values import FunctionInfo, Summary, Value, holds_stream
 from .core import Scope
 from .summaries import PARAM_KEY
 
@@ -48,20 +48,6 @@ def foreign_key(module: str, name: str) -> str:
 def nothing(value: Value) -> bool:
     """A read that found nothing the rules could use."""
     return value is None or value == _NONE
-
-
-def holds_stream(value: Value, depth: int = 2) -> bool:
-    """A stream, or a container or object holding one (a few levels down)."""
-    if isinstance(value, ExtStream):
-        return True
-    if depth <= 0:
-        return False
-    if isinstance(value, Seq):
-        parts = (*value.items, *(item for _, item in value.keys))
-        return any(holds_stream(part, depth - 1) for part in parts)
-    if isinstance(value, Instance):
-        return any(holds_stream(item, depth - 1) for _, item in value.fields)
-    return False
 
 
 def _leaked(value: Value, reader: object) -> bool:
