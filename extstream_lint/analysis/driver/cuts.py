@@ -3,7 +3,7 @@
 The analysis bounds some of what it follows so that every file costs a bounded time
 (docs/limitations.md, "Bounds"). Where the reporting pass hits one of the bounds below on
 code a stream flows through (:meth:`.interp.core.Core.cut_at`, called where the bound cuts,
-with the test of :func:`.interp.views.matters`), the file gets one XST000 there, as the
+with the test of :func:`.interp.views.carries_stream`), the file gets one XST000 there, as the
 statement budget's is (:mod:`.budget`): naming the bound, its value, what was not followed
 and how to avoid it. A finding past the cut may be missing; code without streams says
 nothing.

@@ -193,15 +193,10 @@ class Constants:
                 base if isinstance(base, Instance) else None,
             )
         self._copy_of[special] = info
-        saved = (self.learning, self.reporting, self._loops)
         # A copy for an attribute's name may reach what the summary never saw (the method
         # ``getattr(cb, hook)`` is): what it finds on concrete values is reported, once
         # (findings are kept by place and code), where the caller is.
-        self.learning, self.reporting, self._loops = True, named and self.reporting, []
-        try:
-            self._run_function(node, scope, cls, special, fixed)
-        finally:
-            self.learning, self.reporting, self._loops = saved
+        self.learn_copy(node, scope, cls, special, fixed, named and self.reporting)  # type: ignore[attr-defined]
         if info.returns_known:
             special.returns, special.returns_seen = info.returns, True
         return special

@@ -18,16 +18,13 @@ from typing import TYPE_CHECKING, Union
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
-from ..abstract.choices import OneOf
 from ..abstract.state import State
 from ..abstract.values import (
-    Bound,
     ClassInfo,
     Current,
     FunctionInfo,
     Instance,
     Module,
-    Partial,
     Seq,
     Value,
     join,
@@ -39,7 +36,6 @@ from ..source.bodies import bodies_for
 from ..source.syntax import dotted_name
 from . import summaries as sm
 from .placement import drop_stale_sinks
-from .views import matters
 
 if TYPE_CHECKING:
     from ..abstract.facts import ModuleFacts
@@ -81,33 +77,6 @@ class Loop:
 Deferred = tuple[cst.FunctionDef, Scope, Union[ClassInfo, None]]
 
 _LEARNING_ROUNDS = 4
-
-
-def carries_stream(value: Value, depth: int = 0) -> bool:
-    """A value a bound's cut may lose a finding on: a stream, a handle, a tensor with a
-    known place (:func:`.views.matters`), or a container, object, class, bound method,
-    partial or choice of callees holding one. Functions, modules and what a parameter
-    becomes do not: a cut on ordinary code that merely imports ``ExternalStream`` says
-    nothing (a class attribute that is one of several functions, ``TYPE_CHECKER =
-    {"int": check_builtin, ...}``, or a method bound to its class, is not a stream)."""
-    if value is None or depth > 3 or isinstance(value, (FunctionInfo, Module)):
-        return False
-    inner: tuple[object, ...] | None = None
-    if isinstance(value, OneOf):
-        inner = value.options
-    elif isinstance(value, Seq):
-        inner = (*value.items, value.key)
-    elif isinstance(value, Instance):
-        inner = (*(item for _, item in value.fields), *value.cls.attrs.values())
-    elif isinstance(value, ClassInfo):
-        inner = tuple(value.attrs.values())
-    elif isinstance(value, Bound):
-        inner = (value.receiver,)
-    elif isinstance(value, Partial):
-        inner = (value.func, *value.args, *(item for _, item in value.keywords))
-    if inner is not None:
-        return any(carries_stream(item, depth + 1) for item in inner)  # type: ignore[arg-type]
-    return matters(value)
 
 
 class Core:
@@ -206,6 +175,27 @@ class Core:
         #: Bounds the reporting pass cut at where a stream flows: bound -> the first node
         #: (:mod:`..driver.cuts` words them; the lint reports each as an XST000 there).
         self.cuts: dict[str, cst.CSTNode] = {}
+
+    def learn_copy(
+        self,
+        node: cst.FunctionDef,
+        scope: Scope,
+        cls: ClassInfo | None,
+        special: FunctionInfo,
+        fixed: dict[int, Value],
+        reporting: bool = False,
+    ) -> None:
+        """Learn the copy ``special`` of ``node``'s summary from the arguments ``fixed``, then
+        put back the modes and loops of the run that asked (every kind of copy: a call's
+        literals, other modules' variants, a class's ``__init__``, a metaclass's ``__new__``)."""
+        saved = (self.learning, self.reporting, self._loops)
+        self.learning, self.reporting, self._loops = True, reporting, []
+        try:
+            self._run_function(  # type: ignore[attr-defined]
+                node, scope, cls, special, fixed
+            )
+        finally:
+            self.learning, self.reporting, self._loops = saved
 
     def run(self) -> list[Issue]:
         self._learn()

@@ -78,12 +78,7 @@ class DataModel:
         if not new:
             return special
         node, scope, owner = where
-        saved = (self.learning, self.reporting, self._loops)
-        self.learning, self.reporting, self._loops = True, False, []
-        try:
-            self._run_function(node, scope, owner, special, {0: cls})
-        finally:
-            self.learning, self.reporting, self._loops = saved
+        self.learn_copy(node, scope, owner, special, {0: cls})  # type: ignore[attr-defined]
         return special
 
     def made_by_class(

@@ -50,7 +50,8 @@ from ..abstract.values import (
 from ..semantics import autograd as ag
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
-from .core import Scope, carries_stream, may_contain
+from .core import Scope, may_contain
+from .views import carries_stream
 
 #: Values a call can run: the project's functions, closures, classes, partials, bound methods.
 CALLABLE = (FunctionInfo, Closure, ClassInfo, Partial, Bound, StreamMethod, Ref)

@@ -46,8 +46,8 @@ from ..abstract.state import State
 from ..abstract.values import Current, FunctionInfo, Instance, Value, is_none
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
-from .core import carries_stream
 from .higher_order import recorded_call
+from .views import carries_stream
 
 #: The name a call's pending record is kept under while its statement finishes.
 _PENDING = "_self_calls"

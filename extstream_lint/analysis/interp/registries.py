@@ -489,13 +489,12 @@ class Registries:
                 for i, v in enumerate(given)
                 if i < len(new.params) and new.params[i][1] == "pos"
             }
-            saved = (self.learning, self.reporting, self._loops, self.__dict__.get("_creating"))
-            self.learning, self.reporting, self._loops = True, False, []
+            creating = self.__dict__.get("_creating")
             self._creating = cls
             try:
-                self._run_function(node, scope, owner, special, fixed)
+                self.learn_copy(node, scope, owner, special, fixed)  # type: ignore[attr-defined]
             finally:
-                self.learning, self.reporting, self._loops, self._creating = saved
+                self._creating = creating
         self.apply_stores(special, sm.Binding(special, {}, None), state)
 
     def created_class(self, first: Value) -> Value:

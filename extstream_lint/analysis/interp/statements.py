@@ -37,10 +37,11 @@ from ..semantics.sites import Arg
 from ..source.syntax import children, dotted_name, tail_name
 from .constants import const_truth
 from .containers import concatenated
-from .core import Loop, Scope, carries_stream
+from .core import Loop, Scope
 from .gradmode import AWAY_KEY
 from .loops import MAX_RUNS, carried, carries_news
 from .summaries import ENTERED, symbolic
+from .views import carries_stream
 
 #: ``exec_<NodeType>`` by statement type (built once per type).
 _EXEC_NAMES: dict[type, str] = {}

@@ -127,12 +127,7 @@ class Variants:
                 else:
                     fixed = {index: _holding(holder, path, lit, ref)}
                 self._copy_of[special] = info
-                saved = (self.learning, self.reporting, self._loops)
-                self.learning, self.reporting, self._loops = True, False, []
-                try:
-                    self._run_function(node, fscope, cls, special, fixed)
-                finally:
-                    self.learning, self.reporting, self._loops = saved
+                self.learn_copy(node, fscope, cls, special, fixed)  # type: ignore[attr-defined]
                 if info.returns_known:
                     special.returns, special.returns_seen = info.returns, True
                 text = holder if isinstance(holder, str) else repr(lit)

@@ -22,11 +22,15 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
+from ..abstract.choices import OneOf
 from ..abstract.sinks import SinkKey
 from ..abstract.values import (
+    Bound,
     ClassInfo,
     FunctionInfo,
     Instance,
+    Module,
+    Partial,
     Seq,
     Tensor,
     Value,
@@ -318,7 +322,31 @@ def _matters(value: Value, depth: int = 0) -> bool:
     return True
 
 
-#: What a bound's cut may lose a finding on (:meth:`.core.Core.cut_at`): the same test.
-matters = _matters
+def carries_stream(value: Value, depth: int = 0) -> bool:
+    """A value a bound's cut may lose a finding on: a stream, a handle, a tensor with a
+    known place (:func:`_matters`), or a container, object, class, bound method,
+    partial or choice of callees holding one. Functions, modules and what a parameter
+    becomes do not: a cut on ordinary code that merely imports ``ExternalStream`` says
+    nothing (a class attribute that is one of several functions, ``TYPE_CHECKER =
+    {"int": check_builtin, ...}``, or a method bound to its class, is not a stream)."""
+    if value is None or depth > 3 or isinstance(value, (FunctionInfo, Module)):
+        return False
+    inner: tuple[object, ...] | None = None
+    if isinstance(value, OneOf):
+        inner = value.options
+    elif isinstance(value, Seq):
+        inner = (*value.items, value.key)
+    elif isinstance(value, Instance):
+        inner = (*(item for _, item in value.fields), *value.cls.attrs.values())
+    elif isinstance(value, ClassInfo):
+        inner = tuple(value.attrs.values())
+    elif isinstance(value, Bound):
+        inner = (value.receiver,)
+    elif isinstance(value, Partial):
+        inner = (value.func, *value.args, *(item for _, item in value.keywords))
+    if inner is not None:
+        return any(carries_stream(item, depth + 1) for item in inner)  # type: ignore[arg-type]
+    return _matters(value)
 
-__all__ = ["SelfUses", "Views", "acts", "matters", "self_uses"]
+
+__all__ = ["SelfUses", "Views", "acts", "carries_stream", "self_uses"]
