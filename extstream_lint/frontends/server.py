@@ -53,7 +53,10 @@ def build_server() -> LanguageServer:
     from pygls.lsp.server import LanguageServer
 
     from .. import __version__
+    from ..analysis.driver.projects import serve_later_runs
     from .lsp_types import Documents, code_actions
+
+    serve_later_runs()  # each save analyses again: keep what an edit's run replays
 
     server = LanguageServer("extstream-lint", __version__)
     documents = Documents()

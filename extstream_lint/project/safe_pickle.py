@@ -25,7 +25,7 @@ import pickle
 from functools import lru_cache
 from typing import IO, Any, Callable
 
-__all__ = ["UnsafeEntry", "code_fingerprint", "load", "loads"]
+__all__ = ["UnsafeEntry", "code_fingerprint", "load", "loads", "reference"]
 
 #: Modules whose data classes an entry may hold (summaries, stamps, pre-filter verdicts).
 _DATA_MODULES = (
@@ -48,7 +48,11 @@ _DATA_MODULES = (
     "extstream_lint.project.modules",
     "extstream_lint.project.diskio",
 )
-_BUILTINS = frozenset({"set", "frozenset"})
+#: Builtins an entry may name: two containers, and two constants a summary may hold (the
+#: ``Const(...)`` of a store under a key not known), pickled by name: none runs anything.
+#: (Refused, ``Ellipsis`` made every summary holding one unreadable: a module of the
+#: standard library's big cycle was summarised again on each edit of the cycle.)
+_BUILTINS = frozenset({"set", "frozenset", "Ellipsis", "NotImplemented"})
 
 
 class UnsafeEntry(pickle.UnpicklingError):
@@ -61,8 +65,25 @@ def _is_data_class(value: object) -> bool:
     )
 
 
+def reference(*key: object) -> object:
+    """What a writer's table reduces an object to that the reader resolves itself (another
+    module's summary, a function or class it exports): in the bytes, a call of this with the
+    object's key. Never called: the reader's ``resolve`` takes its place, so these are
+    persistent references, made without a ``persistent_id`` called for every object."""
+    raise UnsafeEntry(f"a reference to {key!r} with nothing to resolve it")
+
+
 class _Unpickler(pickle.Unpickler):
+    def __init__(self, handle: IO[bytes], resolve: Callable[[Any], object] | None) -> None:
+        super().__init__(handle)
+        self._resolve = resolve
+
     def find_class(self, module: str, name: str) -> Any:
+        if module == __name__ and name == "reference":
+            resolve = self._resolve
+            if resolve is None:
+                raise UnsafeEntry("cache entry holds a reference and nothing resolves it")
+            return lambda *key: resolve(key)
         if module == "builtins" and name in _BUILTINS:
             return getattr(__import__("builtins"), name)
         if module in _DATA_MODULES and "." not in name:
@@ -72,17 +93,14 @@ class _Unpickler(pickle.Unpickler):
         raise UnsafeEntry(f"cache entry names {module}.{name}, which is not analysis data")
 
 
-def load(handle: IO[bytes], persistent_load: Callable[[Any], object] | None = None) -> object:
+def load(handle: IO[bytes], resolve: Callable[[Any], object] | None = None) -> object:
     """Unpickle an entry that may only hold the analysis's data (raises otherwise).
-    ``persistent_load`` resolves the references the writer's ``persistent_id`` made."""
-    unpickler = _Unpickler(handle)
-    if persistent_load is not None:
-        unpickler.persistent_load = persistent_load  # type: ignore[method-assign]
-    return unpickler.load()
+    ``resolve`` takes the key of each reference the writer made (:func:`reference`)."""
+    return _Unpickler(handle, resolve).load()
 
 
-def loads(data: bytes, persistent_load: Callable[[Any], object] | None = None) -> object:
-    return load(io.BytesIO(data), persistent_load)
+def loads(data: bytes, resolve: Callable[[Any], object] | None = None) -> object:
+    return load(io.BytesIO(data), resolve)
 
 
 @lru_cache(maxsize=1)

@@ -241,9 +241,11 @@ class Components(_Base):
                     texts[member] = self._prepare(member)
                 prepared = texts[member]
                 entry = self._summarise(member, *prepared) if prepared is not None else None
-                # The pickled body serves the cache and a cycle's replays only: with neither,
-                # pickling every summary cost a twentieth of a cold --no-cache run.
-                wanted = entry is not None and (cycle or self.cache is not None)
+                # The pickled body serves the cache and a later run's replays only: with
+                # neither, pickling every summary cost a twentieth of a cold --no-cache run.
+                wanted = entry is not None and (
+                    self.cache is not None or (cycle and self.keeps_runs)
+                )
                 body = self._body(entry.module, members) if wanted else None  # type: ignore[union-attr]
                 kept = stored_entry(entry, body) if entry is not None and body is not None else None
             before = results.get(member)

@@ -57,9 +57,16 @@ class ProjectIndex(Components, Reuse):
     The public questions live here; scheduling components is :class:`.components.Components`,
     reusing kept entries :class:`.reuse.Reuse`."""
 
-    def __init__(self, src: tuple[str, ...] = (), cache: object | None = None) -> None:
+    def __init__(
+        self, src: tuple[str, ...] = (), cache: object | None = None, lasting: bool = False
+    ) -> None:
         self.src = src
         self.cache = cache
+        #: Whether the summaries of a cycle's computation are kept for a later computation
+        #: of it to replay (:meth:`_replay`): with a disk cache, or in memory by an index that
+        #: serves later runs in this process (``lasting``: the language server's). A run
+        #: that is the process's only one keeps (and pickles) none.
+        self.keeps_runs = cache is not None or lasting
         #: Final entries by path; a stored one stays pickled until asked for (:meth:`_revive`).
         self._entries: dict[str, Entry | StoredEntry] = {}
         #: Modules whose stored summary is final but not unpickled yet, by name.

@@ -16,10 +16,27 @@ from ...project.limits import over_limit
 from ...project.modules import one_run
 from .index import ProjectIndex
 
-__all__ = ["decode", "default_index", "index_for", "kept_findings", "placed", "release_at_exit"]
+__all__ = [
+    "decode",
+    "default_index",
+    "index_for",
+    "kept_findings",
+    "placed",
+    "release_at_exit",
+    "serve_later_runs",
+]
 
 _INDEXES: dict[tuple[tuple[str, ...], bool], ProjectIndex] = {}
 _RELEASE = []  # the callbacks registered with atexit (once each)
+#: Whether this process runs the analysis again and again (the language server): its
+#: indexes then keep, in memory, what a later run replays (:attr:`.index.ProjectIndex.keeps_runs`).
+_LASTING = [False]
+
+
+def serve_later_runs() -> None:
+    """Say that this process analyses again after edits (a server, not a one-shot command):
+    the indexes made from now on keep in memory what a later run may replay."""
+    _LASTING[0] = True
 
 
 def release_at_exit(*also: object) -> None:
@@ -44,7 +61,7 @@ def index_for(src: tuple[str, ...] = (), cache: bool = False) -> ProjectIndex:
     if index is None:
         from .cache import DiskCache
 
-        index = _INDEXES[key] = ProjectIndex(src, DiskCache() if cache else None)
+        index = _INDEXES[key] = ProjectIndex(src, DiskCache() if cache else None, _LASTING[0])
     return index
 
 

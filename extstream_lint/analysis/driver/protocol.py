@@ -33,6 +33,7 @@ class Index(Protocol):
 
     src: tuple[str, ...]
     cache: object | None
+    keeps_runs: bool
     analysed: list[str]
     over_budget: dict[str, int]
     _entries: dict[str, Entry | StoredEntry]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import pickle
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
@@ -30,8 +31,10 @@ else:
 
 __all__ = ["Reuse"]
 
-#: The types of a project module's summary: a fresh one, or one revived lazily.
-_MODULES = frozenset({Module, Shell})
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
+#: Summaries pickled, by module name (tests count them: a run that keeps nothing for a
+#: later one pickles none).
+BODIES: Counter[str] = Counter()
 
 
 class Reuse(_Base):
@@ -44,29 +47,32 @@ class Reuse(_Base):
         and export (a class imported and registered on, :mod:`..interp.dispatch`, is then
         the exporter's own class when revived, as it is in a fresh summary): resolved by
         :meth:`_revived`. ``None`` if they cannot be pickled (then not kept)."""
+        BODIES[module.name] += 1
         buffer = io.BytesIO()
-        pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler = pickle.Pickler(buffer, protocol=_PROTOCOL)
         homes = self._homes
 
-        def persistent_id(value: object) -> object:
-            kind = type(value)
-            if kind is FunctionInfo or kind is ClassInfo:
-                home = homes.get(value)
-                if home is None:
-                    return None
+        def record(value: object) -> object:
+            home = homes.get(value)
+            if home is not None:
                 entry = self._entries.get(home[0])
                 name = entry.module.name if isinstance(entry, Entry) else None
                 final = self._modules.get(name) if name not in members else None  # type: ignore[arg-type]
                 if final is not None and final.exports.get(home[1]) is value:
-                    return ("export", name, home[1])
-                return None
-            if kind in _MODULES and (  # by type: called for every object pickled
-                value.name in members or self._modules.get(value.name) is value  # type: ignore[attr-defined]
-            ):
-                return ("module", value.name)
-            return None
+                    return safe_pickle.reference, ("export", name, home[1])
+            return value.__reduce_ex__(_PROTOCOL)
 
-        pickler.persistent_id = persistent_id  # type: ignore[method-assign]
+        def held(value: Module) -> object:
+            if value.name in members or self._modules.get(value.name) is value:
+                return safe_pickle.reference, ("module", value.name)
+            return value.__reduce_ex__(_PROTOCOL)
+
+        # The references, by a table of the four types that may be one (consulted for them
+        # alone; a ``persistent_id`` was called for every object pickled, a million calls
+        # on the standard library).
+        table: dict[type, object] = {FunctionInfo: record, ClassInfo: record}
+        table[Module] = table[Shell] = held
+        pickler.dispatch_table = table  # type: ignore[assignment]
         try:
             pickler.dump((module.exports, module.all_names, module.path))
         except Exception:  # unpicklable: simply not kept
