@@ -12,9 +12,12 @@ import os
 from collections import Counter
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
 from extstream_lint.analysis import analyze_source
+from extstream_lint.analysis.abstract import exported
+from extstream_lint.analysis.abstract.atoms import Const, ExtStream, Remote
 from extstream_lint.analysis.driver import reuse
 from extstream_lint.analysis.driver.cache import DiskCache
 from extstream_lint.analysis.driver.index import ProjectIndex
@@ -134,3 +137,38 @@ def test_a_reference_needs_its_reader() -> None:
         ("resolved", ("module", "gen.m0"))
     ]
     assert safe_pickle.loads(pickle.dumps((..., NotImplemented))) == (..., NotImplemented)
+
+
+def test_export_shares_what_cannot_change_and_copies_what_can(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Immutable values without a node under them are the interpreter's own objects;
+    dicts, lists, sets and what holds them are copies; a node is a place. The copy makes
+    no call of its own per leaf, nor per immutable value made of leaves."""
+    tree = cst.parse_module("x = 1\ns = make(2)\n")
+    call = tree.body[1].body[0].value  # type: ignore[attr-defined]
+    names = tuple(f"name{n}" for n in range(1000))
+    values: dict[str, object] = {
+        "names": names,
+        "const": Const(3),
+        "holds_list": Const([1, 2]),
+        "table": {"k": [names, "v"], "s": {1, 2}},
+        "stream": ExtStream(True, "created", call),
+    }
+    calls = Counter[str]()
+    original = exported._copy
+
+    def counting(*args: object) -> object:
+        calls["copy"] += 1
+        return original(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(exported, "_copy", counting)
+    out = exported.export(values, tree, tree.code, "pkg/m.py")  # type: ignore[arg-type]
+    assert out == {**values, "stream": ExtStream(True, "created", Remote("pkg/m.py", 2))}
+    assert out["names"] is names and out["const"] is values["const"]
+    assert out["holds_list"] is not values["holds_list"]
+    assert out["holds_list"].value is not values["holds_list"].value  # type: ignore[attr-defined]
+    assert out["table"] is not values["table"] and out["table"]["k"][0] is names  # type: ignore[index]
+    assert out["table"]["s"] is not values["table"]["s"]  # type: ignore[index]
+    assert out["stream"].origin == Remote("pkg/m.py", 2)  # type: ignore[attr-defined]
+    assert calls["copy"] <= 12, calls  # one per value that is not a leaf, not per leaf

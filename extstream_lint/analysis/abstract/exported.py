@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Container
+from collections.abc import Callable, Container
+from operator import attrgetter, is_not
 
 import libcst as cst
 
@@ -68,39 +69,57 @@ def export(
 
 #: How each type is walked and copied, decided once per type (the walk visits millions of
 #: objects on a large project: one dictionary lookup each, not a chain of ``isinstance``).
-_KEEP, _NODE, _DICT, _LIST, _COLLECTION, _FROZEN, _RECORD = range(7)
-_KINDS: dict[type, tuple[int, tuple[str, ...]]] = {
-    kind: (_KEEP, ()) for kind in (str, int, float, bool, bytes, type(None), Module)
+_KEEP, _NODE, _DICT, _LIST, _SET, _COLLECTION, _FROZEN, _RECORD = range(8)
+_Fields = Callable[[object], tuple[object, ...]]
+_KINDS: dict[type, tuple[int, _Fields | None]] = {
+    kind: (_KEEP, None) for kind in (str, int, float, bool, bytes, type(None), Module)
 }
+#: The types kept as they are (``_KEEP``), for a test without a call.
+_LEAVES: set[type] = set(_KINDS)
+#: The fields of each data class met, in the order its getter reads them.
+_NAMES: dict[type, tuple[str, ...]] = {}
 _LOCATABLE = (cst.Call, cst.With, cst.FunctionDef, cst.AnnAssign)
 #: What another module's summary exports and this one may hold: shared, never copied.
 _SHAREABLE = frozenset({FunctionInfo, ClassInfo})
 
 
-def _kind(value: object) -> tuple[int, tuple[str, ...]]:
+def _kind(value: object) -> tuple[int, _Fields | None]:
     kind = type(value)
     found = _KINDS.get(kind)
     if found is None:
         found = _KINDS[kind] = _classify(kind)
+        if found[0] == _KEEP:
+            _LEAVES.add(kind)
     return found
 
 
-def _classify(kind: type) -> tuple[int, tuple[str, ...]]:
+def _classify(kind: type) -> tuple[int, _Fields | None]:
     if issubclass(kind, (str, int, float, bytes, type(None), Module, type)):
-        return _KEEP, ()  # an imported module is already exported: shared, never copied
+        return _KEEP, None  # an imported module is already exported: shared, never copied
     if issubclass(kind, cst.CSTNode):
-        return _NODE, ()
+        return _NODE, None
     if issubclass(kind, dict):
-        return _DICT, ()
+        return _DICT, None
     if issubclass(kind, list):
-        return _LIST, ()
-    if issubclass(kind, (tuple, frozenset, set)):
-        return _COLLECTION, ()
+        return _LIST, None
+    if issubclass(kind, set):
+        return _SET, None
+    if issubclass(kind, (tuple, frozenset)):
+        return _COLLECTION, None
     if dataclasses.is_dataclass(kind):
         names = tuple(f.name for f in dataclasses.fields(kind))
         frozen = kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
-        return (_FROZEN if frozen else _RECORD), names
-    return _KEEP, ()
+        _NAMES[kind] = names
+        return (_FROZEN if frozen else _RECORD), _getter(names)
+    return _KEEP, None
+
+
+def _getter(names: tuple[str, ...]) -> _Fields:
+    """The fields of a record as a tuple, read in C (an ``attrgetter``): no call of ours
+    per record."""
+    if names:  # one field read twice: a tuple all the same (the copy zips it with names)
+        return attrgetter(*names) if len(names) > 1 else attrgetter(names[0], names[0])
+    return lambda value: ()
 
 
 def _walk(
@@ -116,7 +135,7 @@ def _walk(
     while stack:
         item = stack.pop()
         kind = type(item)  # a million items: no call for most
-        how, names = _KINDS[kind] if kind in _KINDS else _kind(item)
+        how, fields = _KINDS[kind] if kind in _KINDS else _kind(item)
         if how == _KEEP or id(item) in seen:
             continue
         seen.add(id(item))
@@ -128,17 +147,22 @@ def _walk(
         elif how == _DICT:
             stack.extend(item.keys())  # type: ignore[attr-defined]
             stack.extend(item.values())  # type: ignore[attr-defined]
-        elif how in (_LIST, _COLLECTION):
+        elif how in (_LIST, _SET, _COLLECTION):
             stack.extend(item)  # type: ignore[call-overload]
         else:
-            stack.extend([getattr(item, name) for name in names])
+            stack.extend(fields(item))  # type: ignore[misc]
 
 
 def _copy(
     value: object, remotes: dict[int, Remote], memo: dict[int, object], unknown: Remote
 ) -> object:
+    """``value`` with every libcst node a :class:`Remote`. What can be mutated (dicts,
+    lists, sets, records such as :class:`FunctionInfo`) is copied, since the interpreter
+    that made it may go on changing its own; an immutable value (tuple, frozenset, frozen
+    record) is copied only when something under it was, and shared otherwise. Leaves are
+    taken as they are without a call (they are most of what a summary holds)."""
     kind = type(value)
-    how, names = _KINDS[kind] if kind in _KINDS else _kind(value)  # no call for most
+    how, getter = _KINDS[kind] if kind in _KINDS else _kind(value)  # no call for most
     if how == _KEEP:
         return value
     key = id(value)
@@ -146,31 +170,61 @@ def _copy(
         return memo[key]
     if how == _NODE:
         return remotes.get(key, unknown)
+    leaves = _LEAVES
     if how == _DICT:
         out: dict[object, object] = {}
         memo[key] = out
         for k, v in value.items():  # type: ignore[attr-defined]
-            out[_copy(k, remotes, memo, unknown)] = _copy(v, remotes, memo, unknown)
+            if type(k) not in leaves:
+                k = _copy(k, remotes, memo, unknown)
+            out[k] = v if type(v) in leaves else _copy(v, remotes, memo, unknown)
         return out
+    # (``leaves.issuperset(map(type, items))``: whether all are leaves, tested in C)
     if how == _LIST:
         out_list: list[object] = []
         memo[key] = out_list
-        out_list.extend([_copy(v, remotes, memo, unknown) for v in value])  # type: ignore[attr-defined]
+        if leaves.issuperset(map(type, value)):  # type: ignore[call-overload]
+            out_list.extend(value)  # type: ignore[call-overload]
+        else:
+            out_list.extend(
+                [v if type(v) in leaves else _copy(v, remotes, memo, unknown) for v in value]  # type: ignore[attr-defined]
+            )
         return out_list
-    if how == _COLLECTION:
-        result = type(value)(_copy(v, remotes, memo, unknown) for v in value)  # type: ignore[call-arg, attr-defined]
+    if how == _SET:  # mutable, and of hashable items only: never part of a cycle
+        if leaves.issuperset(map(type, value)):  # type: ignore[call-overload]
+            result = kind(value)
+        else:
+            items = [v if type(v) in leaves else _copy(v, remotes, memo, unknown) for v in value]  # type: ignore[attr-defined]
+            result = kind(items)
         memo[key] = result
         return result
+    if how == _COLLECTION:  # immutable: shared unless something under it is copied
+        if leaves.issuperset(map(type, value)):  # type: ignore[call-overload]
+            result = value
+        else:
+            items = [v if type(v) in leaves else _copy(v, remotes, memo, unknown) for v in value]  # type: ignore[attr-defined]
+            result = kind(items) if any(map(is_not, items, value)) else value  # type: ignore[call-overload]
+        memo[key] = result
+        return result
+    fields = getter(value)  # type: ignore[misc]
     if how == _FROZEN:
         # Frozen values cannot be part of a cycle except through mutable ones.
-        copied = [_copy(getattr(value, name), remotes, memo, unknown) for name in names]
-        result = object.__new__(type(value))
-        for name, item in zip(names, copied):
+        if leaves.issuperset(map(type, fields)):
+            memo[key] = value  # nothing under it to copy: shared
+            return value
+        copied = [v if type(v) in leaves else _copy(v, remotes, memo, unknown) for v in fields]
+        if not any(map(is_not, copied, fields)):
+            memo[key] = value  # nothing under it was copied: shared
+            return value
+        result = object.__new__(kind)
+        for name, item in zip(_NAMES[kind], copied):
             object.__setattr__(result, name, item)
         memo[key] = result
         return result
-    clone = object.__new__(type(value))
+    clone = object.__new__(kind)
     memo[key] = clone
-    for name in names:
-        object.__setattr__(clone, name, _copy(getattr(value, name), remotes, memo, unknown))
+    for name, v in zip(_NAMES[kind], fields):
+        if type(v) not in leaves:
+            v = _copy(v, remotes, memo, unknown)
+        object.__setattr__(clone, name, v)
     return clone
