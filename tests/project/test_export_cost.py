@@ -104,11 +104,12 @@ def test_a_run_that_keeps_nothing_pickles_no_summary(tmp_path: Path) -> None:
 def test_an_edit_in_a_cycle_summarises_the_edited_member_alone(
     tmp_path: Path, summaries: Counter[str], kept: str
 ) -> None:
-    """After an edit of one member that changes none of its facts, the others are replayed
-    (from memory in a lasting process, from the disk cache otherwise), not summarised from
-    source. m0 holds ``...``: its kept body must read back (the restricted unpickler
-    refused ``builtins.Ellipsis``, so a hub holding one was summarised again on every edit
-    of its cycle, with the members reading it)."""
+    """After an edit of one member that changes no fact its importers read, the others are
+    replayed (from memory in a lasting process, from the disk cache otherwise), not
+    summarised from source, and what is written again is the edited member's entry and
+    replays and its importer's entry (which records its digest). m0 holds ``...``: its
+    kept body must read back (the restricted unpickler refused ``builtins.Ellipsis``, so a
+    hub holding one was summarised again on every edit of its cycle, with its readers)."""
     _write(tmp_path, _ring())
     lasting = ProjectIndex(lasting=True)
     project = lasting if kept == "memory" else ProjectIndex(cache=DiskCache())
@@ -118,6 +119,8 @@ def test_an_edit_in_a_cycle_summarises_the_edited_member_alone(
     project = lasting if kept == "memory" else ProjectIndex(cache=DiskCache())
     assert _codes(tmp_path, project) == [(6, "XST101")]
     assert summaries == Counter({"m2.py": 1}), summaries
+    if isinstance(project.cache, DiskCache):
+        assert project.cache.writes <= 3  # m2's entry and replays, m1's entry
 
 
 def test_a_reference_needs_its_reader() -> None:
