@@ -289,9 +289,12 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
     """``Tensor.to`` (``.npu()`` / a remapped ``.cuda()`` end here too).
 
     Cheapest first: without a truthy ``non_blocking`` a copy from a host tensor can be
-    neither hazard (``is_cpu``, one C getter), so nothing is parsed or read. The tensor's facts
-    are read with ``__torch_function__`` off whenever a subclass or a mode would see the read
-    (``_has_torch_function_unary``): the guard adds no call to what they see (issue 40)."""
+    neither hazard (``is_cpu``, one C getter), so nothing is parsed or read; an NPU tensor's
+    ``to(dtype)`` and its blocking ``to(<device or str>)`` into host memory or onto its own
+    device end in the wrapper too (the spelling parsed once), before any other frame. The
+    tensor's facts are read with ``__torch_function__`` off whenever a subclass or a mode would
+    see the read (``_has_torch_function_unary``): the guard adds no call to what they see
+    (issue 40)."""
     torch = _state.torch
     unary = torch._C._has_torch_function_unary  # type: ignore[union-attr]
     handle = torch.overrides.handle_torch_function  # type: ignore[union-attr]
