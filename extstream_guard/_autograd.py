@@ -275,12 +275,16 @@ def _judge(root: Any, index: int, seen: dict[int, set[Any]] | None) -> tuple[Any
     record.high = horizon
     if seq >= horizon:
         return None  # another thread's root: its graph is unknown
-    if seen is None:
-        walked: set[Any] = set()
-    else:
-        walked = seen.setdefault(index, set())
-        if node in walked:
-            return None
+    try:
+        if seen is None:
+            walked: set[Any] = {node}
+        else:
+            walked = seen.setdefault(index, set())
+            if node in walked:
+                return None
+            walked.add(node)
+    except TypeError:  # a node type that cannot be hashed: not judged
+        return None
     others = _others(record, index, low) if len(_records) > 1 else None
     # ``states[-1]`` is ``now``: most nodes are from the latest interval.
     state = now if seq >= last_seq else states[bisect_right(seqs, seq) - 1]
@@ -288,20 +292,17 @@ def _judge(root: Any, index: int, seen: dict[int, set[Any]] | None) -> tuple[Any
         state = UNKNOWN
     # A crossing whose number another thread made under a managed stream waits for the end of
     # the walk (:func:`_collides`): it is reported unless its own inputs cross threads.
-    pending: list[tuple[int, int, int, bool, Any]] = []
+    # (Made when first needed: most walks have neither.)
+    pending: list[tuple[int, int, int, bool, Any]] | None = None
     if state != now and state != UNKNOWN:
         if not (others and _collides(others, seq)):
             return index, state, now_id, False, node
-        pending.append((index, state, now_id, False, node))
+        pending = [(index, state, now_id, False, node)]
     #: Nodes with an input numbered at or above their own: made in another thread than it.
-    across: set[Any] = set()
+    across: set[Any] | None = None
     mixed = state == now
     leaf = _history._accumulate_grad
     copies = _history._copies
-    try:
-        walked.add(node)
-    except TypeError:  # a node type that cannot be hashed: not judged
-        return None
     # Each node with the bound of its inputs' numbers: its own, the horizon if unnumbered.
     stack = [(node, seq)]
     budget = MAX_NODES
@@ -323,6 +324,8 @@ def _judge(root: Any, index: int, seen: dict[int, set[Any]] | None) -> tuple[Any
                 continue
             if seq >= bound:  # another thread's, or unnumbered
                 if seq < _UNNUMBERED:
+                    if across is None:
+                        across = set()
                     across.add(current)
                 if seq >= _UNNUMBERED and child.next_functions:
                     walked.add(child)  # an unnumbered interior node: inputs not compared
@@ -341,11 +344,14 @@ def _judge(root: Any, index: int, seen: dict[int, set[Any]] | None) -> tuple[Any
                 ):
                     if not (others and _collides(others, seq)):
                         return index, state, now_id, mixed, child
+                    if pending is None:
+                        pending = []
                     pending.append((index, state, now_id, mixed, child))
             stack.append((child, seq))
-    for crossing in pending:
-        if not (across and _reaches(crossing[-1], across)):
-            return crossing
+    if pending:
+        for crossing in pending:
+            if not (across and _reaches(crossing[-1], across)):
+                return crossing
     return None
 
 

@@ -38,7 +38,7 @@ from typing import Any
 from extstream_lint.contract import native_not_supported
 
 from . import _state
-from ._hazard_report import current_device, current_id, fail, npu_devices, stream_text
+from ._hazard_report import current_device, fail, npu_devices, stream_text
 from ._patching import unwrap
 from .patches import Point
 from .predicate import EXTERNAL_MARK
@@ -69,32 +69,10 @@ def _is_npu(device: Any) -> bool:
 #: its arguments on every call): what torch's parser made of it. Bounded: cleared when full.
 _parsed_devices: dict[Any, Any] = {}
 _MAX_PARSED = 256
-
-
-def _quick_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, bool] | bool | None:
-    """The common spellings of ``to`` read without torch's parser: ``to(dtype)`` (no device:
-    None) and ``to(device)`` / ``to("npu:0", non_blocking=<bool>)`` (the parsed device, cached
-    per spelling); False for anything else (then :func:`parse_to` decides)."""
-    if len(args) != 1 or (kwargs and (len(kwargs) > 1 or "non_blocking" not in kwargs)):
-        return False
-    non_blocking = kwargs.get("non_blocking", False) if kwargs else False
-    if type(non_blocking) is not bool:
-        return False
-    first = args[0]
-    kind = type(first)
-    if kind is _state.torch.dtype:  # type: ignore[union-attr]
-        return None
-    if kind is not str and kind is not _state.torch.device:  # type: ignore[union-attr]
-        return False
-    device = _parsed_devices.get(first)
-    if device is None:
-        parsed = parse_to(args, {})
-        if parsed is None or parsed[0] is None:
-            return False
-        if len(_parsed_devices) >= _MAX_PARSED:
-            _parsed_devices.clear()
-        device = _parsed_devices[first] = parsed[0]
-    return device, non_blocking
+#: The types of ``to``'s usual first argument, filled when the first wrapper is made: 0 for
+#: ``torch.dtype`` (no device: no copy between devices), 1 for a ``str`` or ``torch.device``
+#: (parsed once per spelling, :data:`_parsed_devices`).
+_kinds: dict[type, int] = {}
 
 
 def parse_to(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, bool] | None:
@@ -145,18 +123,24 @@ def _staged(host: Any) -> bool:
 
 
 def check_copy(session: Session, operation: str, src_device: Any, dst_device: Any,
-               non_blocking: bool, host: Any) -> None:  # fmt: skip
+               non_blocking: bool, host: Any, src_npu: bool | None = None,
+               dst_npu: bool | None = None) -> None:  # fmt: skip
     """One copy from ``src_device`` to ``dst_device``; ``host`` is the CPU side (tensor or
-    storage) whose pinnedness matters, None when the host side is pinned by construction."""
+    storage) whose pinnedness matters, None when the host side is pinned by construction.
+    ``src_npu`` / ``dst_npu``: whether each device is the NPU, when the caller knows."""
     __tracebackhide__ = True
-    src_npu, dst_npu = _is_npu(src_device), _is_npu(dst_device)
+    if src_npu is None:
+        src_npu = _is_npu(src_device)
+    if dst_npu is None:
+        dst_npu = _is_npu(dst_device)
+    C = _state.torch_npu._C  # type: ignore[union-attr]
     if src_npu and dst_npu:
         src, dst = _index(src_device), _index(dst_device)
         if src == dst:
             return
         for index, which, api in ((src, "source", "NPUEvent::record"),
                                   (dst, "destination", "NPUEvent::block")):  # fmt: skip
-            stream_id = current_id(index)
+            stream_id = int(C._npu_getCurrentStream(index)[0])
             if stream_id & EXTERNAL_MARK:
                 fail(session, "XST112", operation, native_not_supported(api),
                      f"copy from npu:{src} to npu:{dst} while the {which} device's current "
@@ -166,10 +150,16 @@ def check_copy(session: Session, operation: str, src_device: Any, dst_device: An
         return
     if not non_blocking or src_npu == dst_npu:
         return
-    if (src_device if dst_npu else dst_device).type != "cpu":
+    host_side = src_device if dst_npu else dst_device
+    if host_side not in _host and host_side.type != "cpu":
         return
-    index = _index(dst_device if dst_npu else src_device)
-    stream_id = current_id(index)
+    device = dst_device if dst_npu else src_device
+    index = device.index
+    if index is None:
+        index = C._npu_getDevice()
+    # torch_npu's raw query (``current_id``, inlined: every NPU tensor's non_blocking copy to
+    # the host reads it)
+    stream_id = int(C._npu_getCurrentStream(index)[0])
     if not stream_id & EXTERNAL_MARK:
         return
     if host is not None and (not host.is_pinned() or _staged(host)):
@@ -180,6 +170,12 @@ def check_copy(session: Session, operation: str, src_device: Any, dst_device: An
         what = f"from npu:{index} to host memory, whose result torch_npu allocates pinned"
     else:
         what = f"from npu:{index} into pinned host memory"
+    _refuse_pinned(session, operation, what, index, stream_id)
+
+
+def _refuse_pinned(session: Session, operation: str, what: str, index: int,
+                   stream_id: int) -> None:  # fmt: skip
+    __tracebackhide__ = True
     fail(session, "XST201", operation, "",
          f"non_blocking copy {what} while the current stream is external "
          f"({stream_text(index, stream_id)})", index, stream_id)  # fmt: skip
@@ -188,21 +184,58 @@ def check_copy(session: Session, operation: str, src_device: Any, dst_device: An
 def _check_to(session: Session, operation: str, self: Any, args: tuple[Any, ...],
               kwargs: dict[str, Any]) -> None:  # fmt: skip
     __tracebackhide__ = True
-    parsed = _quick_to(args, kwargs)
-    if parsed is False:
-        parsed = parse_to(args, kwargs)
-    if parsed is None or parsed is False:
-        return
-    device, non_blocking = parsed
+    # The common spellings read without torch's parser (issue 40: an NPU tensor's ``.to()``
+    # parsed its arguments on every call): ``to(dtype)`` (no device) and ``to(device)`` /
+    # ``to("npu:0", non_blocking=<bool>)``, the device parsed once per spelling.
+    kind = None
+    if len(args) == 1:
+        if not kwargs:
+            non_blocking = False
+            kind = _kinds.get(type(args[0]))
+        elif len(kwargs) == 1 and type(kwargs.get("non_blocking")) is bool:
+            non_blocking = kwargs["non_blocking"]
+            kind = _kinds.get(type(args[0]))
+    if kind == 0:
+        return  # a dtype: no copy between devices
+    device = None if kind is None else _parsed_devices.get(args[0])
+    if device is None:
+        parsed = parse_to(args, {} if kind else kwargs)
+        if parsed is None:
+            return
+        if kind and parsed[0] is not None:
+            if len(_parsed_devices) >= _MAX_PARSED:
+                _parsed_devices.clear()
+            _parsed_devices[args[0]] = parsed[0]
+        device = parsed[0]
+        if not kind:
+            non_blocking = parsed[1]
     if device is None:
         return
+    # ``_is_npu`` inlined for the NPU and the host (dict lookups), a frame for anything else
+    into_npu = device in npu_devices or (device not in _host and _is_npu(device))
+    if not non_blocking and not into_npu:
+        return  # blocking, into host memory (or another device): neither hazard
     src = self.device
     if device == src:
         return  # no copy between devices (or none at all)
-    into_npu = _is_npu(device)
-    if not non_blocking and not (into_npu and _is_npu(src)):
+    src_npu = src in npu_devices or (src not in _host and _is_npu(src))
+    if not non_blocking and not src_npu:
         return  # blocking, and not between two NPUs: neither hazard
-    check_copy(session, operation, src, device, non_blocking, self if into_npu else None)
+    if src_npu and device in _host:
+        # non_blocking, device to host: torch_npu allocates the result pinned, so the copy is
+        # a hazard exactly when the source device's current stream is external (decided
+        # here, without check_copy's frame: the common non_blocking copy)
+        index = src.index
+        C = _state.torch_npu._C  # type: ignore[union-attr]
+        if index is None:
+            index = C._npu_getDevice()
+        stream_id = int(C._npu_getCurrentStream(index)[0])
+        if stream_id & EXTERNAL_MARK:
+            _refuse_pinned(session, operation, f"from npu:{index} to host memory, whose result "
+                           "torch_npu allocates pinned", index, stream_id)  # fmt: skip
+        return
+    check_copy(session, operation, src, device, non_blocking, self if into_npu else None,
+               src_npu, into_npu)  # fmt: skip
 
 
 def _dispatches(orig: Any) -> bool:
@@ -256,9 +289,12 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
     """``Tensor.to`` (``.npu()`` / a remapped ``.cuda()`` end here too).
 
     Cheapest first: without a truthy ``non_blocking`` a copy from a host tensor can be
-    neither hazard (``is_cpu``, one C getter), so nothing is parsed or read. The tensor's facts
-    are read with ``__torch_function__`` off whenever a subclass or a mode would see the read
-    (``_has_torch_function_unary``): the guard adds no call to what they see (issue 40)."""
+    neither hazard (``is_cpu``, one C getter), so nothing is parsed or read; an NPU tensor's
+    ``to(dtype)`` and its blocking ``to(<device or str>)`` into host memory or onto its own
+    device end in the wrapper too (the spelling parsed once), before any other frame. The
+    tensor's facts are read with ``__torch_function__`` off whenever a subclass or a mode would
+    see the read (``_has_torch_function_unary``): the guard adds no call to what they see
+    (issue 40)."""
     torch = _state.torch
     unary = torch._C._has_torch_function_unary  # type: ignore[union-attr]
     handle = torch.overrides.handle_torch_function  # type: ignore[union-attr]
@@ -272,6 +308,8 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
     #: What ``to``'s first argument usually is, never a tensor: ``isinstance(x, torch.Tensor)``
     #: of anything else than a tensor goes through torch's metaclass (~70 ns, on every copy).
     plain = frozenset({torch.dtype, torch.device, str, int, type(None)})  # type: ignore[union-attr]
+    _kinds.update({torch.dtype: 0, torch.device: 1, str: 1})  # type: ignore[union-attr]
+    kinds, parsed, devices, host_devices = _kinds, _parsed_devices, npu_devices, _host
 
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         maybe = kwargs.get("non_blocking") if kwargs else False
@@ -294,13 +332,26 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
                 host = self.is_cpu
         except AttributeError:  # not a tensor: torch raises its own TypeError
             return orig(self, *args, **kwargs)
-        if (maybe or not host) and session.live and reentry.tensor is not self:
+        if (maybe or not host) and session.live:
             __tracebackhide__ = True
             if overridden:
-                with quiet():
+                if reentry.tensor is not self:
+                    with quiet():
+                        _check_to(session, operation, self, args, kwargs)
+            elif kwargs or len(args) != 1 or (kind := kinds.get(type(args[0]))) is None:
+                if reentry.tensor is not self:
                     _check_to(session, operation, self, args, kwargs)
-            else:
-                _check_to(session, operation, self, args, kwargs)
+            elif kind:
+                # ``npu_t.to(<device or str>)``, blocking: decided here, without a frame or the
+                # parser (issue 40). Into host memory, or to the tensor's own device: no copy
+                # between devices, so neither hazard; the rest as every call.
+                device = parsed.get(args[0])
+                if (
+                    device is None
+                    or not (device in host_devices or (device in devices and device == self.device))
+                ) and reentry.tensor is not self:
+                    _check_to(session, operation, self, args, kwargs)
+            # else ``to(dtype)``: no device, no copy between devices
         if dispatch and overridden:
             relevant = (self,) if other is None else (self, other)
             before, reentry.tensor = reentry.tensor, self
@@ -330,6 +381,7 @@ def copy_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Ca
     reentry = _reentry
     _host.add(torch.device("cpu"))  # type: ignore[union-attr]
     cpu = torch.device("cpu")  # type: ignore[union-attr]
+    host_devices = _host
 
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         src = args[0] if args else kwargs.get("other", kwargs.get("src")) if kwargs else None
@@ -337,7 +389,9 @@ def copy_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Ca
             non_blocking = args[1] is True
         else:
             non_blocking = kwargs.get("non_blocking") is True if kwargs else False
-        overridden = tensor and (unary(self) or (isinstance(src, Tensor) and unary(src)))
+        # ``unary`` first: a C test, False for anything but an overriding object, where
+        # ``isinstance(src, torch.Tensor)`` goes through torch's metaclass on every copy
+        overridden = tensor and (unary(self) or (unary(src) and isinstance(src, Tensor)))
         try:
             if overridden:
                 with quiet():
@@ -346,13 +400,26 @@ def copy_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Ca
                 host = self.is_cpu if tensor else self.device == cpu
         except AttributeError:  # not a tensor or storage: torch raises its own TypeError
             return orig(self, *args, **kwargs)
-        if (non_blocking or not host) and session.live and reentry.tensor is not self:
+        if (non_blocking or not host) and session.live:
             __tracebackhide__ = True
             if overridden:
-                with quiet():
+                if reentry.tensor is not self:
+                    with quiet():
+                        _check_copy_(session, operation, self, src, non_blocking)
+            elif non_blocking or not tensor:
+                if reentry.tensor is not self:
                     _check_copy_(session, operation, self, src, non_blocking)
             else:
-                _check_copy_(session, operation, self, src, non_blocking)
+                # blocking, into a device tensor: only a copy from another NPU can be a
+                # hazard; from host memory or the same device, decided here (issue 40)
+                src_device = getattr(src, "device", None)
+                if (
+                    src_device is not None
+                    and src_device != self.device
+                    and src_device not in host_devices
+                    and reentry.tensor is not self
+                ):
+                    _check_copy_(session, operation, self, src, non_blocking)
         if dispatch and overridden:
             relevant = (self, src) if isinstance(src, Tensor) else (self,)
             before, reentry.tensor = reentry.tensor, self
@@ -372,11 +439,11 @@ def _check_copy_(session: Session, operation: str, self: Any, src: Any,
     src_device = getattr(src, "device", None)
     if src_device is None or src_device == dst_device:
         return
-    into_npu = _is_npu(dst_device)
-    if not non_blocking:
-        if into_npu and _is_npu(src_device):  # blocking: only a copy between two NPUs
+    if not non_blocking:  # blocking: only a copy between two NPUs can be a hazard
+        if src_device not in _host and _is_npu(dst_device) and _is_npu(src_device):
             check_copy(session, operation, src_device, dst_device, False, None)
         return
+    into_npu = _is_npu(dst_device)
     if not into_npu and getattr(self, "dtype", None) != getattr(src, "dtype", None):
         return  # device to host with a dtype change: staged (hazards.md, hazard 1)
     check_copy(session, operation, src_device, dst_device, non_blocking,

@@ -76,7 +76,8 @@ def test_a_two_device_graph_across_an_external_stream_without_the_guard(sim: Any
     raises=AssertionError,
     reason="the simulated nodes' _input_metadata say cpu (the tensors are CPU tensors to "
     "C++): the npu:1 node is judged against npu:0's switch history, as a node without an NPU "
-    "device is (docs/guard.md, Limitations)",
+    "device is; genuine PrivateUse1 tensors cannot run a npu:1 node on torch 2.13's engine "
+    "(test_torch_s_python_backend_runs_no_device_1_node; docs/guard.md, Limitations)",
 )
 @pytest.mark.parametrize("backward_in", [False, True], ids=["backward-outside", "backward-in"])
 def test_a_two_device_graph_across_an_external_stream_is_xst203(
@@ -274,3 +275,79 @@ def test_npu_0_nodes_made_in_npu_1_s_region_in_a_graph_rooted_on_npu_1_pass(
         made_in = w0 * 2  # on npu:0, under its managed stream
     (made_in.to("npu:1") * w1).sum().backward()
     assert w0.grad is not None and w1.grad is not None
+
+
+# --- why the simulated tensors stay CPU tensors to C++ (issue 40) ---------------------------------
+
+#: Run in a fresh process: the backend's hooks and device guard can be registered once per
+#: process and never taken back, and the simulation leaves the rest of a session without them.
+_PYTHON_BACKEND = """
+import os
+import sys
+import threading
+import torch
+from torch.utils._pytree import tree_map
+
+torch.utils.backend_registration._setup_privateuseone_for_python_backend("npu")
+
+
+class OnNPU(torch.Tensor):
+    # A genuine PrivateUse1 tensor: torch gives Python no allocator for the backend, so the
+    # data lives in an inner CPU tensor and every operator runs on it.
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @staticmethod
+    def __new__(cls, data, index):
+        made = torch.Tensor._make_wrapper_subclass(
+            cls, data.shape, dtype=data.dtype, strides=data.stride(),
+            device=torch.device("npu", index), requires_grad=data.requires_grad,
+        )
+        made.inner, made.index = data, index
+        return made
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        index = next(a.index for a in args if isinstance(a, OnNPU))
+        unwrap = lambda v: v.inner if isinstance(v, OnNPU) else v
+        result = func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs or {}))
+        return tree_map(lambda r: OnNPU(r, index) if isinstance(r, torch.Tensor) else r, result)
+
+
+for index in (0, 1):
+    w = OnNPU(torch.ones(2), index).requires_grad_()
+    hidden = w * 2
+    seen = []
+    hidden.register_hook(lambda g: seen.append(threading.current_thread().name))
+    print(index, w.device, w.is_cpu, [str(m.device) for m in hidden.grad_fn._input_metadata])
+    try:
+        hidden.sum().backward()
+        print(index, "ran", seen != [threading.current_thread().name])
+    except RuntimeError as error:
+        print(index, "failed", "device_ready_queues_" in str(error))
+sys.stdout.flush()
+os._exit(0)  # the failed graph task's engine state is not torn down: nothing more to learn
+"""
+
+
+def test_torch_s_python_backend_runs_no_device_1_node() -> None:
+    """Why the two xfails above stay. A tensor C++ sees on ``npu:<n>`` (torch 2.13's
+    ``_setup_privateuseone_for_python_backend``) has torch's own ``.device``, ``is_cpu`` and
+    node metadata, but the only device guard Python can register
+    (``torch._C._acc.DeviceGuard``) overrides ``type_`` alone: its ``deviceCount()`` is 1, its
+    streams are device 0's default, its events do nothing. The engine sizes its device queues
+    by that count: a graph with a node on npu:1 stops at an internal assertion before any node
+    runs, and npu:0's nodes run on the engine's own thread under a no-op stream guard (none of
+    torch_npu's engine syncs, which the hazard tests need)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _PYTHON_BACKEND], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert done.stdout.splitlines() == [
+        "0 npu:0 False ['npu:0']",
+        "0 ran True",  # on the engine's device thread, not the caller's
+        "1 npu:1 False ['npu:1']",
+        "1 failed True",
+    ], done.stdout

@@ -68,6 +68,17 @@ def _make_immutable(cls: type) -> None:
     assert cls.__flags__ & _IMMUTABLE and type(cls) is type
 
 
+class _ThreadState(threading.local):
+    """One thread's current device and streams. Read through class defaults: a missing
+    attribute of a ``threading.local`` costs ~1 us (an AttributeError made and dropped), where
+    torch_npu reads a C++ thread-local; the guard's copy and backward checks query the current
+    stream on every call, so that cost would be counted as the guard's (issue 40)."""
+
+    device = 0
+    streams: dict[int, int] | None = None
+    enter_stack: list[tuple[int, int, int]] | None = None
+
+
 class SimState:
     """Everything the fake C layer remembers; ``reset()`` between tests."""
 
@@ -76,7 +87,7 @@ class SimState:
 
     def reset(self) -> None:
         self.registry: dict[int, list[int]] = {d: [] for d in range(DEVICE_COUNT)}
-        self.tls = threading.local()
+        self.tls = _ThreadState()
         self.round_robin = 0
         self.npu_stream_reads = 0
         self.report_threads = 0
@@ -88,10 +99,11 @@ class SimState:
     # thread-local current device and streams
     def device(self) -> int:
         # on an engine thread, the running node's device is current (engine.NodeStreams)
-        enter = getattr(getattr(self.tls, "streams", None), "enter", None)
+        tls = self.tls
+        enter = getattr(tls.streams, "enter", None)
         if enter is not None:
             enter()
-        return getattr(self.tls, "device", 0)
+        return tls.device
 
     def set_device(self, index: int) -> None:
         if not 0 <= index < DEVICE_COUNT:
@@ -99,14 +111,14 @@ class SimState:
         self.tls.device = index
 
     def current(self, device: int) -> int:
-        streams = getattr(self.tls, "streams", None)
+        streams = self.tls.streams
         return 0 if streams is None else streams.get(device, 0)
 
     def set_current(self, device: int, stream_id: int) -> None:
         """One current stream per device and thread, as torch_npu keeps it
         (``current_streams[device]``): nothing of earlier switches is kept. A node's stream
         is written into it when the simulated kernel makes it (``engine.tag_nodes``)."""
-        if not hasattr(self.tls, "streams"):
+        if self.tls.streams is None:
             self.tls.streams = {}
         self.tls.streams[device] = stream_id
 
@@ -281,7 +293,7 @@ class _NPUStreamBase(torch.Stream):
     # ``THPStream_enter`` saves the current device and the stream's device's current stream,
     # makes the stream's device current, then the stream; ``THPStream_exit`` restores both.
     def __enter__(self) -> Any:
-        stack = getattr(STATE.tls, "enter_stack", None)
+        stack = STATE.tls.enter_stack
         if stack is None:
             stack = STATE.tls.enter_stack = []
         stack.append((STATE.device(), self.device_index, STATE.current(self.device_index)))
@@ -440,7 +452,7 @@ def _npu_getCurrentStream(index: int) -> tuple[int, int, int]:
     # simulation should not make the guard look slower than it is).
     if index is None or index < 0:
         index = STATE.device()
-    streams = getattr(STATE.tls, "streams", None)
+    streams = STATE.tls.streams
     return (0 if streams is None else streams.get(index, 0), index, PRIVATEUSE1)
 
 
