@@ -202,19 +202,19 @@ def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
             value, text = element(value), None
         elif step == SUBSCRIPTED:
             value, text = contents(value), None
-        elif step.startswith(PARAM_KEY):  # a global's item under the argument's key
+        elif step[:2] == PARAM_KEY:  # a global's item under the argument's key (a slice: no call)
             arg = binding.args.get(int(step[len(PARAM_KEY) : -1]))
             key = arg.value if arg is not None else None
             literal = key.value if isinstance(key, Const) else None
             found = type(literal) in (str, int)
             value, text = (item(value, literal) if found else contents(value)), None  # type: ignore[arg-type]
-        elif step.startswith("["):  # a literal key: "['ext']", "[0]"
+        elif step[:1] == "[":  # a literal key: "['ext']", "[0]"
             value, text = item(value, literal_key(step)), None
         elif step == ENTERED:  # async with cm as s: what entering the caller's cm gives
             value, text = (value.yielded if isinstance(value, StreamCtx) else None), None
         else:
             value = attribute(value, step)
-            text = f"{text}.{step}" if text and not step.startswith("<") else None
+            text = f"{text}.{step}" if text and step[:1] != "<" else None
     return value, text
 
 
@@ -367,7 +367,7 @@ def _absent(ref: ParamRef, binding: Binding) -> bool:
     if arg is None:
         return ref.index != CALLER_CURRENT
     step = ref.path[0] if ref.path else ""
-    if not step.startswith("[") or step in (ITERATED, SUBSCRIPTED):
+    if step[:1] != "[" or step in (ITERATED, SUBSCRIPTED):
         return False
     seq = arg.value
     if not isinstance(seq, Seq) or seq.is_dict:
