@@ -9,6 +9,7 @@ One definition for both keeps a summary meaning what the body saw.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 
 from .atoms import Const, ExtStream, ParamRef
@@ -29,12 +30,17 @@ from .values import (
 )
 
 __all__ = [
+    "ENTERED",
     "ITERATED",
+    "PARAM_KEY",
     "SUBSCRIPTED",
+    "along",
     "attribute",
     "contents",
     "element",
     "item",
+    "literal_key",
+    "plan_of",
     "symbolic",
 ]
 
@@ -48,6 +54,11 @@ def symbolic(ref: ParamRef, must: bool = True) -> ExtStream:
 #: They differ for dicts (keys vs values).
 ITERATED = "[]"
 SUBSCRIPTED = "[v]"
+#: A path step: what entering a context manager parameter gives (``async with cm as s``).
+ENTERED = "<entered>"
+#: A path step of a module global's read (:class:`.atoms.GlobalSlot`) keyed by a parameter:
+#: ``"[@0]"``, the item under the caller's argument 0 when it is a literal.
+PARAM_KEY = "[@"
 
 
 def element(value: Value) -> Value:
@@ -123,14 +134,91 @@ def _step(value: ExtStream, step: str) -> ExtStream | None:
     return renewed(made, also=tuple(others)) if others else made
 
 
+def along(value: ExtStream, steps: tuple[str, ...]) -> ExtStream | None:
+    """:func:`_step` taken for each of ``steps`` in turn on a symbolic value (``steps`` as
+    :func:`_step` spells them), the values in between never made.
+
+    Applying a summary walks its parameter paths on what the caller passed, which is most
+    often the caller's own parameter: a step per path element made a parameter path, a
+    symbolic value and its checks (about a dozen calls), and a value that may be any of k
+    paths k of each (inspect's ``object.__func__.__code__...``, up to 160 paths). Here each
+    step is a test and a tuple per path, and the paths left are made once, at the end: the
+    same paths, kept or dropped by :data:`MAX_PATH` and :data:`MAX_REPEAT` step by step, and
+    ``None`` once the first path (the value's own ``param``) cannot take a step.
+    """
+    if not steps:
+        return value
+    refs = value.refs()
+    grown: list[tuple[str, ...] | None] = [ref.path for ref in refs]
+    count = len(grown)
+    for step in steps:
+        first = grown[0]
+        if first[MAX_PATH - 1 :] or (step in first and first.count(step) >= MAX_REPEAT):  # type: ignore[index, operator, union-attr]
+            return None
+        grown[0] = (*first, step)  # type: ignore[misc]
+        for i in range(1, count):
+            path = grown[i]
+            if path is None:
+                continue
+            if path[MAX_PATH - 1 :] or (step in path and path.count(step) >= MAX_REPEAT):
+                grown[i] = None
+            else:
+                grown[i] = (*path, step)
+    made = [ParamRef(r.owner, r.index, p) for r, p in zip(refs, grown) if p is not None]
+    return ExtStream(value.must, "passed", None, param=made[0], also=tuple(made[1:]))
+
+
+#: Per rest of a parameter path: the steps :func:`along` takes for it on a symbolic value
+#: (a literal key as :func:`item` spells it), and whether each step keeps the source text
+#: (an attribute); ``None`` for a path with a step that reads the caller's binding
+#: (:data:`PARAM_KEY`) or leaves no stream (:data:`ENTERED`).
+_PLANS: dict[tuple[str, ...], tuple[tuple[str, ...], bool] | None] = {}
+
+
+def plan_of(rest: tuple[str, ...]) -> tuple[tuple[str, ...], bool] | None:
+    """How :func:`along` walks ``rest`` (a summary's path steps), worked out once per path."""
+    try:
+        return _PLANS[rest]
+    except KeyError:
+        pass
+    steps: list[str] = []
+    plain = True
+    for step in rest:
+        if step == ENTERED or step.startswith(PARAM_KEY):
+            _PLANS[rest] = None
+            return None
+        if step.startswith("[") and step not in (ITERATED, SUBSCRIPTED):
+            steps.append(f"[{literal_key(step)!r}]")  # a literal key, as :func:`item` has it
+        else:
+            steps.append(step)
+        plain = plain and not step.startswith(("[", "<"))
+    plan = _PLANS[rest] = (tuple(steps), plain)
+    return plan
+
+
+#: Literal keys of path steps, read once per step text: ``ast.literal_eval`` compiles its
+#: argument, and applying summaries reads the same few steps tens of thousands of times.
+_KEYS: dict[str, str | int] = {}
+
+
+def literal_key(step: str) -> str | int:
+    """The key of a path step such as ``"['ext']"`` or ``"[0]"``."""
+    try:
+        return _KEYS[step]
+    except KeyError:
+        key = _KEYS[step] = ast.literal_eval(step[1:-1])
+        return key
+
+
 def attribute(value: Value, name: str) -> Value:
     """``value.name`` for instances and symbolic values (what a summary path step means)."""
-    if isinstance(value, Instance):
+    kind = type(value)  # exact kinds: no value class has a subclass
+    if kind is Instance:
         found, known = value.field(name)
         if found:
             return known
         cls_value = value.cls.attr(name)
-        if value.declared and isinstance(cls_value, ExtStream) and not _guaranteed(cls_value):
+        if value.declared and type(cls_value) is ExtStream and not _guaranteed(cls_value):
             cls_value = None  # a declared type: only the streams every instance is given
         if value.param is None:
             if cls_value is None:  # obj.m of a parameter's path, resolved: the bound method
@@ -139,12 +227,12 @@ def attribute(value: Value, name: str) -> Value:
                     return Bound(method, value, None)
             return cls_value
         if not _extends(value.param.path, name):
-            return cls_value if isinstance(cls_value, ExtStream) and not cls_value.param else None
-        if isinstance(cls_value, Instance) and cls_value.param is None and _is_holder(cls_value):
+            return cls_value if type(cls_value) is ExtStream and not cls_value.param else None
+        if type(cls_value) is Instance and cls_value.param is None and _is_holder(cls_value):
             # ``self.jobs = queue.Queue()``: for this ``self``, the queue the caller's object
             # holds (what another method put there travels with the instance)
             return replace(cls_value, param=value.param.child(name))
-        if isinstance(cls_value, Instance) and cls_value.param is None:
+        if type(cls_value) is Instance and cls_value.param is None:
             # ``self.kv = KVConnector(dev)``: what the class built is the class's own state
             # (``self.kv.stream``, its methods); only the fields it took from another call's
             # parameters are, for this ``self``, whatever the caller's instance holds.
@@ -153,7 +241,7 @@ def attribute(value: Value, name: str) -> Value:
             # ``self.streams = [s]`` in ``__init__``: the class only saw another call's
             # parameter; for this ``self`` it is whatever the caller's instance holds.
             return symbolic(value.param.child(name))
-        if isinstance(cls_value, ExtStream) and cls_value.param is None:
+        if type(cls_value) is ExtStream and cls_value.param is None:
             return cls_value
         if cls_value is None or is_none(cls_value):
             return (
@@ -162,11 +250,11 @@ def attribute(value: Value, name: str) -> Value:
                 else symbolic(value.param.child(name))
             )
         return cls_value
-    if isinstance(value, ExtStream) and value.param is not None:
-        return _step(value, name)
-    if isinstance(value, ClassInfo):  # KINDS[cls.__name__] = cls, KINDS[cls.kind] = cls
-        return Const(value.name) if name == "__name__" else value.attr(name)
-    if isinstance(value, Tensor) and value.made is not None:
+    if kind is ExtStream and value.param is not None:  # type: ignore[union-attr]
+        return _step(value, name)  # type: ignore[arg-type]
+    if kind is ClassInfo:  # KINDS[cls.__name__] = cls, KINDS[cls.kind] = cls
+        return Const(value.name) if name == "__name__" else value.attr(name)  # type: ignore[union-attr]
+    if kind is Tensor and value.made is not None:  # type: ignore[union-attr]
         # ``model(**batch).loss``: read from a value computed under a stream, so was it.
         return Tensor(made=value.made)
     return None
@@ -200,13 +288,14 @@ def _holds_parameter(value: Value, depth: int = 0) -> bool:
     ``functools.partial`` (its arguments are :class:`.sites.Arg`)."""
     if depth > 6:
         return False
-    if isinstance(value, ExtStream):
-        return value.param is not None
-    if isinstance(value, Seq):
-        return any(_holds_parameter(item, depth + 1) for item in value.items)
-    if isinstance(value, Instance):
-        return any(_holds_parameter(item, depth + 1) for _, item in value.fields)
-    if isinstance(value, Partial):  # ``self.send = partial(send, non_blocking=flag)``
+    kind = type(value)
+    if kind is ExtStream:
+        return value.param is not None  # type: ignore[union-attr]
+    if kind is Seq:
+        return any(_holds_parameter(item, depth + 1) for item in value.items)  # type: ignore[union-attr]
+    if kind is Instance:
+        return any(_holds_parameter(item, depth + 1) for _, item in value.fields)  # type: ignore[union-attr]
+    if kind is Partial:  # ``self.send = partial(send, non_blocking=flag)``
         bound = (*value.args, *(arg for _, arg in value.keywords))
         held = (value.func, *(getattr(arg, "value", None) for arg in bound))
         return any(_holds_parameter(item, depth + 1) for item in held)

@@ -421,6 +421,8 @@ Value = Union[
     None,
 ]
 
+#: The kinds a join with ``None`` does not simply give the other value for.
+_PLAIN_JOINS = frozenset((Const, ExtStream, StreamCtx))
 #: What a call dispatches on: two different ones join into a :class:`.choices.OneOf`.
 _CALLEES = (FunctionInfo, ClassInfo, Bound, Partial, Ref, Module, Callee)
 
@@ -432,13 +434,23 @@ def join(a: Value, b: Value) -> Value:
     is either ``None`` or a stream (a function, an object, a container: the optional-import
     idiom) can only be used as one when it is the latter.
     """
-    if a is b or a == b:  # a dataclass's ``==`` compares every field, even with itself
+    # Kinds by exact type (no value class has a subclass; isinstance was a third of a join's
+    # calls). Values of two kinds are never equal: a dataclass's ``==`` is not asked.
+    if a is b:
         return a
-    other = b if is_none(a) else a if is_none(b) else None
-    if other is not None and not isinstance(other, (Const, ExtStream, StreamCtx)):
+    kind_a, kind_b = type(a), type(b)
+    if kind_a is kind_b and a == b:  # a dataclass's ``==`` compares every field
+        return a
+    if kind_a is Const and a.value is None:  # type: ignore[union-attr]
+        other = b
+    elif kind_b is Const and b.value is None:  # type: ignore[union-attr]
+        other = a
+    else:
+        other = None
+    if other is not None and type(other) not in _PLAIN_JOINS:
         return other
-    if isinstance(a, ExtStream):
-        if isinstance(b, ExtStream):
+    if kind_a is ExtStream:
+        if kind_b is ExtStream:
             if (a.param is None) != (b.param is None):
                 # A real external stream wins over a symbolic one (which may be anything).
                 real = a if a.param is None else b
@@ -453,9 +465,9 @@ def join(a: Value, b: Value) -> Value:
                 device=a.device | b.device if a.device and b.device else None,
             )
         return renewed(a, nullable=True) if is_none(b) else a.weakened()
-    if isinstance(b, ExtStream):
+    if kind_b is ExtStream:
         return join(b, a)
-    if isinstance(a, StreamCtx) or isinstance(b, StreamCtx):
+    if kind_a is StreamCtx or kind_b is StreamCtx:
         # ``torch.npu.stream(ext) if c else nullcontext()``: ext current on some paths.
         ctx = a if isinstance(a, StreamCtx) else b
         other = b if ctx is a else a
@@ -463,20 +475,20 @@ def join(a: Value, b: Value) -> Value:
         if stream is None and isinstance(ctx.stream, ExtStream):
             stream = ctx.stream.weakened()
         return StreamCtx(stream, ctx.label)
-    if isinstance(a, Seq) and isinstance(b, Seq):
-        return _join_seqs(a, b)
-    if isinstance(a, StreamMethod) and isinstance(b, StreamMethod) and a.method == b.method:
+    if kind_a is Seq and kind_b is Seq:
+        return _join_seqs(a, b)  # type: ignore[arg-type]
+    if kind_a is StreamMethod and kind_b is StreamMethod and a.method == b.method:  # type: ignore[union-attr]
         # ``(a if c else b).query`` kept for later: the same method of either receiver.
         text = a.text if a.text == b.text else None
         return StreamMethod(a.method, join(a.receiver, b.receiver), text, a.bound_at)
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        return join_tensors(a, b)
-    tensor, other = (a, b) if isinstance(a, Tensor) else (b, a)
-    if isinstance(tensor, Tensor) and tensor.made is not None and _is_number(other):
+    if kind_a is Tensor and kind_b is Tensor:
+        return join_tensors(a, b)  # type: ignore[arg-type]
+    tensor, other = (a, b) if kind_a is Tensor else (b, a)
+    if type(tensor) is Tensor and tensor.made is not None and _is_number(other):  # type: ignore[union-attr]
         # ``total = 0`` then ``total = total + loss``: a number has no backward, so where
         # the value is used as a root it is the tensor, computed where it was.
         return Tensor(made=tensor.made)
-    if isinstance(a, Instance) and isinstance(b, Instance) and a.cls is b.cls:
+    if kind_a is Instance and kind_b is Instance and a.cls is b.cls:  # type: ignore[union-attr]
         mine, theirs = dict(a.fields), dict(b.fields)
         fields = tuple((k, join(mine.get(k), theirs.get(k))) for k in {**mine, **theirs})
         param = a.param if a.param == b.param else None
@@ -520,7 +532,7 @@ def holds_stream(value: Value, depth: int = 2, *, concrete: bool = False) -> boo
 
 def is_none(value: Value) -> bool:
     """The literal ``None``."""
-    return isinstance(value, Const) and value.value is None
+    return type(value) is Const and value.value is None  # type: ignore[union-attr]
 
 
 def _is_number(value: Value) -> bool:

@@ -352,8 +352,8 @@ class Calls:
         if recorded is not None:
             values.append(recorded)
         for value in values:
-            for item in value.items if isinstance(value, Seq) else (value,):
-                if isinstance(item, Event) and isinstance(item.generic_origin, cst.CSTNode):
+            for item in value.items if type(value) is Seq else (value,):  # type: ignore[union-attr]
+                if type(item) is Event and isinstance(item.generic_origin, cst.CSTNode):
                     self._recorded_events[id(item.generic_origin)] = item.generic_origin
 
     def _never_recorded(self, receiver: Value) -> bool:
@@ -371,7 +371,7 @@ class Calls:
     ) -> Value:
         """Call a value that is not a torch API: a project function, method, class."""
         bound_at: object = None
-        if isinstance(callee, Partial):
+        if type(callee) is Partial:
             site = CallSite(
                 node,
                 site.callee_text,
@@ -383,7 +383,7 @@ class Calls:
                 site.kw_spread,
             )
             bound_at, text, callee = callee.at, callee.text, callee.func
-            if isinstance(callee, Ref):  # partial(torch.npu.Stream.synchronize, ext)
+            if type(callee) is Ref:  # partial(torch.npu.Stream.synchronize, ext)
                 named = CallSite(node, text or callee.qualname, site.positional, site.keywords)
                 issues = unbound_issues(named, callee.qualname)
                 if issues:
@@ -394,13 +394,13 @@ class Calls:
                 for issue in outcome.issues:
                     self._report(node, issue)
                 return outcome.value
-        if isinstance(callee, StreamMethod):  # poll = ext.query; poll()
+        if (kind := type(callee)) is StreamMethod:  # exact kinds: no value class has a subclass
             issues, yielded = method_effects(
                 site, callee.method, callee.receiver, callee.text, current
             )
             self._report_bound(node, issues, callee.bound_at, site.callee_text)
             return yielded
-        if isinstance(callee, Ref):  # map(torch.npu.Stream.synchronize, streams)
+        if kind is Ref:  # map(torch.npu.Stream.synchronize, streams)
             issues = unbound_issues(site, callee.qualname)
             if not issues:  # a torch function or class given as a value: called here
                 outcome = call_effects(site, callee.qualname, current, self._default_capture)
@@ -410,22 +410,22 @@ class Calls:
             for issue in issues:
                 self._report(node, issue)
             return made
-        if isinstance(callee, OneOf):  # f = a if c else b: each, joined (alternatives.py)
+        if kind is OneOf:  # f = a if c else b: each, joined (alternatives.py)
             return self.call_each(callee, node, site, state, current)
-        if isinstance(callee, Bound):
+        if kind is Bound:
             receiver = Arg(callee.receiver, callee.text)
             return self._call_function(callee.func, node, site, receiver, state, current)
-        if isinstance(callee, FunctionInfo):
+        if kind is FunctionInfo:
             return self._call_function(callee, node, site, None, state, current)
-        if isinstance(callee, Closure):
+        if kind is Closure:
             return self.call_closure(callee, node, site, None, state, current)
         if is_symbolic(callee):  # fn(...) on a parameter: made where a function is passed
             made = self.record_param_call(callee, site, state)  # type: ignore[arg-type]
             if made is not None:
                 return made
-        if isinstance(callee, ClassInfo):  # __init__, __post_init__ (objects.py)
+        if kind is ClassInfo:  # __init__, __post_init__ (objects.py)
             return self.construct(callee, node, site, state, current)
-        if isinstance(callee, Instance):  # obj(...): type(obj).__call__(obj, ...), by the MRO
+        if kind is Instance:  # obj(...): type(obj).__call__(obj, ...), by the MRO
             found, made = self.flow_called(callee, site, state, current)
             if found:  # weakref.ref(x)(), operator.itemgetter(k)(obj) (flows.py)
                 return made

@@ -17,13 +17,25 @@ which ``self`` attributes it sets, and which stream is current when it returns o
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from ..abstract.atoms import CALLER_CURRENT, Const, ExtStream, GlobalSlot, ParamRef
 from ..abstract.callables import Closure, ParamCall
-from ..abstract.paths import ITERATED, SUBSCRIPTED, attribute, contents, element, item, symbolic
+from ..abstract.paths import (
+    ENTERED,
+    ITERATED,
+    PARAM_KEY,
+    SUBSCRIPTED,
+    along,
+    attribute,
+    contents,
+    element,
+    item,
+    literal_key,
+    plan_of,
+    symbolic,
+)
 from ..abstract.records import renewed
 from ..abstract.sinks import Guard, ParamPath, Sink, SinkKey
 from ..abstract.unions import StreamUnion
@@ -46,8 +58,6 @@ from ..semantics.copies import HOST_ARG, PINNED_ARG
 from ..semantics.effects import handle_matches
 from ..semantics.sites import Arg, Issue
 
-#: A path step: what entering a context manager parameter gives (``async with cm as s``).
-ENTERED = "<entered>"
 #: How a path step of a call on ``self`` kept for the receiver starts (:mod:`.receivers`).
 SELF_CALL = "<self."
 
@@ -144,10 +154,6 @@ def sink_of(
 
 # --- applying a summary at a call ----------------------------------------------------------
 
-#: A path step of a module global's read (:class:`GlobalSlot`) keyed by a parameter:
-#: ``"[@0]"``, the item under the caller's argument 0 when it is a literal.
-PARAM_KEY = "[@"
-
 
 @dataclass
 class Binding:
@@ -183,39 +189,33 @@ def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
                 return _called_result(ref, binding), None
             return None, None
         value, text = arg.value, arg.text
-    for step in ref.path:
+    path = ref.path
+    for position, step in enumerate(path):
+        if type(value) is ExtStream and value.param is not None:
+            # the caller's own parameter (most often): the rest of the path is its path
+            plan = plan_of(path[position:] if position else path)
+            if plan is not None:
+                steps, plain = plan
+                text = f"{text}.{'.'.join(path[position:])}" if text and plain else None
+                return along(value, steps), text
         if step == ITERATED:
             value, text = element(value), None
         elif step == SUBSCRIPTED:
             value, text = contents(value), None
-        elif step.startswith(PARAM_KEY):  # a global's item under the argument's key
+        elif step[:2] == PARAM_KEY:  # a global's item under the argument's key (a slice: no call)
             arg = binding.args.get(int(step[len(PARAM_KEY) : -1]))
             key = arg.value if arg is not None else None
             literal = key.value if isinstance(key, Const) else None
             found = type(literal) in (str, int)
             value, text = (item(value, literal) if found else contents(value)), None  # type: ignore[arg-type]
-        elif step.startswith("["):  # a literal key: "['ext']", "[0]"
-            value, text = item(value, _literal_key(step)), None
+        elif step[:1] == "[":  # a literal key: "['ext']", "[0]"
+            value, text = item(value, literal_key(step)), None
         elif step == ENTERED:  # async with cm as s: what entering the caller's cm gives
             value, text = (value.yielded if isinstance(value, StreamCtx) else None), None
         else:
             value = attribute(value, step)
-            text = f"{text}.{step}" if text and not step.startswith("<") else None
+            text = f"{text}.{step}" if text and step[:1] != "<" else None
     return value, text
-
-
-#: Literal keys of path steps, read once per step text: ``ast.literal_eval`` compiles its
-#: argument, and applying summaries reads the same few steps tens of thousands of times.
-_KEYS: dict[str, str | int] = {}
-
-
-def _literal_key(step: str) -> str | int:
-    """The key of a path step such as ``"['ext']"`` or ``"[0]"``."""
-    try:
-        return _KEYS[step]
-    except KeyError:
-        key = _KEYS[step] = ast.literal_eval(step[1:-1])
-        return key
 
 
 def _called_result(ref: ParamRef, binding: Binding) -> Value:
@@ -249,7 +249,8 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         return value
     if depth > 6:
         return None
-    if isinstance(value, ExtStream):
+    kind = type(value)  # exact kinds: no value class has a subclass
+    if kind is ExtStream:
         if value.param is None:
             return value
         if value.param.owner is not binding.info and type(value.param.owner) is not GlobalSlot:
@@ -265,10 +266,10 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             actual, _ = resolve(present[0], binding)
             if len(present) > 1:
                 actual = _either_all(actual, (resolve(o, binding)[0] for o in present[1:]))
-        if isinstance(actual, ExtStream) and not value.must:
+        if type(actual) is ExtStream and not value.must:
             return actual.weakened()
         return actual
-    if isinstance(value, Seq):
+    if kind is Seq:
         items = tuple(substitute(item, binding, depth + 1) for item in value.items)
         keys = tuple((key, substitute(item, binding, depth + 1)) for key, item in value.keys)
         key = substitute(value.key, binding, depth + 1)
@@ -278,20 +279,20 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         if unchanged and key is value.key:
             return value  # nothing symbolic inside: the same container, no copy
         return renewed(value, items=items, keys=keys, key=key)
-    if isinstance(value, StreamCtx):
+    if kind is StreamCtx:
         return renewed(
             value,
             stream=substitute(value.stream, binding, depth + 1),
             yielded=substitute(value.yielded, binding, depth + 1),
         )
-    if isinstance(value, Partial):  # return functools.partial(_sync, s)
+    if kind is Partial:  # return functools.partial(_sync, s)
         return renewed(
             value,
             func=substitute(value.func, binding, depth + 1),
             args=tuple(_substitute_arg(arg, binding, depth) for arg in value.args),
             keywords=tuple((k, _substitute_arg(arg, binding, depth)) for k, arg in value.keywords),
         )
-    if isinstance(value, Tensor) and value.made is not None:
+    if kind is Tensor and value.made is not None:
         # Computed on the helper's current stream or a parameter made current: the caller's.
         made = pv.substitute(
             value.made,
@@ -299,22 +300,22 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             lambda ref: substitute(symbolic(ref), binding, depth + 1),
         )
         return value if made is value.made else renewed(value, made=made)
-    if isinstance(value, FunctionInfo) and value.enclosing is not None:
+    if kind is FunctionInfo and value.enclosing is not None:
         return closure_of(value, binding)
-    if isinstance(value, Closure):  # captured values in the caller's terms
+    if kind is Closure:  # captured values in the caller's terms
         captured = tuple(
             (owner, tuple((i, substitute(v, binding, depth + 1)) for i, v in values))
             for owner, values in value.captured
         )
         return renewed(value, captured=captured)
-    if isinstance(value, ParamCall):
+    if kind is ParamCall:
         return value
-    if isinstance(value, Bound):  # return Holder(s).flush
+    if kind is Bound:  # return Holder(s).flush
         return renewed(value, receiver=substitute(value.receiver, binding, depth + 1))
-    if isinstance(value, StreamMethod):  # return s.query: the caller's stream, unnamed
+    if kind is StreamMethod:  # return s.query: the caller's stream, unnamed
         receiver = substitute(value.receiver, binding, depth + 1)
         return renewed(value, receiver=receiver, text=None) if receiver != value.receiver else value
-    if isinstance(value, Instance):
+    if kind is Instance:
         if value.param is not None:
             if value.param.owner is not binding.info:
                 return Instance(value.cls)
@@ -366,12 +367,12 @@ def _absent(ref: ParamRef, binding: Binding) -> bool:
     if arg is None:
         return ref.index != CALLER_CURRENT
     step = ref.path[0] if ref.path else ""
-    if not step.startswith("[") or step in (ITERATED, SUBSCRIPTED):
+    if step[:1] != "[" or step in (ITERATED, SUBSCRIPTED):
         return False
     seq = arg.value
     if not isinstance(seq, Seq) or seq.is_dict:
         return False
-    key = _literal_key(step)
+    key = literal_key(step)
     if seq.keys or isinstance(key, str):
         return not any(known == key for known, _ in seq.keys)
     params = binding.info.params

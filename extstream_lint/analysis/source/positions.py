@@ -80,8 +80,7 @@ def _match_with_ast(
             continue  # dotted import names are attributes in libcst only; they hold no code
         kids: list[cst.CSTNode] = []
         push_children(node, kids)
-        kids.reverse()
-        stack.extend(kids)
+        stack += kids[::-1]  # reversed by a slice: no call per node
     by_kind: dict[type, list[ast.AST]] = {kind: [] for kind in kinds}
     for node in _walk_ast(tree):
         kind = ast_to_kind.get(type(node))

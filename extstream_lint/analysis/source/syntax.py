@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from operator import attrgetter
+from typing import Any
 
 import libcst as cst
 
@@ -109,28 +111,41 @@ def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 def push_children(node: cst.CSTNode, out: list[cst.CSTNode]) -> None:
     """Append :func:`children` of ``node`` to ``out``, in the same order: the walks' inner
     loop, without a generator to resume per child (on the standard-library set the walks
-    of :mod:`.bodies` were a tenth of the analysis, most of it here)."""
+    of :mod:`.bodies` were a tenth of the analysis, most of it here).
+
+    The fields are read by one :func:`operator.attrgetter` per node type, and each child
+    is tested and appended by operators alone: ``getattr``, ``dict.get`` and ``append``
+    per field and child were four calls in five of the walks' (1.1 million on the stdlib
+    overlay)."""
     kind = type(node)
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = code_fields(kind)
+    try:
+        read, single = _READERS[kind]
+    except KeyError:
+        read, single = _READERS[kind] = _reader(kind)
+    if read is None:
+        return
     known = _IS_NODE
-    for name in names:
-        value = getattr(node, name, None)
+    for value in (read(node),) if single else read(node):
         kind = type(value)
         if kind is tuple or kind is list:
             for item in value:  # type: ignore[union-attr]
-                is_node = known.get(type(item))
-                if is_node is None:
-                    is_node = _is_node(item)
-                if is_node:
-                    out.append(item)
-        elif value is not None:
-            is_node = known.get(kind)
-            if is_node is None:
-                is_node = _is_node(value)
-            if is_node:
-                out.append(value)  # type: ignore[arg-type]
+                kind = type(item)
+                if known[kind] if kind in known else _is_node(item):
+                    out += (item,)
+        elif value is not None and (known[kind] if kind in known else _is_node(value)):
+            out += (value,)  # type: ignore[arg-type]
+
+
+#: Per node type, what reads its :func:`code_fields` (``None``: it has none), and whether
+#: that is one field (an ``attrgetter`` of one name gives the value, not a tuple).
+_READERS: dict[type, tuple[Callable[[cst.CSTNode], Any] | None, bool]] = {}
+
+
+def _reader(kind: type) -> tuple[Callable[[cst.CSTNode], Any] | None, bool]:
+    # a field this libcst's node lacks reads as None (:func:`children`): not read at all
+    present = {f.name for f in dataclasses.fields(kind)}
+    names = [name for name in code_fields(kind) if name in present]
+    return (attrgetter(*names) if names else None), len(names) == 1
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
