@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from .atoms import Const, ExtStream, ParamRef
 from .handles import PinnedLoader
+from .members import member_of
 from .records import renewed
 from .values import (
     PINNED,
@@ -166,6 +167,11 @@ def attribute(value: Value, name: str) -> Value:
         return _step(value, name)
     if isinstance(value, ClassInfo):  # KINDS[cls.__name__] = cls, KINDS[cls.kind] = cls
         return Const(value.name) if name == "__name__" else value.attr(name)
+    member = member_of(value)
+    if member is not None and isinstance(member.cls, ClassInfo):
+        method = member.cls.method(name)  # algo.stream(h), algo an enum member passed in
+        if method is not None and not method.is_property:
+            return Bound(method, value, None)
     if isinstance(value, Tensor) and value.made is not None:
         # ``model(**batch).loss``: read from a value computed under a stream, so was it.
         return Tensor(made=value.made)
