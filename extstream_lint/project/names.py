@@ -10,7 +10,10 @@ Per top-level statement (CPython's tree gives its lines and the names it binds; 
 gives the words on those lines), a statement carries a stream when its lines mention one
 or spell a name that carries one in a module it imports; the names it binds then carry
 one, and so does the module-level state it spells (a variable or class that one helper
-fills and another reads), though not the functions and modules it merely calls. To a
+fills and another reads), though not the functions and modules it merely calls. A function
+of the module that such a statement calls or decorates with (``@kind("io") def make(h):
+return ExternalStream(h)``, ``register("io", ExternalStream(h))``) may store what it is given
+into the state its own body spells (``_KINDS[name] = fn``): that state carries one too. To a
 fixpoint, linear in the words. Generous by construction: comments and strings count as
 spelling, and a file CPython rejects gives all its words.
 """
@@ -59,6 +62,9 @@ class Statement:
     words: frozenset[str]
     #: It may make or annotate an external stream (``ExternalStream``, ``stream_ptr``).
     external: bool
+    #: A ``def``: a carrying statement that calls it may have it store into the state
+    #: its body spells.
+    function: bool = False
 
 
 #: Statements whose names are code, not state: a relevant statement that calls a function
@@ -81,7 +87,8 @@ def statements(tree: ast.Module, text: str) -> tuple[list[Statement], frozenset[
         if not isinstance(node, _CODE):
             state |= bound
         external = "ExternalStream" in segment or "stream_ptr" in segment
-        found.append(Statement(bound, words(segment), external))
+        function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        found.append(Statement(bound, words(segment), external, function))
     if "global" in text:
         for names in _GLOBAL.findall(text):
             state.update(name.strip() for name in names.split(","))
@@ -97,9 +104,13 @@ def carried(
     one of those, and so on to a fixpoint."""
     tops = state.union(*(statement.bound for statement in found))
     spelling: dict[str, list[int]] = {}  # a top-level name -> the statements spelling it
+    stores: dict[str, frozenset[str]] = {}  # a function -> the state its body spells
     for number, statement in enumerate(found):
         for word in statement.words & tops:
             spelling.setdefault(word, []).append(number)
+        if statement.function:
+            for name in statement.bound:
+                stores[name] = statement.words & state
     queue = [
         number
         for number, statement in enumerate(found)
@@ -113,7 +124,11 @@ def carried(
             continue
         done[number] = True
         statement = found[number]
-        new = (statement.bound | (statement.words & state)) - names
+        new = statement.bound | (statement.words & state)
+        for called in statement.words & stores.keys():
+            if called not in statement.bound:  # a function it calls: the state it fills
+                new |= stores[called]
+        new -= names
         names |= new
         for word in new:
             queue.extend(other for other in spelling.get(word, ()) if not done[other])

@@ -64,6 +64,8 @@ NOT_RUN: dict[str, str] = {
     "imports/transfer_package_init": "the simulation has no torch_npu.contrib.transfer_to_npu",
     "imports/transfer_imported_module": "the simulation has no torch_npu.contrib.transfer_to_npu",
     "imports/transfer_transitive": "the simulation has no torch_npu.contrib.transfer_to_npu",
+    "library_flow/tensor_register_hook": "the hook runs in a backward the case does not run",
+    "library_flow/forward_hook_object": "the hook runs in a forward the case does not run",
 }
 NOT_RUN.update(
     dict.fromkeys(

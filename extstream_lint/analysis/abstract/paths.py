@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from .atoms import Const, ExtStream, ParamRef
 from .handles import PinnedLoader
+from .members import Member
 from .records import renewed
 from .values import (
     PINNED,
@@ -254,6 +255,11 @@ def attribute(value: Value, name: str) -> Value:
         return _step(value, name)  # type: ignore[arg-type]
     if kind is ClassInfo:  # KINDS[cls.__name__] = cls, KINDS[cls.kind] = cls
         return Const(value.name) if name == "__name__" else value.attr(name)  # type: ignore[union-attr]
+    member = value.value if kind is Const else None  # type: ignore[union-attr]
+    if isinstance(member, Member) and type(member.cls) is ClassInfo:
+        method = member.cls.method(name)  # algo.stream(h), algo an enum member passed in
+        if method is not None and not method.is_property:
+            return Bound(method, value, None)
     if kind is Tensor and value.made is not None:  # type: ignore[union-attr]
         # ``model(**batch).loss``: read from a value computed under a stream, so was it.
         return Tensor(made=value.made)

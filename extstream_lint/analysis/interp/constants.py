@@ -50,7 +50,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..abstract.atoms import Const, ExtStream, ParamRef
+from ..abstract.atoms import Const, ExtStream, GlobalSlot, ParamRef
+from ..abstract.handles import ManagedStream
 from ..abstract.members import Member, member_of, member_truth
 from ..abstract.paths import symbolic
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Summary, Value, holds_stream
@@ -73,6 +74,15 @@ def by_literal(info: FunctionInfo, binding: sm.Binding) -> Value:
         if isinstance(known, Const) and type(known.value) is type(key) and known.value == key:
             return value
     return info.returns
+
+
+def _global_read(value: Value) -> bool:
+    """A read of a module global kept for the caller's view of it (:class:`GlobalSlot`)."""
+    return (
+        isinstance(value, ExtStream)
+        and value.param is not None
+        and type(value.param.owner) is GlobalSlot
+    )
 
 
 def const_truth(value: Value) -> bool | None:
@@ -217,8 +227,9 @@ class Constants:
         """For the calls of other modules, where its body is not: what each function whose
         body reads a dict by a parameter returns for each literal key of that dict, learnt
         once here as a call's copy is (:attr:`.values.Summary.by_literal`). A result that is
-        one stream the function makes itself, or nothing, is kept (a path of its own
-        ``self`` is not the caller's)."""
+        one stream the function makes itself (external or managed), nothing, or the entry
+        of a global its module's calls fill is kept (a path of its own ``self`` is not the
+        caller's); otherwise the caller reads the join of every key's."""
         for info, params in self.__dict__.get("_keyed_reads", {}).items():
             for index, keys in params.items():
                 for key in keys:
@@ -226,8 +237,14 @@ class Constants:
                     special = self.specialised(info, binding)
                     made = special.returns if special is not None else None
                     if special is not None and (
-                        made is None or (isinstance(made, ExtStream) and made.param is None)
+                        made is None
+                        or isinstance(made, ManagedStream)
+                        or (isinstance(made, ExtStream) and made.param is None)
                     ):  # one stream it makes, or nothing (a managed lane)
+                        info.summary.by_literal[index, key] = made
+                    elif special is not None and _global_read(made):
+                        # the entry of a global its module's calls fill (``LANES[key]``):
+                        # read in each caller's view of that global, not the join of all
                         info.summary.by_literal[index, key] = made
 
     def _note_passed_on(self, value: Value, attrs: tuple[tuple[str, ...], ...] = ((),)) -> None:

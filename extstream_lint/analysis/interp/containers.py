@@ -104,6 +104,10 @@ class Containers:
             )
             if deferred is not None:
                 return join(deferred, default) if default is not None else deferred
+        if method == "get" and receiver.is_dict and not receiver.items and not receiver.keys:
+            # an empty dict (a cache before its first store: ``cls._pools.get(device)``)
+            # holds nothing under any key: the default, ``None`` when none is given
+            return default if default is not None else Const(None)
         if key is NO_KEY or not _keyed(receiver):
             found = sm.contents(receiver)
             return join(found, default) if default is not None else found

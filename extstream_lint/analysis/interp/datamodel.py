@@ -17,6 +17,7 @@ import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.callables import Closure
+from ..abstract.choices import OneOf
 from ..abstract.members import ENUM_BASES, Member, member_of
 from ..abstract.state import State
 from ..abstract.values import (
@@ -305,6 +306,10 @@ class DataModel:
                 # parameter: what the caller's instance holds, called there (calls.py)
                 return None, method, None
         if isinstance(callee, (Partial, Ref)):  # a staticmethod, a class: not bound
+            return callee, None, None
+        if found and isinstance(callee, (OneOf, Bound, ClassInfo)):
+            # the instance's own attribute holding a callable (one of several functions, a
+            # bound method, a class): Python calls it as it is, without binding ``obj``
             return callee, None, None
         if not found and isinstance(callee, Instance) and callee.cls.name == METHOD_DISPATCHER:
             # a singledispatchmethod: its implementation is called with obj first (flows.py)

@@ -23,6 +23,7 @@ from ..abstract.values import (
     Value,
     is_none,
     join,
+    join_all,
     join_any,
 )
 from ..semantics import autograd as ag
@@ -312,6 +313,9 @@ class Expressions:
         self, node: cst.CSTNode, inner: State, scope: Scope
     ) -> tuple[Value, State]:
         """The comprehension's value, and the state its last element is made in."""
+        keyed = self._keyed_comprehension(node, inner, scope)
+        if keyed is not None:
+            return keyed
         for_in = node.for_in
         while for_in is not None:
             element = self.element_of(self.eval(for_in.iter, inner, scope))
@@ -327,6 +331,36 @@ class Expressions:
             # Iterating the dict gives its keys; its values are read by subscript or values().
             return (Seq((made,), is_dict=True, key=key) if made is not None else None), inner
         return may_contain([self.eval(node.elt, inner, scope)]), inner
+
+    def _keyed_comprehension(
+        self, node: cst.CSTNode, inner: State, scope: Scope
+    ) -> tuple[Value, State] | None:
+        """``{k: make(k) for k in ("compute", "comm")}``: a dict comprehension over a tuple
+        or list of literals, with no ``if``, makes one entry per literal, in order; each
+        value is made with the target bound to its literal, so the dict has literal keys
+        (``d["comm"]`` is ``make("comm")``'s value alone), as the display it spells out would
+        (at most :data:`_MAX_UNROLLED` entries; anything else is the join below)."""
+        if type(node) is not cst.DictComp:
+            return None
+        for_in = node.for_in
+        if for_in.inner_for_in is not None or for_in.ifs or type(for_in.target) is not cst.Name:
+            return None
+        over = self.eval(for_in.iter, inner, scope)
+        if not isinstance(over, Seq) or over.keys or over.is_dict:
+            return None
+        items = over.items
+        if not items or len(items) > _MAX_UNROLLED or not all(_literal(i) for i in items):
+            return None
+        pairs: dict[object, Value] = {}
+        for item in items:
+            inner.env[for_in.target.value] = item
+            key = self.eval(node.key, inner, scope)
+            value = self.eval(node.value, inner, scope)
+            if not _literal(key):
+                return None
+            pairs[key.value] = value  # type: ignore[union-attr]
+        keys = tuple(pairs.items())
+        return Seq((join_all([v for _, v in keys]),), keys), inner
 
     def _bind_local(self, target: cst.CSTNode, value: Value, state: State) -> None:
         """Bind comprehension targets: they do not leak into the enclosing scope."""
@@ -380,6 +414,14 @@ _OPERATIONS = frozenset({cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.
 
 #: The longest string literal kept with its text (longer ones are docstrings and messages).
 _MAX_TEXT = 80
+#: Entries of a dict comprehension over literals made one by one at most.
+_MAX_UNROLLED = 8
+
+
+def _literal(value: Value) -> bool:
+    """A literal a dict with literal keys is keyed by (a short string, an int)."""
+    return isinstance(value, Const) and type(value.value) in (str, int) and value.value != ""
+
 
 #: Comparisons that give a ``bool`` whatever the operands (a tensor's ``==`` gives a tensor).
 _NOT_TENSORS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)

@@ -271,8 +271,10 @@ class Flows:
         current: ExtStream | None,
         func: Value,
     ) -> Value:
-        """A row that calls its function argument: with which arguments, on which stream."""
-        if not isinstance(func, CALLABLE):
+        """A row that calls its function argument: with which arguments, on which stream
+        (an object with ``__call__`` is called as one, language reference 3.3.6)."""
+        called = isinstance(func, Instance) and func.cls.method("__call__") is not None
+        if not isinstance(func, CALLABLE) and not called:
             return None
         if model.args == fm.THREAD_ARGS:
             rest = _thread_args(site, model.extra)

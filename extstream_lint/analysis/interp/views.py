@@ -119,6 +119,8 @@ class Views:
             if id(base) not in inits:
                 # Its __init__ never runs for cls's instances (cls's own does not chain).
                 pending.pop("__init__", None)
+            for name in self._shadowed(mro[:position]):
+                pending.pop(name, None)
             grew = True
             while grew:
                 grew = False
@@ -135,6 +137,22 @@ class Views:
                         changed.update(uses.writes)
                         self._view_of(cls, base, fnode, info)
                         grew = True
+
+    def _shadowed(self, before: list[ClassInfo]) -> set[str]:
+        """The methods the classes ``before`` a base in the MRO define, which an instance
+        runs instead of the base's (so a view of the base's would run code no instance
+        runs), but for those one of them calls through ``super()``. Nothing when one of them
+        is another module's class (its bodies, and their ``super()`` calls, are not here)."""
+        names: set[str] = set()
+        supered: set[str] = set()
+        for klass in before:
+            node = self._class_nodes.get(id(klass))
+            if node is None:
+                return set()
+            names.update(klass.methods)
+            for fnode, _ in self._method_nodes(node).values():
+                supered |= self._self_uses(fnode).super_reads
+        return names - supered
 
     @staticmethod
     def _super_differs(cls: ClassInfo, base: ClassInfo, after: list[ClassInfo], name: str) -> bool:

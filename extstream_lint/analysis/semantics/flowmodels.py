@@ -263,6 +263,11 @@ MODELS: tuple[FlowModel, ...] = (
     ),
     FlowModel("*.call_later", CALLS, 1, "callback", runs=LATER, case=_Q + "call_later"),
     FlowModel("*.call_at", CALLS, 1, "callback", runs=LATER, case=_Q + "call_later"),
+    # torch's hooks: called by autograd or a module's forward, later
+    FlowModel("*.register_hook", CALLS, 0, "hook", runs=LATER, case=_Q + "tensor_register_hook"),
+    FlowModel(
+        "*.register_forward_hook", CALLS, 0, "hook", runs=LATER, case=_Q + "forward_hook_object"
+    ),
     # contextvars
     FlowModel(
         "contextvars.ContextVar", HOLDER, None, "default", shared=True, case="async/contextvar"
