@@ -85,8 +85,8 @@ def item(value: Value, key: str | int) -> Value:
         for known, stored in value.keys:
             if type(known) is type(key) and known == key:
                 return stored
-        if value.keys:  # every key is a literal, and this one is not among them
-            return None
+        if value.keys or value.default is not None:  # a literal key not among them
+            return value.default
         if not value.keys and type(key) is int and -len(value.items) <= key < len(value.items):
             return value.items[key]
     if isinstance(value, ExtStream) and value.param is not None:
@@ -96,8 +96,9 @@ def item(value: Value, key: str | int) -> Value:
 
 def contents(value: Value) -> Value:
     """What a subscript, ``get()`` or ``pop()`` of a container gives: any of its values."""
-    if isinstance(value, Seq) and value.items:
-        return join_all(list(value.items))
+    if isinstance(value, Seq) and (value.items or value.default is not None):
+        held = value.items if value.default is None else (*value.items, value.default)
+        return join_all(list(held))
     if isinstance(value, ExtStream) and value.param is not None:
         return _step(value, SUBSCRIPTED)
     if isinstance(value, Tensor) and (value.place or value.made):

@@ -48,6 +48,8 @@ class Seq:
     #: iterating it gives ``key`` (the join of its keys), not the values in ``items``.
     is_dict: bool = False
     key: Value = None
+    #: A ``defaultdict``'s: what reading a key not stored gives (what its factory made).
+    default: Value = None
 
 
 #: Stores into containers and attributes a function does not own that its summary keeps at
@@ -501,9 +503,11 @@ def join(a: Value, b: Value) -> Value:
 def _join_seqs(a: Seq, b: Seq) -> Value:
     """Literal keys key by key; same lengths element-wise; else any element (grown on a path)."""
     if all((s.keys or s.is_dict) and (s.keys or not s.items) for s in (a, b)):
-        mine, theirs = dict(a.keys), dict(b.keys)
-        keys = tuple((k, join(mine.get(k), theirs.get(k))) for k in {**mine, **theirs})
-        return Seq((join_any([v for _, v in keys]),) if keys else (), keys, is_dict=not keys)
+        mine, theirs = dict(a.keys), dict(b.keys)  # a key stored on one path only: d[k]
+        keys = tuple((k, _either(mine.get(k), theirs.get(k))) for k in {**mine, **theirs})
+        default = _either(a.default, b.default)  # did not raise on the path that stored it
+        held = (join_any([v for _, v in keys]),) if keys else ()
+        return Seq(held, keys, is_dict=not keys, default=default)
     dicts = [bool(s.keys or s.is_dict) for s in (a, b)]
     if len(a.items) == len(b.items) or dicts[0] != dicts[1]:
         items = tuple(join(x, y) for x, y in zip(a.items, b.items))
@@ -512,6 +516,11 @@ def _join_seqs(a: Seq, b: Seq) -> Value:
         return Seq(items) if len(a.items) == len(b.items) else None
     key = join_all([*(Const(k) for k, _ in (*a.keys, *b.keys)), a.key, b.key]) if dicts[0] else None
     return Seq((join_all([*a.items, *b.items]),), is_dict=dicts[0], key=key)
+
+
+def _either(a: Value, b: Value) -> Value:
+    one = a if b is None else b if a is None else None  # a container or object: the value
+    return one if isinstance(one, (Seq, Instance)) else join(a, b)
 
 
 def holds_stream(value: Value, depth: int = 2, *, concrete: bool = False) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.state import State
-from ..abstract.values import Instance, Seq, Value, join
+from ..abstract.values import Instance, Seq, Value, join, join_all
 from ..semantics.effects import canonical, class_of
 from ..semantics.sites import Arg, CallSite
 from .constants import const_truth
@@ -32,6 +32,10 @@ class Builtins:
             self.call_with_key(name, site, state, current)
             if name == "filter":
                 return may_contain([self.element_of(values[1])]) if len(values) > 1 else None
+            if name != "sorted" and len(values) == 1 and isinstance(values[0], Seq):
+                return self.element_of(values[0])  # min(streams, key=...): one of them
+            if name != "sorted" and any(isinstance(v, ExtStream) for v in values):
+                return join_all(values)  # max(a, b, key=...): one of the arguments
             if name != "sorted":  # min, max: as any other call (a tensor's operands)
                 return self._call_value(None, site.node, site, state, current)
         if name == "bool":  # bool(flag): a literal's truth stays a literal (constants.py)

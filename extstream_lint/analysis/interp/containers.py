@@ -20,11 +20,11 @@ from ..abstract.atoms import Const
 from ..abstract.callables import GlobalItem
 from ..abstract.members import Member
 from ..abstract.state import State
-from ..abstract.values import Seq, Value, join, join_all
+from ..abstract.values import Seq, Value, holds_stream, join, join_all
 from ..semantics.sites import CallSite
 from ..source.syntax import children, string_value
 from . import summaries as sm
-from .core import Scope, may_contain
+from .core import Scope, is_symbolic, may_contain
 
 #: No literal key: a subscript or ``get`` whose key is not a plain string or int.
 NO_KEY = object()
@@ -59,8 +59,15 @@ CONTAINER_METHODS = frozenset(
         "clear",
         "update",
         "add",
+        "popitem",
+        "send",
+        "asend",
+        "__next__",
+        "__anext__",
     }
 )
+#: A generator's methods that resume it: each gives what it yields next.
+_RESUMES = frozenset({"send", "asend", "__next__", "__anext__"})
 
 
 class Containers:
@@ -82,6 +89,10 @@ class Containers:
             return self._by_key(receiver, method, node, site, state, scope)
         if method in ("pop", "popleft"):
             return sm.contents(receiver)
+        if method in _RESUMES:  # gen.send(v), await agen.__anext__(): what it yields
+            return self.element_of(receiver)
+        if method == "popitem":  # the last pair put in (OrderedDict's popitem(False): first)
+            return _popped_pair(receiver, site)
         grown = _changed(receiver, method, site)
         if grown is not None:
             self.rebind_container(node.func.value, grown, state, scope)  # type: ignore[attr-defined]
@@ -116,7 +127,7 @@ class Containers:
             return stored[key]
         if method == "setdefault":  # stores the default under the key, and returns it
             keys = (*receiver.keys, (key, default))
-            grown = Seq((join_all([v for _, v in keys]),), keys)
+            grown = Seq((join_all([v for _, v in keys]),), keys, default=receiver.default)
             self.rebind_container(node.func.value, grown, state, scope)  # type: ignore[attr-defined]
         return default
 
@@ -161,6 +172,9 @@ class Containers:
                     self.eval(child, state, scope)
                 return
         if self.note_store(target, base, index, value, state, scope):  # registries.py
+            where = target.value  # under a literal key only: any other key is not one
+            if isinstance(where, cst.Name) and key is not NO_KEY:
+                self._fill_global(where.value, state.env.get(where.value), scope, value)
             return
         self.foreign_store(target, index, value, state, scope)  # another module's global
         if not isinstance(base, Seq):
@@ -168,13 +182,12 @@ class Containers:
         changed: Value
         if _keyed(base) and key is not NO_KEY:
             keys = (*((k, v) for k, v in base.keys if k != key), (key, value))
-            changed = Seq((join_all([v for _, v in keys]),), keys)
+            changed = Seq((join_all([v for _, v in keys]),), keys, default=base.default)
         elif base.keys or base.is_dict:
             key_value = Const(key) if key is not NO_KEY else None
             held = join(sm.contents(base), value) if base.items else value
-            changed = Seq(
-                (held,), is_dict=True, key=join(base.key, key_value) if base.items else key_value
-            )
+            key_value = join(base.key, key_value) if base.items else key_value
+            changed = Seq((held,), is_dict=True, key=key_value, default=base.default)
         elif type(key) is int and -len(base.items) <= key < len(base.items):
             items = list(base.items)
             items[key] = value
@@ -197,12 +210,18 @@ class Containers:
         """The container named by ``expression`` is now ``value``: a name bound in this
         state (not a global read from a function: that would make it local), or an
         attribute path of names (``self.streams``), bound as an assignment would."""
+        if isinstance(expression, (cst.Subscript, cst.Call)):
+            self._rebind_item(expression, value, state, scope)
+            return
         if isinstance(expression, cst.Name):
             name = expression.value
             if name in state.env and self._global_view(name, scope):
                 state.env[name] = value  # a call's effect made this view of a global: still one
+                self._fill_global(name, value, scope, value)
             elif name in state.env:
                 self.bind_target(expression, value, state, scope)
+            else:
+                self._fill_global(name, value, scope, value)
             return
         node = expression
         while isinstance(node, cst.Attribute):
@@ -210,9 +229,90 @@ class Containers:
         if isinstance(node, cst.Name) and isinstance(expression, cst.Attribute):
             self.bind_target(expression, value, state, scope)
 
+    def _fill_global(self, name: str, value: Value, scope: Scope, added: Value) -> None:
+        """A module global's container changed in place by a function (``_lanes.append(s)``,
+        ``_by_kind["comm"] = s``) to hold an external stream the function makes (``added``
+        holds it): every function reads it as the module left it joined with what any
+        function put there, as a global rebound through ``global`` is read
+        (:meth:`.core.Core._keep_final_globals`); calls see it sooner, as their effect
+        (:mod:`.registries`, which alone keeps the classes and functions registries hold)."""
+        module = self._scopes.get(self.module)
+        if not self.learning or self._function is None or module is None:
+            return
+        if name in scope.local_names or name not in module.summary or _not_own(value):
+            return
+        if not holds_stream(added, 3, concrete=True):
+            return
+        writes = module.outer_writes
+        writes[name] = join(writes[name], value) if name in writes else value
+        module.summary[name] = join(module.summary[name], value)
+
+    def _rebind_item(
+        self, expression: cst.Subscript | cst.Call, value: Value, state: State, scope: Scope
+    ) -> None:
+        """A container read from another changed in place (``d[k].append(x)``,
+        ``d.setdefault(k, []).append(x)``, a ``defaultdict``'s ``d[k].add(x)``): stored back
+        under its key, as ``d[k] = changed`` would. Only where naming the key again runs
+        nothing (a name, a literal, an attribute path): evaluating it twice is harmless."""
+        if isinstance(expression, cst.Call):
+            func = expression.func
+            if not (
+                isinstance(func, cst.Attribute)
+                and func.attr.value == "setdefault"
+                and expression.args
+                and expression.args[0].keyword is None
+                and not expression.args[0].star
+            ):
+                return
+            index = cst.Index(expression.args[0].value)
+            expression = cst.Subscript(func.value, [cst.SubscriptElement(index)])
+        if len(expression.slice) != 1 or not isinstance(expression.slice[0].slice, cst.Index):
+            return
+        if not all(_pure(part) for part in (expression.value, expression.slice[0].slice.value)):
+            return
+        self.store_item(expression, value, state, scope)
+
+
+def _not_own(value: Value, depth: int = 3) -> bool:
+    """Nothing known, or something of the caller's (a parameter) in it, ``depth`` levels
+    down: not a value of the module's own."""
+    if value is None or is_symbolic(value):
+        return True
+    if depth <= 0 or not isinstance(value, Seq):
+        return False
+    parts = (*value.items, *(v for _, v in value.keys), value.default)
+    return any(p is not None and _not_own(p, depth - 1) for p in parts)
+
+
+def _pure(node: cst.BaseExpression) -> bool:
+    """An expression whose evaluation calls nothing: a name, a literal, an attribute path
+    or subscript of those."""
+    if isinstance(node, (cst.Name, cst.SimpleString, cst.Integer)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _pure(node.value)
+    if isinstance(node, cst.Subscript):
+        return _pure(node.value) and all(
+            isinstance(e.slice, cst.Index) and _pure(e.slice.value) for e in node.slice
+        )
+    return False
+
 
 #: Methods that add to a container.
 _GROWS = frozenset({"append", "appendleft", "extend", "insert", "setdefault", "update", "add"})
+
+
+def _popped_pair(receiver: Seq, site: CallSite) -> Value:
+    """``d.popitem()``: a (key, value) pair; by literal keys, the last one stored (the first
+    with ``last=False``); otherwise any key with any value."""
+    if receiver.keys:
+        last = site.arg(0, "last")
+        first = last is not None and isinstance(last.value, Const) and last.value.value is False
+        key, value = receiver.keys[0 if first else -1]
+        return Seq((Const(key), value))
+    if not (receiver.is_dict or receiver.key is not None):
+        return None
+    return Seq((receiver.key, sm.contents(receiver)))
 
 
 def _keyed(value: Seq) -> bool:

@@ -44,6 +44,9 @@ from . import summaries as sm
 from .core import is_symbolic, may_contain
 from .higher_order import CALLABLE
 
+#: The builtin factories of a ``defaultdict`` (a name the module does not rebind evaluates
+#: to nothing): what each makes, an empty container the code then fills in place.
+_EMPTY: dict[str, Value] = {"list": Seq(()), "set": Seq(()), "dict": Seq((), is_dict=True)}
 #: Where an object a row made keeps what it holds (never an identifier: no clash).
 CONTENTS = "<contents>"
 _NAMES, _ARGS, _KEYWORDS = "<names>", "<args>", "<keywords>"
@@ -388,18 +391,21 @@ class Flows:
         """``defaultdict(factory, ...)``: reading a missing key stores and gives what
         ``factory()`` returns (called here, silently: it runs where the key is read)."""
         made: Value = None
-        if isinstance(factory, CALLABLE):
+        empty = _EMPTY.get(site.positional[0].text or "") if site.positional else None
+        if factory is None and empty is not None:  # defaultdict(list): the builtin, unbound
+            made = empty
+        elif isinstance(factory, CALLABLE):
             with self._silenced():
-                empty = CallSite(site.node, "call", [])
-                made = self._call_value(factory, site.node, empty, state, self._current(state))
+                no_args = CallSite(site.node, "call", [])
+                made = self._call_value(factory, site.node, no_args, state, self._current(state))
         rest = CallSite(site.node, "dict", site.positional[1:], dict(site.keywords))
         base = self._make_dict(rest) if rest.positional or rest.keywords else None
-        held = [made]
-        if isinstance(base, Seq):
-            held.extend(base.items)
-        if all(value is None for value in held):
-            return Seq((), is_dict=True)
-        return Seq((join_all(held),), is_dict=True)
+        if not isinstance(base, Seq):
+            base = Seq((), is_dict=True)
+        if made is None:
+            return base
+        # keys stored keep their own values (d["a"] vs d["b"]); a key not stored reads made
+        return Seq(base.items, base.keys, base.is_dict, base.key, default=made)
 
 
 def _held(receiver: Value) -> Value:

@@ -63,7 +63,8 @@ KINDS: dict[str, str] = {
     GETS_ATTRIBUTE: "returns a callable that reads the attributes named by its arguments",
     GETS_ITEM: "returns a callable that reads the items at its arguments",
     DICT: "a dict, as `dict(...)` makes from the same arguments",
-    DEFAULT_DICT: "a dict whose missing keys read what calling {arg} returns",
+    DEFAULT_DICT: "a dict whose missing keys read what calling {arg} returns (`list`, `set`, "
+    "`dict`: an empty one, filled in place under that key), each stored key its own value",
     CHAIN_MAP: "a dict of every argument's keys, the first mapping's value first",
     LIST: "a list of the elements of {arg}",
     ATTRIBUTES: "an object whose attributes are its keyword arguments",
@@ -91,7 +92,7 @@ KIND_MEANINGS: dict[str, str] = {
     GETS_ATTRIBUTE: "returns a getter of attributes",
     GETS_ITEM: "returns a getter of items",
     DICT: "a dict of the arguments",
-    DEFAULT_DICT: "a dict whose missing keys read a factory's result",
+    DEFAULT_DICT: "a dict whose missing keys read a factory's result; stored keys keep theirs",
     CHAIN_MAP: "a dict of several mappings, looked up in order",
     LIST: "a list of argument i's elements",
     ATTRIBUTES: "an object whose attributes are the keyword arguments",

@@ -1,0 +1,19 @@
+# `lambda g, lane=lane: ...` / `def finish(lane=lane)`: the loop-capture idiom; the
+# function is passed to a library (a hook) or returned, never called with that argument,
+# so the default is the value (not followed: a parameter with a default is only the
+# caller's; p13 hooks.py)
+import torch
+from torch_npu.npu import ExternalStream
+
+
+def install(params, h):
+    finishers = []
+    for p in params:
+        lane = ExternalStream(h)
+
+        def finish(lane=lane):
+            lane.wait_event(torch.npu.Event())  # expect: XST104
+
+        finishers.append(finish)
+        p.register_post_accumulate_grad_hook(lambda _p, lane=lane: lane.query())  # expect: XST102
+    return finishers
