@@ -105,20 +105,22 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
 #: set_path 19,900 calls at 200) and the views (``Views._views_for`` builds a ``_Lookup`` of
 #: the whole MRO and compares every inherited name, per class). Sharing the base's facts
 #: alone makes ``_views_for`` walk n positions per class instead of one (n^2 still).
-#: With each MRO made from the base's kept one (mro.extend_chain, no walk per class):
-#: 82,439 at 20, 2,877,442 at 200; and each class's ``_Lookup`` built once per decision:
-#: 80,529 and 2,799,572. Measured, not landed: with the copies skipped, the rest of the
-#: analysis is linear (45,226 and 432,642 calls) but deciding views rose to 40,357 and
-#: 3,767,593 (the inherited names then come one position at a time, each building a
-#: ``_Lookup`` of that base: m^2 per class, m up to 42); with the lookups built once,
-#: 70,887 calls at 20, 1,273,711 at 200, 13,454,311 at 2,000 in all (views: 25,661,
-#: 841,069, 9,020,269: m positions per class, m growing to 42). Two more ties: a
-#: chain past 64 classes keeps only its first 42 in the MRO, so lookups through it miss
-#: deeper bases' attributes and the copies are what finds ``C199().s0``; and at the cut
-#: ``super()`` seems to continue elsewhere, so each class past 64 gets a view of a base's
-#: ``__init__`` (272 views at 200, 48 K calls). The design: a class's facts delegated to
-#: its base's (lookups memoised per class, not cut), views made from the base's views plus
-#: what the class itself overrides.
+#: With each MRO made from the base's kept one (mro.extend_chain, no walk per class): 82,439 at 20,
+#: 2,877,442 at 200; and each class's ``_Lookup`` built once per decision: 80,529 and 2,799,572.
+#: Measured, not landed: deciding a class whose MRO is a whole chain from its base's facts (what
+#: the chain's methods read, whether a class defines what a later one reads, whether one calls its
+#: own class), without the walk, gave 63,790 and 2,626,861 with the same views and findings, but
+#: 13,700 more calls on the stdlib overlay probe; with the copies skipped, the rest of the analysis
+#: is linear (45,226 and 432,642 calls) but deciding views rose to 40,357 and 3,767,593 (the
+#: inherited names then come one position at a time, each building a ``_Lookup`` of that base: m^2
+#: per class, m up to 42); with the lookups built once, 70,887 calls at 20, 1,273,711 at 200,
+#: 13,454,311 at 2,000 in all (views: 25,661, 841,069, 9,020,269: m positions per class, m growing
+#: to 42). Two more ties: a chain past 64 classes keeps only its first 42 in the MRO, so lookups
+#: through it miss deeper bases' attributes and the copies are what finds ``C199().s0``; and at the
+#: cut ``super()`` seems to continue elsewhere, so each class past 64 gets a view of a base's
+#: ``__init__`` (272 views at 200, 48 K calls). The design: a class's facts delegated to its base's
+#: (lookups memoised per class, not cut), views made from the base's views plus what the class
+#: itself overrides.
 _OPEN = {"deep": "summaries copy every attribute of the super() chain: n^2 facts"}
 
 
