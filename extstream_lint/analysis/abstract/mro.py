@@ -23,22 +23,65 @@ def linearise(cls: Klass) -> list[Klass]:
     """``cls.__mro__`` as CPython computes it (C3: each class before its bases, bases in
     declaration order, a class shared by two bases after both). Where C3 has no answer
     (CPython would refuse the class) or the bases loop, depth first, each class once."""
+    return linearise_kept(cls)[0]
+
+
+#: A kept MRO's shape (:func:`linearise_kept`): a single-inheritance chain to a class with
+#: no bases, the first ``_C3_DEPTH + 2`` classes of a longer one, or anything else.
+WHOLE_CHAIN, CUT_CHAIN, OTHER = 0, 1, 2
+
+#: How many classes of a single-inheritance chain are walked before it is cut.
+_CHAIN_CAP = 64
+
+
+def linearise_kept(cls: Klass, stamp: object = None) -> tuple[list[Klass], int]:
+    """:func:`linearise`, and the shape of the order (``WHOLE_CHAIN``, ``CUT_CHAIN``,
+    ``OTHER``), kept with the order (``_mro``: stamp, order, shape). Given the current
+    ``stamp``, a class with one base whose MRO is kept under it extends that order
+    (:func:`extend_chain`) instead of walking the chain again."""
+    if stamp is not None and len(cls.bases) == 1:
+        base = cls.bases[0]
+        if not base.bases:
+            return [cls, base], WHOLE_CHAIN
+        held = base.__dict__.get("_mro")
+        if held is not None and held[0] == stamp and len(held) > 2:
+            made = extend_chain(cls, held[1], held[2])
+            if made is not None:
+                return made
     chain = [cls]
     seen = {id(cls)}
     current = cls
-    while len(current.bases) == 1 and len(chain) < 64:  # single inheritance: the chain
+    while len(current.bases) == 1 and len(chain) < _CHAIN_CAP:  # single inheritance
         current = current.bases[0]
         if id(current) in seen:
-            return chain
+            return chain, OTHER
         seen.add(id(current))
         chain.append(current)
     if not current.bases:
-        return chain
+        return chain, WHOLE_CHAIN
     if len(current.bases) == 1:
         # A single-inheritance chain past 64 classes: what _c3 gives it (it stops
         # _C3_DEPTH + 1 bases down) without its merges, each as long as the chain.
-        return chain[: _C3_DEPTH + 2]
-    return _c3(cls, (), {})
+        return chain[: _C3_DEPTH + 2], CUT_CHAIN
+    return _c3(cls, (), {}), OTHER
+
+
+def extend_chain(
+    cls: Klass, base_order: list[Klass], base_shape: int
+) -> tuple[list[Klass], int] | None:
+    """:func:`linearise_kept` of ``cls``, whose one base's current MRO is ``base_order``
+    of shape ``base_shape``, without walking the chain again: ``[cls]`` then the base's
+    order, cut as the walk cuts it (a hierarchy n deep linearised class by class cost n^2,
+    issue 43). ``None`` where the base's order is not a chain (C3 or a loop decides)."""
+    if base_shape == CUT_CHAIN:  # the walk from cls cuts at the same place, one earlier
+        return [cls, *base_order[: _C3_DEPTH + 1]], CUT_CHAIN
+    if base_shape != WHOLE_CHAIN:
+        return None
+    # A whole chain ends in a class with no bases: cls (whose one base starts it) is not in
+    # it, or the walk from the base would have come back to the base (a loop: OTHER).
+    if len(base_order) < _CHAIN_CAP:
+        return [cls, *base_order], WHOLE_CHAIN
+    return [cls, *base_order[: _C3_DEPTH + 1]], CUT_CHAIN
 
 
 #: How many classes deep C3 follows the bases (then a class stands for itself alone).

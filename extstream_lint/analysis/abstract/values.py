@@ -14,7 +14,7 @@ from typing import Union
 from .atoms import CALLER_CURRENT, Const, ExtStream, ParamRef, Ref
 from .choices import Callee, OneOf, either
 from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, PinnedLoader, Work
-from .mro import bases_changed, bases_stamp, linearise
+from .mro import bases_changed, bases_stamp, linearise_kept
 from .records import renewed
 from .sinks import Sink, SinkKey
 from .tensors import HOST as HOST
@@ -259,8 +259,8 @@ class ClassInfo:
         stamp = bases_stamp()
         if kept is not None and kept[0] == stamp:
             return kept[1]  # type: ignore[no-any-return]
-        order = linearise(self)
-        self.__dict__["_mro"] = (stamp, order)
+        order, shape = linearise_kept(self, stamp)  # from the base's kept MRO if it can
+        self.__dict__["_mro"] = (stamp, order, shape)
         return order
 
     def method(self, name: str) -> FunctionInfo | None:

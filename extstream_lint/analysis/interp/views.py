@@ -74,15 +74,17 @@ class Views:
         need (:meth:`_views_for`). True if any is new: it runs from the next pass on."""
         candidates, self._view_candidates = self._view_candidates, []
         before = len(self._views)
+        lookups: dict[int, _Lookup] = {}  # one per class: a base's serves each subclass
         for cls, own_names in candidates:
-            self._views_for(cls, own_names)
+            self._views_for(cls, own_names, lookups)
         return len(self._views) > before
 
-    def _views_for(self, cls: ClassInfo, own_names: set[str]) -> None:
+    def _views_for(self, cls: ClassInfo, own_names: set[str], lookups: dict[int, _Lookup]) -> None:
         """Make, for ``cls``, a view of each method of a base defined in this file whose
         body reads through ``self`` what ``cls`` (or a class before that base in its MRO)
         defines differently, where either definition does something to streams
-        (:func:`acts`), transitively."""
+        (:func:`acts`), transitively. ``lookups``: the ``_Lookup`` of each class met so
+        far in this decision (a class's serves again as its subclasses' base's)."""
         mro = cls.mro()
         if not any(id(base) in self._class_nodes for base in mro[1:]):
             return  # no base defined in this file: no body to run again
@@ -90,7 +92,7 @@ class Views:
         changed: set[str] = set()
         checked: set[str] = set()
         inits = {id(k) for k in cls.inits_run()}  # the same at every position
-        mine = _Lookup(cls)
+        mine = _lookup(cls, lookups)
         for position in range(1, len(mro)):
             before = mro[position - 1]
             # What it defines: its methods, class attributes and the attributes its
@@ -105,7 +107,7 @@ class Views:
             fresh = defined - checked
             checked |= fresh
             if fresh:
-                theirs = _Lookup(base)
+                theirs = _lookup(base, lookups)
                 changed.update(name for name in fresh if _differs(mine, theirs, name))
             methods = self._method_nodes(node)
             if not changed and not self._special_uses(node, methods):
@@ -281,6 +283,15 @@ class _Lookup:
         if found is not None:
             return self.cls.views.get(found, found)
         return self.attrs.get(name)
+
+
+def _lookup(cls: ClassInfo, lookups: dict[int, _Lookup]) -> _Lookup:
+    """``_Lookup(cls)``, made once per decision (what it copies does not change while
+    views are decided: a view made meanwhile is read through ``cls.views`` at ``find``)."""
+    found = lookups.get(id(cls))
+    if found is None:
+        found = lookups[id(cls)] = _Lookup(cls)
+    return found
 
 
 def _differs(mine: _Lookup, theirs: _Lookup, name: str) -> bool:
