@@ -523,22 +523,6 @@ def _either(a: Value, b: Value) -> Value:
     return one if isinstance(one, (Seq, Instance)) else join(a, b)
 
 
-def holds_stream(value: Value, depth: int = 2, *, concrete: bool = False) -> bool:
-    """A stream, or a container or object holding one, ``depth`` levels down at most;
-    ``concrete``: a stream the code makes, not what a parameter becomes."""
-    if isinstance(value, ExtStream):
-        return value.param is None or not concrete
-    if depth <= 0:
-        return False
-    if isinstance(value, Seq):
-        parts = (*value.items, *(item for _, item in value.keys))
-        return any(holds_stream(part, depth - 1, concrete=concrete) for part in parts)
-    if isinstance(value, Instance):
-        held = (item for _, item in value.fields)
-        return any(holds_stream(item, depth - 1, concrete=concrete) for item in held)
-    return False
-
-
 def is_none(value: Value) -> bool:
     """The literal ``None``."""
     return type(value) is Const and value.value is None  # type: ignore[union-attr]

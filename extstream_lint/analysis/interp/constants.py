@@ -52,9 +52,10 @@ from dataclasses import replace
 
 from ..abstract.atoms import Const, ExtStream, GlobalSlot, ParamRef
 from ..abstract.handles import ManagedStream
+from ..abstract.holding import holds_stream
 from ..abstract.members import Member, member_of, member_truth
 from ..abstract.paths import symbolic
-from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Summary, Value, holds_stream
+from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Summary, Value
 from ..semantics.sites import Arg
 from . import summaries as sm
 from .core import is_symbolic

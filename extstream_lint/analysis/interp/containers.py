@@ -18,9 +18,10 @@ import libcst as cst
 
 from ..abstract.atoms import Const
 from ..abstract.callables import GlobalItem
+from ..abstract.holding import holds_stream
 from ..abstract.members import Member
 from ..abstract.state import State
-from ..abstract.values import Seq, Value, holds_stream, join, join_all
+from ..abstract.values import Seq, Value, join, join_all
 from ..semantics.sites import CallSite
 from ..source.syntax import children, string_value
 from . import summaries as sm

@@ -29,9 +29,10 @@ from collections.abc import Callable
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream, GlobalSlot, ParamRef
+from ..abstract.holding import holds_stream
 from ..abstract.paths import SUBSCRIPTED, symbolic
 from ..abstract.state import State
-from ..abstract.values import FunctionInfo, Summary, Value, holds_stream
+from ..abstract.values import FunctionInfo, Summary, Value
 from .core import Scope
 from .summaries import PARAM_KEY
 

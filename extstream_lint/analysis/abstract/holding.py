@@ -1,0 +1,27 @@
+"""Whether a value holds an external stream: a stream itself, or a container or object with one
+a few levels down. Asked where a value is kept only when it matters to a rule (a global a
+function fills, a literal's copy worth keeping, a registry entry), so the walk is bounded.
+"""
+
+from __future__ import annotations
+
+from .atoms import ExtStream
+from .values import Instance, Seq, Value
+
+__all__ = ["holds_stream"]
+
+
+def holds_stream(value: Value, depth: int = 2, *, concrete: bool = False) -> bool:
+    """A stream, or a container or object holding one, ``depth`` levels down at most;
+    ``concrete``: a stream the code makes, not what a parameter becomes."""
+    if isinstance(value, ExtStream):
+        return value.param is None or not concrete
+    if depth <= 0:
+        return False
+    if isinstance(value, Seq):
+        parts = (*value.items, *(item for _, item in value.keys))
+        return any(holds_stream(part, depth - 1, concrete=concrete) for part in parts)
+    if isinstance(value, Instance):
+        held = (item for _, item in value.fields)
+        return any(holds_stream(item, depth - 1, concrete=concrete) for item in held)
+    return False
