@@ -24,6 +24,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from ... import contract as c
 from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.handles import DeviceCtx, GradMode, ManagedStream
 from ..abstract.state import State
@@ -180,10 +181,20 @@ class GradModes:
                     pending.append(value)
         return Seq((join_all(found),)) if found else None
 
+    @staticmethod
+    def module_forward(module: Instance) -> FunctionInfo | None:
+        """``model(x)`` of a ``torch.nn.Module`` subclass without a ``__call__`` of its own:
+        ``nn.Module.__call__`` runs ``forward`` (its decorators' grad mode included)."""
+        if not any(_is_torch_module(q) for k in module.cls.mro() for q in k.library):
+            return None
+        return module.cls.method("forward")
+
     def after_torch_call(self, qualname: str, site: CallSite, value: Value, state: State) -> Value:
         """What a torch call sets for what follows: ``torch.set_grad_enabled(False)`` as a
         statement (the grad mode from here on), ``set_device(k)`` (the current NPU); a
         stream it makes without a device is on the current NPU."""
+        if site.double_star and _pins(qualname):  # torch.empty(shape, **kwargs)
+            self._note_passed_on(site.kw_spread)  # type: ignore[attr-defined]
         if isinstance(value, GradMode) and qualname.endswith(".set_grad_enabled"):
             ag.set_mode(state.env, value)
             self.note_grad_mode(value)
@@ -224,6 +235,12 @@ class GradModes:
             self._note_passed_on(site.kw_spread)  # type: ignore[attr-defined]
         if method in ag.IN_PLACE and isinstance(result, Tensor) and type(receiver) is cst.Name:
             self.bind(receiver.value, result, state, scope)  # type: ignore[attr-defined]
+
+
+def _pins(qualname: str) -> bool:
+    """A call that reads ``pin_memory=``: a torch factory or a pinning loader."""
+    name = qualname[len(c.TENSOR_MODULE) :] if qualname.startswith(c.TENSOR_MODULE) else ""
+    return name in c.HOST_FACTORIES or qualname in c.PINNING_LOADERS
 
 
 def _is_torch_module(qualname: str) -> bool:
