@@ -41,7 +41,7 @@ from ..abstract.values import (
 from ..semantics import autograd as ag
 from ..semantics.copies import AWAY
 from ..semantics.devices import DIFFERENT, ENTRY, compare, entered, literal, npu_index, visible
-from ..semantics.sites import CallSite
+from ..semantics.sites import Arg, CallSite
 
 __all__ = ["AWAY_KEY", "COPY_METHODS", "DEVICE_KEY", "GradModes"]
 
@@ -181,6 +181,28 @@ class GradModes:
                     pending.append(value)
         return Seq((join_all(found),)) if found else None
 
+    #: Functions whose parameters (a flag, or ``**kwargs``) reach a copy's ``non_blocking=``
+    #: or a factory's ``pin_memory=``, themselves or through the helpers they pass them to
+    #: (made on first use): only they export copies for callers' flags (variants.py).
+    hazard_spread: set[FunctionInfo] | None = None
+
+    def note_hazard_spread(self, value: Value) -> None:
+        """``value`` (a ``**`` spread, or a flag) reaches such a flag: a parameter of the
+        function being learnt is followed there
+        (:meth:`.constants.Constants._note_passed_on`), and the function marked."""
+        self._note_passed_on(value)  # type: ignore[attr-defined]
+        self.note_hazard_flag(value)
+
+    def note_hazard_flag(self, arg: object) -> None:
+        """A flag keyword given a parameter of the function being learnt: the function is
+        marked (no walk of its body: it is met as the body is interpreted)."""
+        value = arg.value if isinstance(arg, Arg) else arg
+        ref = value.param if isinstance(value, ExtStream) else None
+        if ref is not None and ref.owner is self._function and ref.index >= 0:  # type: ignore[attr-defined]
+            if self.hazard_spread is None:
+                self.hazard_spread = set()
+            self.hazard_spread.add(ref.owner)  # type: ignore[arg-type]
+
     @staticmethod
     def module_forward(module: Instance) -> FunctionInfo | None:
         """``model(x)`` of a ``torch.nn.Module`` subclass without a ``__call__`` of its own:
@@ -194,7 +216,9 @@ class GradModes:
         statement (the grad mode from here on), ``set_device(k)`` (the current NPU); a
         stream it makes without a device is on the current NPU."""
         if site.double_star and _pins(qualname):  # torch.empty(shape, **kwargs)
-            self._note_passed_on(site.kw_spread)  # type: ignore[attr-defined]
+            self.note_hazard_spread(site.kw_spread)
+        if _pins(qualname):  # torch.empty(n, pin_memory=pinned)
+            self.note_hazard_flag(site.keywords.get(c.PIN_MEMORY))
         if isinstance(value, GradMode) and qualname.endswith(".set_grad_enabled"):
             ag.set_mode(state.env, value)
             self.note_grad_mode(value)
@@ -232,7 +256,9 @@ class GradModes:
         ``**kwargs`` (``t.to(dev, **kwargs)``) passes them on where ``non_blocking`` is read:
         a caller's literal flags there get a copy of the summary (:mod:`.constants`)."""
         if site.double_star and method in COPY_METHODS:
-            self._note_passed_on(site.kw_spread)  # type: ignore[attr-defined]
+            self.note_hazard_spread(site.kw_spread)
+        if method in COPY_METHODS:  # t.to(d, non_blocking=nb): nb decides a hazard
+            self.note_hazard_flag(site.keywords.get(c.NON_BLOCKING))
         if method in ag.IN_PLACE and isinstance(result, Tensor) and type(receiver) is cst.Name:
             self.bind(receiver.value, result, state, scope)  # type: ignore[attr-defined]
 

@@ -43,8 +43,8 @@ from ..abstract.values import (
 )
 from ..semantics import provenance as pv
 from ..semantics.copies import HOST_ARG, PINNED_ARG
-from ..semantics.effects import handle_matches
 from ..semantics.devices import Sym, in_caller
+from ..semantics.effects import handle_matches
 from ..semantics.sites import Arg, Issue
 
 #: A path step: what entering a context manager parameter gives (``async with cm as s``).

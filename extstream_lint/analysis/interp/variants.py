@@ -47,7 +47,6 @@ from ..abstract.members import Member, member_of
 from ..abstract.paths import symbolic
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Value
 from ..semantics.sites import Arg
-from ..source.bodies import FLAG_PASSED
 from .constants import (
     MAX_ATTR_PATH,
     _held_along,
@@ -69,6 +68,7 @@ _FLAGS: tuple[Value, ...] = (Const(True), Const(False))
 _SPREAD_FLAGS: tuple[Value, ...] = tuple(
     Seq((Const(True),), ((key, Const(True)),)) for key in (c.NON_BLOCKING, c.PIN_MEMORY)
 )
+_SPREAD_TEXTS = frozenset(repr(lit) for lit in _SPREAD_FLAGS)
 #: The keys of a method's copies for the receiver's own stream (:func:`.constants._own_streams`):
 #: an external stream its allocation gave it (the caller's, read as the parameter's), or none.
 _PIN_EXT, _PIN_NONE = "pin:external", "pin:none"
@@ -112,7 +112,7 @@ class Variants:
                 continue
             pins = self._pin_keys(info, node, cls) if cls is not None else []
             if not pins and not (
-                info in self._maybe_in or reads_streams(info) or self._hazard_flags(info, node)
+                info in self._maybe_in or reads_streams(info) or self._hazard_flags(info)
             ):
                 continue
             found: list[tuple[VariantKey, FunctionInfo]] = []
@@ -159,8 +159,8 @@ class Variants:
         first = 1 if cls is not None and "staticmethod" not in info.decorators else 0
         annotations = _annotations(node)
         for index, (name, kind) in enumerate(info.params):
-            if kind == "starstar" and index in passed_on:  # t.to(d, **kwargs): each flag on
-                keys.extend((index, (), lit, None) for lit in _SPREAD_FLAGS)
+            if kind == "starstar" and self.hazard_spread and info in self.hazard_spread:
+                keys.extend((index, (), lit, None) for lit in _SPREAD_FLAGS)  # t.to(d, **kw)
             if kind in ("star", "starstar"):
                 continue
             receiver = index < first  # self.flag: the literal the caller's object holds
@@ -183,13 +183,10 @@ class Variants:
                     keys.extend((index, path, lit, chain) for lit in literals)
         return keys
 
-    def _hazard_flags(self, info: FunctionInfo, node: cst.FunctionDef) -> bool:
-        """The body passes a copy's ``non_blocking=`` or a factory's ``pin_memory=`` (a flag
-        the hazard rules decide on: XST201), or spreads its ``**kwargs`` where one is read."""
-        if FLAG_PASSED in self._bodies.tested(node):
-            return True
-        passed_on = self._passed_on.get(info, ())
-        return any(kind == "starstar" and i in passed_on for i, (_, kind) in enumerate(info.params))
+    def _hazard_flags(self, info: FunctionInfo) -> bool:
+        """A parameter reaches a copy's ``non_blocking=`` or a factory's ``pin_memory=`` (a
+        flag the hazard rules decide on: XST201), as a flag or through ``**kwargs``."""
+        return bool(self.hazard_spread) and info in self.hazard_spread  # type: ignore[operator]
 
     def _pin_keys(
         self, info: FunctionInfo, node: cst.FunctionDef, cls: ClassInfo
@@ -251,6 +248,8 @@ class Variants:
                     return special
                 continue
             if isinstance(value, (ExtStream, Instance)) and value.param is not None:
+                if text in _SPREAD_TEXTS:  # another module's **kwargs reaching a flag
+                    self.note_hazard_spread(value)  # gradmode.py
                 self._note_passed_on(value, (path,))
             held = _held_along(value, path) if path else value
             if held is not None and repr(held) == text:

@@ -151,8 +151,7 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
     (``nb = self.non_blocking``, tuple unpacking, a walrus, a nested helper's default), a
     conditional expression's branches, ``not`` and ``bool()`` (issue 38: :func:`_sources`);
     and as ``"@p"``, the parameters it uses as an attribute's name (:func:`_named`:
-    ``getattr(obj, p)``, ``operator.methodcaller(p)``, ``vars(obj)[p]``); and
-    :data:`FLAG_PASSED` when it passes any such flag keyword."""
+    ``getattr(obj, p)``, ``operator.methodcaller(p)``, ``vars(obj)[p]``)."""
     params = node.params
     names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     found: set[str] = set()
@@ -176,7 +175,6 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
             found.add(f"@{named}")
         elif kind is cst.Arg and _flag_keyword(item):  # type: ignore[arg-type]
             uses.append(item.value)  # type: ignore[attr-defined]
-            found.add(FLAG_PASSED)
         elif kind in _BINDS:
             _note_aliases(item, aliases)
         push_children(item, stack)
@@ -409,9 +407,6 @@ def _uses_as_name(body: cst.CSTNode, names: set[str]) -> bool:
     return False
 
 
-#: In :func:`tested_params`' answer: the body passes some ``non_blocking=``/``pin_memory=``
-#: (its own literal or a parameter's: other modules' callers may decide it, variants.py).
-FLAG_PASSED = "!"
 #: The keywords whose flag the hazard rules decide on: a copy's, a factory's or loader's.
 _FLAG_KEYWORDS = frozenset({c.NON_BLOCKING, c.PIN_MEMORY})
 
