@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .atoms import ExtStream
 from .made import Made, join_made
 
-__all__ = ["HOST", "NPU", "PINNED", "UNKNOWN", "Tensor", "join_tensors", "or_parameter"]
+__all__ = ["HOST", "NPU", "PINNED", "UNKNOWN", "Tensor", "join_tensors"]
 
 #: ``Tensor.place``: where a tensor's memory is, as far as the analysis can see.
 HOST = "host"  #: pageable host memory (copies with it are synchronous: safe)
@@ -46,17 +45,3 @@ def join_tensors(a: Tensor, b: Tensor) -> Tensor:
     place = a.place if a.place == b.place else UNKNOWN
     index = a.index if a.index == b.index else None
     return Tensor(place, index, join_made(a.made, b.made))
-
-
-def or_parameter(param: ExtStream, tensor: Tensor) -> Tensor | None:
-    """Where control flow joins a parameter's own value and a tensor a forward computed from
-    it (``for layer in self.layers: x = layer(x)``): a tensor whose graph is the parameter's
-    or the forward's (its streams a "may"). None when the tensor's nodes depend only on what
-    the caller passes (``t = t.view(...)``: the parameter stays, for the caller to judge)."""
-    made = tensor.made
-    ref = param.param
-    if made is None or not made.recorded or made.inputs or ref is None or param.also:
-        return None
-    if ref.index < 0:  # a call's result or the caller's stream, not an argument
-        return None
-    return Tensor(made=join_made(Made(params=(ref,)), made))

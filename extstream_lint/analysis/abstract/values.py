@@ -21,7 +21,7 @@ from .tensors import HOST as HOST
 from .tensors import NPU as NPU
 from .tensors import PINNED as PINNED
 from .tensors import UNKNOWN as UNKNOWN
-from .tensors import Tensor, join_tensors, or_parameter
+from .tensors import Tensor, join_tensors
 
 
 @dataclass(frozen=True)
@@ -452,8 +452,7 @@ def join(a: Value, b: Value) -> Value:
                 also=refs[1:],
                 device=a.device | b.device if a.device and b.device else None,
             )
-        computed = or_parameter(a, b) if isinstance(b, Tensor) else None  # x = layer(x)
-        return computed or (renewed(a, nullable=True) if is_none(b) else a.weakened())
+        return renewed(a, nullable=True) if is_none(b) else a.weakened()
     if isinstance(b, ExtStream):
         return join(b, a)
     if isinstance(a, StreamCtx) or isinstance(b, StreamCtx):

@@ -321,8 +321,7 @@ class Calls:
             if isinstance(receiver, Instance) and callee is None:  # objects.py
                 made = self.object_method(receiver, method, site, state, current)
             if made is None and isinstance(receiver, Instance) and _computes(callee):
-                # ``self.loss_fn(logits, y)`` unknown, called: computed now, from its arguments.
-                made = computed(
+                made = computed(  # self.loss_fn(logits, y) unknown: computed now, from its args
                     current,
                     [a.value for a in (*site.positional, *site.keywords.values())],
                     records=True,
@@ -434,7 +433,8 @@ class Calls:
             if dunder is not None:
                 text = None if site.callee_text == _UNNAMED_CALLEE else site.callee_text
                 receiver = Arg(callee, text)
-                return self._call_function(dunder, node, site, receiver, state, current)
+                made = self._call_function(dunder, node, site, receiver, state, current)
+                return self.module_result(callee, dunder, made, site, current)  # gradmode.py
         for issue in called_hazards(callee, site, current):
             self._report(node, issue)
         if _computes(callee):

@@ -41,6 +41,8 @@ from ..abstract.values import (
 from ..semantics import autograd as ag
 from ..semantics.copies import AWAY
 from ..semantics.devices import DIFFERENT, ENTRY, compare, entered, literal, npu_index, visible
+from ..semantics.hazards import computed
+from ..semantics.provenance import made_of
 from ..semantics.sites import Arg, CallSite
 
 __all__ = ["AWAY_KEY", "COPY_METHODS", "DEVICE_KEY", "GradModes"]
@@ -210,6 +212,23 @@ class GradModes:
         if not any(_is_torch_module(q) for k in module.cls.mro() for q in k.library):
             return None
         return module.cls.method("forward")
+
+    @staticmethod
+    def module_result(
+        module: Instance, called: FunctionInfo, made: Value, site: CallSite, current: object
+    ) -> Value:
+        """What ``model(x)`` gives once ``called`` ran: a ``__call__``'s own result; for
+        ``forward`` (:meth:`module_forward`), its result when that has no history (a no-grad
+        forward, a detached result), else what an unknown module's call gives, computed now
+        from the arguments: the module's own parameters record nodes under the current
+        stream, whatever its loops over layers let the analysis follow."""
+        if called is module.cls.method("__call__"):
+            return made
+        history = made_of(made)
+        if made is None or (history is not None and not history.recorded):
+            return made  # nothing known (a no-grad forward's unknown call), or no history
+        operands = [arg.value for arg in (*site.positional, *site.keywords.values())]
+        return computed(current, operands, records=True)  # type: ignore[arg-type]
 
     def after_torch_call(self, qualname: str, site: CallSite, value: Value, state: State) -> Value:
         """What a torch call sets for what follows: ``torch.set_grad_enabled(False)`` as a
