@@ -55,6 +55,9 @@ NOT_RUN: dict[str, str] = {
     "with_stmt/cross_device_copy": "the simulation has no factory functions on npu devices",
     "autograd/detach_in_place": "the simulation's NPU results are views, which detach_() refuses",
     "devices/pinned_factory_other_device": "the simulation pins only through pin_memory()",
+    "devices/pinned_factory_kwargs": "the simulation pins only through pin_memory()",
+    "devices/pinned_factory_flag": "the simulation pins only through pin_memory()",
+    "devices/loader_batch_items": "the twins iterate a DataLoader over a dataset: none is given",
     "devices/pinned_to_other_tensor": "torch's argument parser sees a simulated NPU tensor on cpu",
     "unbound_methods/torch_stream_synchronize": (
         "the simulation's streams do not reach torch.Stream's C synchronize (contract X01)"

@@ -315,13 +315,13 @@ class Calls:
                 return self.self_call_result(node, receiver, method, callee, site, state, made)
             if isinstance(callee, Closure):
                 return self.call_closure(callee, node, site, bound, state, current)
+            if isinstance(callee, Instance):  # self.model(x): its __call__ or Module.forward
+                return self._call_value(callee, node, site, state, current)
             made = None
             if isinstance(receiver, Instance) and callee is None:  # objects.py
                 made = self.object_method(receiver, method, site, state, current)
             if made is None and isinstance(receiver, Instance) and _computes(callee):
-                # ``self.model(x)``, ``self.loss_fn(logits, y)``: an attribute the analysis
-                # does not know as a function, called: computed now, from its arguments.
-                made = computed(
+                made = computed(  # self.loss_fn(logits, y) unknown: computed now, from its args
                     current,
                     [a.value for a in (*site.positional, *site.keywords.values())],
                     records=True,
@@ -429,11 +429,12 @@ class Calls:
             found, made = self.flow_called(callee, site, state, current)
             if found:  # weakref.ref(x)(), operator.itemgetter(k)(obj) (flows.py)
                 return made
-            dunder = callee.cls.method("__call__")
+            dunder = callee.cls.method("__call__") or self.module_forward(callee)
             if dunder is not None:
                 text = None if site.callee_text == _UNNAMED_CALLEE else site.callee_text
                 receiver = Arg(callee, text)
-                return self._call_function(dunder, node, site, receiver, state, current)
+                made = self._call_function(dunder, node, site, receiver, state, current)
+                return self.module_result(callee, dunder, made, site, current)  # gradmode.py
         for issue in called_hazards(callee, site, current):
             self._report(node, issue)
         if _computes(callee):
@@ -578,10 +579,9 @@ def _defaults(params: cst.Parameters, evaluate: Callable[[cst.CSTNode], Value]) 
     ordered = (*params.posonly_params, *params.params, *params.kwonly_params)
     found: dict[int, Value] = {}
     for index, param in enumerate(ordered):
-        if param.default is not None:
-            value = evaluate(param.default)
-            if value is not None:
-                found[index] = value
+        value = None if param.default is None else evaluate(param.default)
+        if value is not None:
+            found[index] = value
     return found
 
 

@@ -158,6 +158,8 @@ class Constants:
             elif name in tested or index in passed_on or named:
                 if _flag(arg.value) or (_text(arg.value) and wider):
                     fixed[index] = arg.value
+                elif self.hazard_spread and info in self.hazard_spread:  # gradmode.py
+                    self.note_hazard_spread(arg.value)
                 else:
                     self._note_passed_on(arg.value)
             elif name in decided:

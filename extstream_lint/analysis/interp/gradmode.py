@@ -24,6 +24,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from ... import contract as c
 from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.handles import DeviceCtx, GradMode, ManagedStream
 from ..abstract.state import State
@@ -40,7 +41,9 @@ from ..abstract.values import (
 from ..semantics import autograd as ag
 from ..semantics.copies import AWAY
 from ..semantics.devices import DIFFERENT, ENTRY, compare, entered, literal, npu_index, visible
-from ..semantics.sites import CallSite
+from ..semantics.hazards import computed
+from ..semantics.provenance import made_of
+from ..semantics.sites import Arg, CallSite
 
 __all__ = ["AWAY_KEY", "COPY_METHODS", "DEVICE_KEY", "GradModes"]
 
@@ -180,10 +183,61 @@ class GradModes:
                     pending.append(value)
         return Seq((join_all(found),)) if found else None
 
+    #: Functions whose parameters (a flag, or ``**kwargs``) reach a copy's ``non_blocking=``
+    #: or a factory's ``pin_memory=``, themselves or through the helpers they pass them to
+    #: (made on first use): only they export copies for callers' flags (variants.py).
+    hazard_spread: set[FunctionInfo] | None = None
+
+    def note_hazard_spread(self, value: Value) -> None:
+        """``value`` (a ``**`` spread, or a flag) reaches such a flag: a parameter of the
+        function being learnt is followed there
+        (:meth:`.constants.Constants._note_passed_on`), and the function marked."""
+        self._note_passed_on(value)  # type: ignore[attr-defined]
+        self.note_hazard_flag(value)
+
+    def note_hazard_flag(self, arg: object) -> None:
+        """A flag keyword given a parameter of the function being learnt: the function is
+        marked (no walk of its body: it is met as the body is interpreted)."""
+        value = arg.value if isinstance(arg, Arg) else arg
+        ref = value.param if isinstance(value, ExtStream) else None
+        if ref is not None and ref.owner is self._function and ref.index >= 0:  # type: ignore[attr-defined]
+            if self.hazard_spread is None:
+                self.hazard_spread = set()
+            self.hazard_spread.add(ref.owner)  # type: ignore[arg-type]
+
+    @staticmethod
+    def module_forward(module: Instance) -> FunctionInfo | None:
+        """``model(x)`` of a ``torch.nn.Module`` subclass without a ``__call__`` of its own:
+        ``nn.Module.__call__`` runs ``forward`` (its decorators' grad mode included)."""
+        if not any(_is_torch_module(q) for k in module.cls.mro() for q in k.library):
+            return None
+        return module.cls.method("forward")
+
+    @staticmethod
+    def module_result(
+        module: Instance, called: FunctionInfo, made: Value, site: CallSite, current: object
+    ) -> Value:
+        """What ``model(x)`` gives once ``called`` ran: a ``__call__``'s own result; for
+        ``forward`` (:meth:`module_forward`), its result when that has no history (a no-grad
+        forward, a detached result), else what an unknown module's call gives, computed now
+        from the arguments: the module's own parameters record nodes under the current
+        stream, whatever its loops over layers let the analysis follow."""
+        if called is module.cls.method("__call__"):
+            return made
+        history = made_of(made)
+        if made is None or (history is not None and not history.recorded):
+            return made  # nothing known (a no-grad forward's unknown call), or no history
+        operands = [arg.value for arg in (*site.positional, *site.keywords.values())]
+        return computed(current, operands, records=True)  # type: ignore[arg-type]
+
     def after_torch_call(self, qualname: str, site: CallSite, value: Value, state: State) -> Value:
         """What a torch call sets for what follows: ``torch.set_grad_enabled(False)`` as a
         statement (the grad mode from here on), ``set_device(k)`` (the current NPU); a
         stream it makes without a device is on the current NPU."""
+        if site.double_star and _pins(qualname):  # torch.empty(shape, **kwargs)
+            self.note_hazard_spread(site.kw_spread)
+        if _pins(qualname):  # torch.empty(n, pin_memory=pinned)
+            self.note_hazard_flag(site.keywords.get(c.PIN_MEMORY))
         if isinstance(value, GradMode) and qualname.endswith(".set_grad_enabled"):
             ag.set_mode(state.env, value)
             self.note_grad_mode(value)
@@ -221,9 +275,17 @@ class GradModes:
         ``**kwargs`` (``t.to(dev, **kwargs)``) passes them on where ``non_blocking`` is read:
         a caller's literal flags there get a copy of the summary (:mod:`.constants`)."""
         if site.double_star and method in COPY_METHODS:
-            self._note_passed_on(site.kw_spread)  # type: ignore[attr-defined]
+            self.note_hazard_spread(site.kw_spread)
+        if method in COPY_METHODS:  # t.to(d, non_blocking=nb): nb decides a hazard
+            self.note_hazard_flag(site.keywords.get(c.NON_BLOCKING))
         if method in ag.IN_PLACE and isinstance(result, Tensor) and type(receiver) is cst.Name:
             self.bind(receiver.value, result, state, scope)  # type: ignore[attr-defined]
+
+
+def _pins(qualname: str) -> bool:
+    """A call that reads ``pin_memory=``: a torch factory or a pinning loader."""
+    name = qualname[len(c.TENSOR_MODULE) :] if qualname.startswith(c.TENSOR_MODULE) else ""
+    return name in c.HOST_FACTORIES or qualname in c.PINNING_LOADERS
 
 
 def _is_torch_module(qualname: str) -> bool:

@@ -35,6 +35,7 @@ from ..abstract.callables import (
     ParamCall,
     result_index,
 )
+from ..abstract.handles import GradMode
 from ..abstract.state import State
 from ..abstract.values import (
     Bound,
@@ -189,7 +190,9 @@ class HigherOrder:
                         continue
                 else:
                     callee = sm.substitute(call.callee, binding)
-                called = isinstance(callee, Instance) and callee.cls.method("__call__")
+                called = isinstance(callee, Instance) and (
+                    callee.cls.method("__call__") or self.module_forward(callee)
+                )
                 if not isinstance(callee, CALLABLE) and not _symbolic(callee) and not called:
                     # q.get(), ref(), getter(obj) on what the caller passed (flows.py); an
                     # object with __call__ is called as one (3.3.6)
@@ -199,7 +202,7 @@ class HigherOrder:
                     continue
                 site = self._recorded_site(call, node, binding)
                 current = self._recorded_current(call, binding)
-                made = self._call_value(callee, node, site, state, current)
+                made = self._call_in_mode(callee, node, site, state, current, call.grad_off)
                 kept = self.take_grad_kept()  # the callee turns grad mode on (gradmode.py)
                 if call.grad_off and not kept:
                     made = ag.cut(made)  # run in the body's no-grad mode: no history
@@ -207,6 +210,26 @@ class HigherOrder:
                     binding.args[result_index(position)] = Arg(made, None)
         finally:
             self._higher_order_depth -= 1
+
+    def _call_in_mode(
+        self,
+        callee: Value,
+        node: cst.CSTNode,
+        site: CallSite,
+        state: State,
+        current: ExtStream | None,
+        grad_off: bool,
+    ) -> Value:
+        """The call, in the no-grad mode of the body that made it (``grad_off``): a callee
+        that is this caller's own parameter is recorded as made in no-grad mode too."""
+        if not grad_off or ag.grad_off(state.env):
+            return self._call_value(callee, node, site, state, current)
+        saved = state.env.get(ag.GRAD_KEY)
+        ag.set_mode(state.env, GradMode(False))
+        try:
+            return self._call_value(callee, node, site, state, current)
+        finally:
+            ag.restore_mode(state.env, saved)
 
     def _enclosing_call(self, call: ParamCall, info: FunctionInfo, binding: sm.Binding) -> bool:
         """A closure run in the body of the function that encloses it calls that function's

@@ -37,7 +37,7 @@ from ..semantics.sites import Arg
 from ..source.syntax import children, dotted_name, tail_name
 from .constants import const_truth
 from .containers import concatenated
-from .core import Loop, Scope
+from .core import Loop, Scope, is_symbolic
 from .gradmode import AWAY_KEY
 from .loops import MAX_RUNS, carried, carries_news
 from .summaries import ENTERED, symbolic
@@ -385,6 +385,8 @@ class Statements:
         dunder = "__aenter__" if node.asynchronous is not None else "__enter__"
         for item in node.items:
             value = self.eval(item.item, state, scope)
+            if is_symbolic(value):  # with lane: a parameter declared as a class with __enter__
+                value = self.declared_receiver(value, dunder) or value  # declared.py
             entered = value
             if isinstance(item.item, cst.Call) and tail_name(item.item.func) == "ExitStack":
                 changed = True  # its enter_context() calls are undone when the block ends

@@ -55,6 +55,7 @@ from ..abstract.values import (
 )
 from ..semantics import provenance as pv
 from ..semantics.copies import HOST_ARG, PINNED_ARG
+from ..semantics.devices import Sym, in_caller
 from ..semantics.effects import handle_matches
 from ..semantics.sites import Arg, Issue
 
@@ -243,6 +244,20 @@ def _called_result(ref: ParamRef, binding: Binding) -> Value:
     return None if made is None else Tensor(made=made)
 
 
+def _on_callers_device(stream: ExtStream, binding: Binding) -> ExtStream:
+    """A stream with a device named by a parameter (``ExternalStream(h, device=device)``):
+    the receiver's own one when the class-level join read in a method is it (its allocation
+    put it on a device), else on the device the call passes (:func:`.devices.in_caller`)."""
+    if not any(isinstance(index, Sym) for index in stream.device):  # type: ignore[union-attr]
+        return stream
+    receiver = binding.args.get(0)
+    if receiver is not None and isinstance(receiver.value, Instance):
+        for _, held in receiver.value.fields:
+            if isinstance(held, ExtStream) and held.origin is stream.origin and held is not stream:
+                return held
+    return in_caller(stream, binding.info.params, binding.args)
+
+
 def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
     """A summarised value (return, yield, attribute) in the caller's terms."""
     if value is None or type(value) is Const:  # most items of most containers
@@ -251,8 +266,8 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
         return None
     kind = type(value)  # exact kinds: no value class has a subclass
     if kind is ExtStream:
-        if value.param is None:
-            return value
+        if value.param is None:  # made in the call: on a device its parameter may give
+            return _on_callers_device(value, binding) if value.device else value  # type: ignore[union-attr]
         if value.param.owner is not binding.info and type(value.param.owner) is not GlobalSlot:
             outer = binding.of(value.param.owner)
             return None if outer is None else substitute(value, outer, depth + 1)

@@ -41,10 +41,11 @@ from dataclasses import replace
 
 import libcst as cst
 
+from ... import contract as c
 from ..abstract.atoms import Const, ExtStream, ParamRef
 from ..abstract.members import Member, member_of
 from ..abstract.paths import symbolic
-from ..abstract.values import ClassInfo, FunctionInfo, Instance, Value
+from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Value
 from ..semantics.sites import Arg
 from .constants import (
     MAX_ATTR_PATH,
@@ -62,6 +63,12 @@ MAX_VARIANTS = 8
 _MAX_CALLED = 16
 
 _FLAGS: tuple[Value, ...] = (Const(True), Const(False))
+#: The ``**kwargs`` a caller gives that turn a hazard on, as the call binds them (binding.py):
+#: ``send(t, non_blocking=True)``, ``buffer(n, pin_memory=True)``.
+_SPREAD_FLAGS: tuple[Value, ...] = tuple(
+    Seq((Const(True),), ((key, Const(True)),)) for key in (c.NON_BLOCKING, c.PIN_MEMORY)
+)
+_SPREAD_TEXTS = frozenset(repr(lit) for lit in _SPREAD_FLAGS)
 #: The keys of a method's copies for the receiver's own stream (:func:`.constants._own_streams`):
 #: an external stream its allocation gave it (the caller's, read as the parameter's), or none.
 _PIN_EXT, _PIN_NONE = "pin:external", "pin:none"
@@ -104,7 +111,9 @@ class Variants:
             if info.enclosing is not None or info in self._copy_of or info.variants:
                 continue
             pins = self._pin_keys(info, node, cls) if cls is not None else []
-            if not pins and not (info in self._maybe_in or reads_streams(info)):
+            if not pins and not (
+                info in self._maybe_in or reads_streams(info) or self._hazard_flags(info)
+            ):
                 continue
             found: list[tuple[VariantKey, FunctionInfo]] = []
             keys = pins + self._variant_keys(info, node, cls, classes, enums)
@@ -150,6 +159,8 @@ class Variants:
         first = 1 if cls is not None and "staticmethod" not in info.decorators else 0
         annotations = _annotations(node)
         for index, (name, kind) in enumerate(info.params):
+            if kind == "starstar" and self.hazard_spread and info in self.hazard_spread:
+                keys.extend((index, (), lit, None) for lit in _SPREAD_FLAGS)  # t.to(d, **kw)
             if kind in ("star", "starstar"):
                 continue
             receiver = index < first  # self.flag: the literal the caller's object holds
@@ -171,6 +182,11 @@ class Variants:
                     literals = _field_literals(chain[-1], path[-1])
                     keys.extend((index, path, lit, chain) for lit in literals)
         return keys
+
+    def _hazard_flags(self, info: FunctionInfo) -> bool:
+        """A parameter reaches a copy's ``non_blocking=`` or a factory's ``pin_memory=`` (a
+        flag the hazard rules decide on: XST201), as a flag or through ``**kwargs``."""
+        return bool(self.hazard_spread) and info in self.hazard_spread  # type: ignore[operator]
 
     def _pin_keys(
         self, info: FunctionInfo, node: cst.FunctionDef, cls: ClassInfo
@@ -232,6 +248,8 @@ class Variants:
                     return special
                 continue
             if isinstance(value, (ExtStream, Instance)) and value.param is not None:
+                if text in _SPREAD_TEXTS:  # another module's **kwargs reaching a flag
+                    self.note_hazard_spread(value)  # gradmode.py
                 self._note_passed_on(value, (path,))
             held = _held_along(value, path) if path else value
             if held is not None and repr(held) == text:

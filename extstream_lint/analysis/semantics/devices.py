@@ -42,6 +42,7 @@ __all__ = [
     "device",
     "device_value",
     "escaped",
+    "in_caller",
     "literal",
     "stream_device",
     "tensor_device",
@@ -286,6 +287,34 @@ def escaped(value: Value) -> Value:
     ):
         return replace(value, device=None)
     return value
+
+
+_NAMED = re.compile(r"^[A-Za-z_][\w.]*$")
+
+
+def in_caller(stream: ExtStream, params: object, args: dict[int, Arg]) -> ExtStream:
+    """A stream a call made on the device one of its parameters gave
+    (``ExternalStream(h, device=device)`` in ``__init__``), in the caller's terms: on the
+    device the caller passed there (a literal, a default, or the caller's own name), else
+    not visible. ``params``: the callee's ``(name, kind)`` pairs; ``args``: by index."""
+    names = {name: i for i, (name, _) in enumerate(params)}  # type: ignore[attr-defined]
+    found: set[object] = set()
+    changed = False
+    for index in stream.device or ():
+        if not (isinstance(index, Sym) and index.base in names):
+            found.add(index)
+            continue
+        changed = True
+        arg = args.get(names[index.base])
+        value = arg.value if arg is not None else None
+        given = npu_index(value, None, False) if isinstance(value, Const) else None
+        if isinstance(given, int):
+            found.add(given + index.offset)
+        elif arg is not None and not isinstance(value, Const) and _NAMED.match(arg.text or ""):
+            found.add(Sym(arg.text, index.offset))  # type: ignore[arg-type]
+        else:
+            return replace(stream, device=None)
+    return replace(stream, device=frozenset(found)) if changed else stream
 
 
 def entered(value: Value, device: Index) -> Value:

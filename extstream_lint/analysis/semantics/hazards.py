@@ -54,6 +54,9 @@ for _row in c.HAZARDS:
 _VIEWS = frozenset(c.TENSOR_VIEWS)
 #: Methods that never yield a tensor fact (entering contexts is the interpreter's business).
 _NOT_TENSORS = frozenset({"__enter__", "__exit__", "enter_context"})
+#: What a batch (a dict of tensors a loader yields, read as one tensor) gives of its own
+#: tensors: ``batch.items()``, ``batch.values()``, ``batch.get("x")`` are where it is.
+_BATCH_READS = frozenset({"items", "values", "get", "pop"})
 
 
 # --- devices (:mod:`.devices`) ------------------------------------------------------------
@@ -184,7 +187,7 @@ def _result_place(method: str, receiver: Tensor, made: Tensor) -> Tensor:
     """Where the result of a tensor method lives, before the copies decide theirs."""
     if method == c.PIN_MEMORY:
         return made.with_place(PINNED)
-    if method in _VIEWS:
+    if method in _VIEWS or method in _BATCH_READS:
         return made.with_place(receiver.place, receiver.index)
     if receiver.place == NPU:  # an op on an NPU tensor computes on that NPU
         return made.with_place(NPU, receiver.index)

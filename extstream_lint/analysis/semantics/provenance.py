@@ -81,8 +81,10 @@ def derive(
     found = [made_of(value) for value in operands]
     if not records and _no_history(operands, found):
         return NOGRAD
-    made = _combine(current, [m for m in found if m is not None and m.recorded])
     inputs = () if records else _param_inputs(operands, found)
+    if not inputs:  # it records nodes whatever the caller passes: its data stays data
+        found = _data(found)
+    made = _combine(current, [m for m in found if m is not None and m.recorded])
     return replace(made, inputs=inputs) if inputs and made.recorded else made
 
 
@@ -118,6 +120,15 @@ def _operand_params(
                 return None
             refs[param] = None
     return refs
+
+
+def _data(found: list[Made | None]) -> list[Made | None]:
+    """The operands of a computation that records nodes whatever the caller passes (an
+    unknown module's forward, an op with a parameter or a tensor with history), without
+    those computed from the function's own parameters alone (:attr:`.Made.inputs`): they
+    bring nodes only if what the caller passes there requires grad, and an input a caller
+    passes to a forward is data (its streams are not part of the loss's graph)."""
+    return [m for m in found if m is None or not m.inputs]
 
 
 def _no_history(operands: list[Value], found: list[Made | None]) -> bool:
@@ -203,8 +214,10 @@ def _called(ref: object, depth: int) -> Made | None:
     if not 0 <= position < len(calls):
         return None
     call = calls[position]
+    if call.grad_off:  # made in no-grad mode: no history (a callee that turns grad mode on
+        return NOGRAD  # is seen where the call is applied, higher_order.apply_param_calls)
     operands = [*call.positional, *(v for _, v in call.keywords)]
-    found = [m for m in (made_of(v, depth + 1) for v in operands) if m is not None]
+    found = [m for m in _data([made_of(v, depth + 1) for v in operands]) if m is not None]
     return _combine(current_stream(call.current), found)
 
 
@@ -236,13 +249,14 @@ def substitute(
     there (a managed stream, none) is a "plain" part. Each parameter in ``params`` brings
     the provenance of what the caller passes there (``argument``)."""
     inputs: tuple[ParamRef, ...] = ()
+    records = not made.inputs  # recorded whatever the caller passes: its data stays data
     if made.inputs:
         passed_inputs = _passed_inputs(made.inputs, argument)
         if passed_inputs is None:
             return NOGRAD  # nothing the caller passes there requires grad: no node recorded
         inputs = passed_inputs
         made = replace(made, inputs=())
-    result = _substituted(made, resolve, argument)
+    result = _substituted(made, resolve, argument, records)
     if inputs and result is not None and result.recorded:
         return replace(result, inputs=inputs)
     return result
@@ -275,14 +289,17 @@ def _passed_inputs(
 
 
 def _substituted(
-    made: Made, resolve: Callable[[ExtStream], Value], argument: Callable[[ParamRef], Value]
+    made: Made,
+    resolve: Callable[[ExtStream], Value],
+    argument: Callable[[ParamRef], Value],
+    records: bool,
 ) -> Made | None:
     if not made.params and all(s.param is None for s in made.streams):
         return made
     parts = [Made((), made.plain, made.plain_must)]
     for ref in made.params:
         passed = made_of(argument(ref))
-        if passed is not None:
+        if passed is not None and not (records and passed.inputs):
             parts.append(passed)
     for stream in made.streams:
         if stream.param is None:

@@ -142,7 +142,8 @@ def bodies_for(module: cst.Module) -> Bodies:
 def tested_params(node: cst.FunctionDef) -> frozenset[str]:
     """The parameters ``node``'s body tests for truth (``if p:``, ``not p``, ``x if p else
     y``, ``while p:``), compares (``p is Kind.X``, ``p.value == "x"``) or passes as a
-    copy's ``non_blocking=p`` (the hazard rules decide on that flag's truth: XST201),
+    copy's ``non_blocking=p`` or a factory's ``pin_memory=p`` (the hazard rules decide on
+    that flag's truth: XST201),
     nested functions included; as ``"p.name"`` (``"p.cfg.name"``, any depth), the
     attributes of a parameter it tests for truth, compares or passes so (``if self.external:``,
     ``cfg.kind is Kind.X``, ``non_blocking=self.cfg.non_blocking``,
@@ -406,10 +407,15 @@ def _uses_as_name(body: cst.CSTNode, names: set[str]) -> bool:
     return False
 
 
+#: The keywords whose flag the hazard rules decide on: a copy's, a factory's or loader's.
+_FLAG_KEYWORDS = frozenset({c.NON_BLOCKING, c.PIN_MEMORY})
+
+
 def _flag_keyword(arg: cst.Arg) -> bool:
-    """``non_blocking=<expression>``: what it reads is followed by :func:`_sources`."""
+    """``non_blocking=<expression>``, ``pin_memory=<expression>``: what it reads is followed
+    by :func:`_sources`."""
     keyword = arg.keyword
-    return keyword is not None and keyword.value == c.NON_BLOCKING
+    return keyword is not None and keyword.value in _FLAG_KEYWORDS
 
 
 def self_uses(function: cst.FunctionDef) -> SelfUses:
