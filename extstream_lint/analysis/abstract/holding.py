@@ -1,14 +1,15 @@
-"""Whether a value holds an external stream: a stream itself, or a container or object with one
-a few levels down. Asked where a value is kept only when it matters to a rule (a global a
-function fills, a literal's copy worth keeping, a registry entry), so the walk is bounded.
+"""Whether a value holds an external stream (a stream itself, or a container or object with
+one a few levels down), and whether a function's summary does. Asked where a value is kept
+only when it matters to a rule (a global a function fills, a literal's copy worth learning,
+a registry entry), so the walk is bounded.
 """
 
 from __future__ import annotations
 
 from .atoms import ExtStream
-from .values import Instance, Seq, Value
+from .values import FunctionInfo, Instance, Seq, Value
 
-__all__ = ["holds_stream"]
+__all__ = ["holds_stream", "reads_streams"]
 
 
 def holds_stream(value: Value, depth: int = 2, *, concrete: bool = False) -> bool:
@@ -25,3 +26,16 @@ def holds_stream(value: Value, depth: int = 2, *, concrete: bool = False) -> boo
         held = (item for _, item in value.fields)
         return any(holds_stream(item, depth - 1, concrete=concrete) for item in held)
     return False
+
+
+def reads_streams(info: FunctionInfo) -> bool:
+    """The summary learnt with unknown arguments holds a stream the function makes or
+    reads (not its parameters' own): it returns one, reports one at its callers, or sets
+    one on an object. A literal that decides a branch of such a function may decide what
+    the rules read; of any other, it decides nothing they read."""
+    summary = info.summary
+    if summary.sinks:
+        return True
+    if any(holds_stream(v, 3, concrete=True) for v in summary.sets_attrs.values()):
+        return True
+    return holds_stream(info.returns, 3, concrete=True)

@@ -52,7 +52,7 @@ from dataclasses import replace
 
 from ..abstract.atoms import Const, ExtStream, GlobalSlot, ParamRef
 from ..abstract.handles import ManagedStream
-from ..abstract.holding import holds_stream
+from ..abstract.holding import reads_streams
 from ..abstract.members import Member, member_of, member_truth
 from ..abstract.paths import symbolic
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Summary, Value
@@ -571,19 +571,6 @@ def _rebuilt(
 def _text(value: Value) -> bool:
     """A string literal whose text the interpreter keeps (``""`` stands for any string)."""
     return isinstance(value, Const) and type(value.value) is str and value.value != ""
-
-
-def reads_streams(info: FunctionInfo) -> bool:
-    """The summary learnt with unknown arguments holds a stream the function makes or
-    reads (not its parameters' own): it returns one, reports one at its callers, or sets
-    one on an object. A literal that decides a branch of such a function may decide what
-    the rules read; of any other, it decides nothing they read."""
-    summary = info.summary
-    if summary.sinks:
-        return True
-    if any(holds_stream(v, 3, concrete=True) for v in summary.sets_attrs.values()):
-        return True
-    return holds_stream(info.returns, 3, concrete=True)
 
 
 def _flag(value: Value) -> bool:

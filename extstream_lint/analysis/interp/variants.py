@@ -12,7 +12,7 @@ one keyed by the literal its argument holds there, and runs no body.
 Which copies (bounded, computed once per module, never per caller):
 
 * only for a function whose generic summary reads streams (a literal elsewhere decides
-  nothing the rules read: :func:`.constants.reads_streams`);
+  nothing the rules read: :func:`.holding.reads_streams`);
 * per parameter its body tests or compares (:func:`..source.bodies.tested_params`) or
   passes on to a function that does (:attr:`_passed_on`): ``True`` and ``False``, and
   where it compares it (:func:`..source.bodies.decided_params`) the members of each enum
@@ -43,6 +43,7 @@ import libcst as cst
 
 from ... import contract as c
 from ..abstract.atoms import Const, ExtStream, ParamRef
+from ..abstract.holding import reads_streams
 from ..abstract.members import Member, member_of
 from ..abstract.paths import symbolic
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Value
@@ -54,7 +55,6 @@ from .constants import (
     _own_streams,
     class_flag,
     new_copy,
-    reads_streams,
 )
 
 #: Copies exported per function at most.
