@@ -214,11 +214,25 @@ class Core:
         pass that was not enough, function bodies run callees first (:meth:`_callees_first`)."""
         for _ in range(_LEARNING_ROUNDS):
             self._applied = []
+            same_order = self._callees_order  # the next pass runs the bodies in this order
             self._pass(learning=True)
             viewed = self.decide_views()  # subclasses' views of base methods (objects.py)
-            if not viewed and all(summary.version == seen for summary, seen in self._applied):
+            fresh = self._fresh_copies() if same_order else set()
+            if not viewed and all(
+                summary.version == seen or id(summary) in fresh for summary, seen in self._applied
+            ):
                 break
             self._callees_order = True
+
+    def _fresh_copies(self) -> set[int]:
+        """The summaries of the copies learnt in this pass (:func:`.constants.new_copy`, keyed
+        by the pass): the next pass learns its own copies afresh, from blank, so one applied
+        before it was done (a recursive ``_parse(tokens, -1)`` inside its own copy) reads the
+        same blank summary there again. Another pass in the same order, every other summary
+        applied as final, would repeat this one: it is not run (issue 39, rounds to the cap
+        on gettext, posixpath, dis)."""
+        tables = (self._specialised, self._named_copies)
+        return {id(copy.summary) for t in tables for k, copy in t.items() if k[1] == self._passes}
 
     def summarise(self) -> dict[str, Value]:
         """Learning passes only: the module-level names, for modules that import this one."""
