@@ -73,6 +73,8 @@ class Decisions:
             if self.learning and key not in decided:  # type: ignore[attr-defined]
                 decided[key] = (anchor, issue)
                 info.summary.version += 1  # calls that applied it report it: look again
+                if (origin, key) not in self._must_here:  # exported: other modules' calls
+                    info.view_decided = (*info.view_decided, (anchor, issue))
             # The base's code is shared with its other subclasses: what makes it external
             # is the caller's choice of this subclass, reported at the calls that apply
             # this view when some call here does (else here, as the class-level join).
@@ -99,6 +101,8 @@ class Decisions:
             self._views_called.add(special)
         decided = self._decided.get(special)
         generic = self._copy_of.get(special) or self._view_origin.get(special)
+        if generic is None and special.view_decided:  # another module's view
+            decided, generic = dict(enumerate(special.view_decided)), special
         if not decided or generic is None:
             return
         for key, (anchor, issue) in decided.items():

@@ -22,7 +22,9 @@ surely external there is made so by the caller's choice of the subclass (issue 3
 parameter is applied where its argument is passed), never inside the base's method, as a
 copy learnt with a caller's literal is (:mod:`.decisions`). Where no call in the module
 applies the view (an instance handed to a registry, a thread), it stays at the operation,
-as the class-level join does.
+as the class-level join does. The view is exported with its class, carrying what it decides
+(:attr:`.values.FunctionInfo.view_decided`): a call in another module that applies it
+reports it there (the views' module, linted alone, does not know its importers).
 """
 
 from __future__ import annotations
