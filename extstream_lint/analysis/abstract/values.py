@@ -214,6 +214,7 @@ class FunctionInfo:
     #: give, keyed by (parameter index, attribute path, the literal's repr)
     #: (:mod:`..interp.variants`).
     variants: tuple[tuple[tuple[int, tuple[str, ...], str], FunctionInfo], ...] = ()
+    view_decided: tuple = ()  # a view's surely external operations, for calls (decisions.py)
 
 
 @dataclass(eq=False)

@@ -506,8 +506,8 @@ class Calls:
         named = site is not None and site.callee_text != _UNNAMED_CALLEE
         # the receiver's calls on self resolved by its class (receivers.py)
         binding = self._apply(info, node, binding, state, site.callee_text if named else info.name)
-        if special is not None:  # what the literal decides is this call's (decisions.py)
-            self.report_decided(special, node, site.callee_text if named else info.name)  # type: ignore[union-attr]
+        # what the literal (or the caller's choice of subclass: a view) decides is this call's
+        self.report_decided(special or info, node, site.callee_text if named else info.name)  # type: ignore[union-attr]
         if self._writes_through:  # ``nonlocal s; s = ...``: the caller's ``s`` changes
             self.apply_writes_through(info, state, binding)
         if info.summary.capture_seen:  # it assigns torch.npu.graph.default_capture_stream

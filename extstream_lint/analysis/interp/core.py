@@ -172,6 +172,10 @@ class Core:
         self._copy_of: dict[FunctionInfo, FunctionInfo] = {}
         self._maybe_in: set[FunctionInfo] = set()
         self._covered: dict[FunctionInfo, set[int]] = {}
+        #: Subclasses' views (:mod:`.views`): the function each runs again, and the views
+        #: some call in this module applied (:meth:`.decisions.Decisions.decided_elsewhere`).
+        self._view_origin: dict[FunctionInfo, FunctionInfo] = {}
+        self._views_called: set[FunctionInfo] = set()
         #: Bounds the reporting pass cut at where a stream flows: bound -> the first node
         #: (:mod:`..driver.cuts` words them; the lint reports each as an XST000 there).
         self.cuts: dict[str, cst.CSTNode] = {}

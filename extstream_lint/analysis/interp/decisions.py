@@ -15,6 +15,11 @@ and the middle functions say nothing.
 
 An operation the generic body finds surely external (its own code makes the stream on every
 path) is reported where it is, never again at the calls (:attr:`_must_here`).
+
+A subclass's view of a base's method (:mod:`.views`) is decided the same way by the caller's
+choice of the subclass: what it finds surely external is kept (:attr:`_decided`) and
+reported at the calls that apply the view, when some call in the module does
+(:attr:`_views_called`), else at the operation.
 Nothing here runs a body: it reads what the copies' runs report.
 """
 
@@ -46,6 +51,10 @@ class Decisions:
     _maybe_in: set[FunctionInfo]
     #: The generic function of each copy learnt with literal arguments.
     _copy_of: dict[FunctionInfo, FunctionInfo]
+    #: Per subclass's view (:mod:`.views`), the method it runs again; the views some call
+    #: in this module applies.
+    _view_origin: dict[FunctionInfo, FunctionInfo]
+    _views_called: set[FunctionInfo]
     #: Per generic method, where the "may be" streams of the attributes that copies learnt
     #: with a visible allocation's own values come from (:func:`.constants._own_streams`).
     _covered: dict[FunctionInfo, set[int]]
@@ -58,6 +67,18 @@ class Decisions:
         if info is None or not isinstance(stream, ExtStream):
             return False
         key = (id(anchor), issue.code)
+        origin = self._view_origin.get(info)
+        if origin is not None and stream.must:  # a subclass's view of a base's method
+            decided = self._decided.setdefault(info, {})
+            if self.learning and key not in decided:  # type: ignore[attr-defined]
+                decided[key] = (anchor, issue)
+                info.summary.version += 1  # calls that applied it report it: look again
+                if (origin, key) not in self._must_here:  # exported: other modules' calls
+                    info.view_decided = (*info.view_decided, (anchor, issue))
+            # The base's code is shared with its other subclasses: what makes it external
+            # is the caller's choice of this subclass, reported at the calls that apply
+            # this view when some call here does (else here, as the class-level join).
+            return info in self._views_called
         generic = self._copy_of.get(info)
         if generic is not None:  # a copy: kept for the call that uses it
             if stream.must and self.learning:  # type: ignore[attr-defined]
@@ -75,9 +96,13 @@ class Decisions:
     def report_decided(self, special: FunctionInfo, node: cst.CSTNode, callee: str) -> None:
         """At a call that uses the copy ``special``: the operations it decided, as this
         call's findings (the generic body reports them itself when it finds them surely
-        external on its own)."""
+        external on its own). ``special`` may be a subclass's view, or any function."""
+        if self.learning and special in self._view_origin:  # type: ignore[attr-defined]
+            self._views_called.add(special)
         decided = self._decided.get(special)
-        generic = self._copy_of.get(special)
+        generic = self._copy_of.get(special) or self._view_origin.get(special)
+        if generic is None and special.view_decided:  # another module's view
+            decided, generic = dict(enumerate(special.view_decided)), special
         if not decided or generic is None:
             return
         for key, (anchor, issue) in decided.items():

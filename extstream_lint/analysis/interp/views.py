@@ -15,6 +15,16 @@ reads is syntax (:func:`self_uses`); whether a definition acts on streams is wha
 pass learnt, so views are decided after each learning pass (:meth:`Views.decide_views`) and
 a new one asks for one more pass. A base defined in another module has no view: its body
 is not parsed here.
+
+A view's body is the base's, shared with the base's other subclasses: an operation it finds
+surely external there is made so by the caller's choice of the subclass (issue 38, family
+2), so it is reported at the calls that apply the view (the innermost one: a call on a
+parameter is applied where its argument is passed), never inside the base's method, as a
+copy learnt with a caller's literal is (:mod:`.decisions`). Where no call in the module
+applies the view (an instance handed to a registry, a thread), it stays at the operation,
+as the class-level join does. The view is exported with its class, carrying what it decides
+(:attr:`.values.FunctionInfo.view_decided`): a call in another module that applies it
+reports it there (the views' module, linted alone, does not know its importers).
 """
 
 from __future__ import annotations
@@ -173,6 +183,7 @@ class Views:
         if scope is None or (node, id(cls)) in self._views:
             return
         view = self._views[(node, id(cls))] = FunctionInfo(original.name)
+        self._view_origin[view] = original  # its findings are its callers' (decisions.py)
         self._class_views.setdefault(id(cls), []).append((node, scope))
         self._refresh_view(cls, original, view)
 
