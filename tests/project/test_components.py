@@ -38,20 +38,6 @@ def _write(root: Path, files: dict[str, str]) -> None:
             path.write_text(text, encoding="utf-8")  # others keep their stamps
 
 
-@pytest.fixture
-def summaries(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """Every summary computed from source, by file name."""
-    counted: Counter[str] = Counter()
-    original = ProjectIndex._summarise
-
-    def counting(self: ProjectIndex, path: str, *args: object) -> object:
-        counted[Path(path).name] += 1
-        return original(self, path, *args)
-
-    monkeypatch.setattr(ProjectIndex, "_summarise", counting)
-    return counted
-
-
 def _codes(root: Path, name: str, project: ProjectIndex) -> list[tuple[int, str]]:
     path = root / name
     found = analyze_source(path.read_text(encoding="utf-8"), str(path), project=project)

@@ -71,20 +71,6 @@ def _codes(root: Path, project: ProjectIndex) -> list[tuple[int, str]]:
     return [(f.line, f.code) for f in found]
 
 
-@pytest.fixture
-def summaries(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """Every summary computed from source, by file name."""
-    counted: Counter[str] = Counter()
-    original = ProjectIndex._summarise
-
-    def counting(self: ProjectIndex, path: str, *args: object) -> object:
-        counted[Path(path).name] += 1
-        return original(self, path, *args)
-
-    monkeypatch.setattr(ProjectIndex, "_summarise", counting)
-    return counted
-
-
 def test_a_run_that_keeps_nothing_pickles_no_summary(tmp_path: Path) -> None:
     """Without a disk cache, in a process that does not analyse again (the command line,
     flake8), a cycle's summaries are pickled for no one: none is. A process that does (the
