@@ -6,6 +6,12 @@ made with ``device=device`` in a subclass's ``__init__`` and handed to the base'
 ``w.barrier()``; with it, the call site is silent and only the "may be" inside the base
 remains. Also missed on every branch: ``direct`` (one level of subclass), the same call.
 Expected: XST101 at both calls, nothing inside ``Worker.barrier`` (one finding per defect).
+Diagnosis so far (c193d0f): with ``device=device`` the class-level join of ``stream`` on the
+subclasses differs from the base's by its device only ({0} against a symbolic one), so a
+second subclass view of ``barrier`` is made; the call applies that view, which reads
+``self.stream`` as the class-level "may be" (not a parameter path), so the reporting pass
+raises nothing at ``w.barrier()`` (the learning pass does). A device difference alone
+should not make a view for the call-site rules.
 """
 
 import torch
