@@ -11,7 +11,9 @@ subclasses differs from the base's by its device only ({0} against a symbolic on
 second subclass view of ``barrier`` is made; the call applies that view, which reads
 ``self.stream`` as the class-level "may be" (not a parameter path), so the reporting pass
 raises nothing at ``w.barrier()`` (the learning pass does). A device difference alone
-should not make a view for the call-site rules.
+should not make a view for the call-site rules. Fixed for ``tracing`` (views compare an
+attribute's streams by value, not identity: tests/lint/test_subclass_chain_device.py); the
+one-level ``direct`` is still missed.
 """
 
 import torch
@@ -40,7 +42,7 @@ class TracingDecodeWorker(DecodeWorker):
 
 def tracing(handle: int) -> None:
     w = TracingDecodeWorker(0, handle, "t0")
-    w.barrier()  # expect: XST101
+    w.barrier()  # expect: XST101 (found since the fix)
 
 
 def direct(handle: int) -> None:

@@ -310,8 +310,8 @@ def _differs(mine: _Lookup, theirs: _Lookup, name: str) -> bool:
     of ``mine.cls`` than for one of ``theirs.cls`` that matters here: either meaning acts on
     streams (what is learnt so far; a view made in a later pass is run from then on)."""
     found, other = mine.find(name), theirs.find(name)
-    if found is other:
-        return False
+    if found is other or (type(found) is ExtStream and found == other):
+        return False  # the same stream: each class's join made anew (a device re-read)
     return acts(found, mine.cls) or acts(other, theirs.cls)
 
 
