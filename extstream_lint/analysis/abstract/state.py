@@ -143,18 +143,17 @@ def join_states(states: list[State | None]) -> State | None:
         theirs.update(live[1].env)
         for key in keys:
             a, b = mine[key], theirs[key]
-            env[key] = a if a is b else _read_through(key, a, b, live) or join(a, b)
+            env[key] = a if a is b else _read_through(key, live) or join(a, b)
     else:
         for key in keys:
-            values = [s.env.get(key) for s in live]
-            env[key] = _read_through(key, *values[:2], live) or join_all(values)
+            env[key] = _read_through(key, live) or join_all([s.env.get(key) for s in live])
     current = first.current
     for other in live[1:]:
         current = join_current(current, other.current)
     return State(env, current, any(s.has_paths for s in live))
 
 
-def _read_through(key: str, a: Value, b: Value, live: list[State]) -> Instance | None:
+def _read_through(key: str, live: list[State]) -> Instance | None:
     """An attribute path (``self.aux``) bound on some paths only to an object, read through
     its owner on the others: the same object there (a method it was given set its fields:
     ``with self.aux:`` whose ``__enter__`` stores ``self._ctx``, in a loop), not unknown."""
@@ -166,4 +165,4 @@ def _read_through(key: str, a: Value, b: Value, live: list[State]) -> Instance |
         not isinstance(h, Instance) or h.cls is not first.cls for h in held
     ):
         return None
-    return first if len(held) == 1 else join_all(held)  # type: ignore[return-value]
+    return join_all(held)  # type: ignore[return-value]
