@@ -38,7 +38,7 @@ from typing import Any
 from extstream_lint.contract import native_not_supported
 
 from . import _state
-from ._hazard_report import current_device, fail, npu_devices, stream_text
+from ._hazard_report import current_device, current_id, fail, npu_devices, stream_text
 from ._patching import unwrap
 from .patches import Point
 from .predicate import EXTERNAL_MARK
@@ -140,7 +140,7 @@ def check_copy(session: Session, operation: str, src_device: Any, dst_device: An
             return
         for index, which, api in ((src, "source", "NPUEvent::record"),
                                   (dst, "destination", "NPUEvent::block")):  # fmt: skip
-            stream_id = int(C._npu_getCurrentStream(index)[0])
+            stream_id = current_id(index)
             if stream_id & EXTERNAL_MARK:
                 fail(session, "XST112", operation, native_not_supported(api),
                      f"copy from npu:{src} to npu:{dst} while the {which} device's current "
