@@ -55,7 +55,6 @@ from .containers import CONTAINER_METHODS
 from .core import Scope, is_symbolic, may_contain
 from .datamodel import ENUM_MARKS, held_callable
 from .gradmode import COPY_METHODS
-from .library import LIBRARY_CALLS
 from .objects import OBJECT_CALLS
 from .strings import fold, folds
 
@@ -540,12 +539,10 @@ class Calls:
     ) -> Value:
         """A call of a torch API (or any resolved name): :mod:`.effects` says what it does."""
         found, made = self.flow_call(qualname, site, state, current)
-        if found:  # queue.Queue, threading.Thread, copy.copy... (the flow-model table)
+        if found:  # queue.Queue, copy.copy, itertools.chain... (the flow-model table)
             return made
         if qualname in OBJECT_CALLS:  # dataclasses.replace, namedtuple (objects.py)
             return self.object_call(qualname, site)
-        if qualname in LIBRARY_CALLS:  # contextlib.nullcontext(v), itertools (library.py)
-            return self.call_library(qualname, site)
         if DEFAULT_CAPTURE_STREAM in state.env or scope.kind == "module":
             capture_default = state.env.get(DEFAULT_CAPTURE_STREAM)  # in program order
         else:  # a function may run after any module-level assignment
