@@ -53,6 +53,18 @@ IN_CODE: tuple[tuple[str, str, str], ...] = (
         "in, a value out) cannot say; resuming a generator is the generator protocol "
         "(reference 6.2.9.1)",
     ),
+    (
+        "interp/objects.py",
+        "the functional `collections.namedtuple(...)`, `typing.NamedTuple(...)`",
+        "class creation: the class a `class P(NamedTuple)` body makes, with its fields and "
+        "generated `__init__`; a class, not a value flow",
+    ),
+    (
+        "interp/calls.py, interp/declared.py",
+        "`typing.cast(T, v)`",
+        "a declared type: `v` read as a `T`, as an annotation declares it (declared.py "
+        "reads annotations and `cast` alike)",
+    ),
 )
 
 
@@ -91,8 +103,10 @@ def render_markdown() -> str:
         "",
         "## What stays in code, and why",
         "",
-        "A row says what a library call does to values. What the language itself does is",
-        "the interpreter's, even where a builtin spells it as a call:",
+        "A row says what a library call does to values. What the language itself does",
+        "(attribute access, a value's type, truth, importing, changing a container in place,",
+        "making a class, declaring a type) is the interpreter's, even where a builtin or a",
+        "library function spells it as a call:",
         "",
         "| Where | What | The language semantics it is |",
         "| --- | --- | --- |",

@@ -33,6 +33,7 @@ from ..abstract.state import State
 from ..abstract.values import (
     ClassInfo,
     Instance,
+    Partial,
     Seq,
     StreamCtx,
     Tensor,
@@ -169,6 +170,13 @@ class Flows:
         value = given.value if given is not None else None
         if kind == fm.RETURNS:
             return value
+        if kind == fm.BINDS:  # functools.partial(f, *args, **kwargs)
+            if given is None or not site.positional:
+                return None
+            rest, keywords = tuple(site.positional[1:]), tuple(site.keywords.items())
+            return Partial(value, rest, keywords, site.node, given.text)
+        if kind == fm.REPLACES:  # dataclasses.replace(obj, **changes)
+            return self.replaced(value, site)
         if kind == fm.ENTERS:  # entering makes nothing current, and gives what it was given
             return None if value is None else StreamCtx(None, "", value, keeps_current=True)
         if kind == fm.ELEMENTS:

@@ -65,6 +65,8 @@ REPEATS = "repeats"
 TEES = "tees"
 PICKS = "picks"
 IMPORTS = "imports"
+BINDS = "binds"
+REPLACES = "replaces"
 
 #: Each kind, as the documentation says it (``{arg}`` is the row's argument).
 KINDS: dict[str, str] = {
@@ -105,6 +107,8 @@ KINDS: dict[str, str] = {
     "(else it is computed, as an unknown call's result)",
     IMPORTS: "imports the module named by the literal {arg} as `import` does (its effects "
     "run) and returns it",
+    BINDS: "returns a callable that calls {arg} with the arguments after it, then its own",
+    REPLACES: "a copy of {arg} whose attributes named by the keywords are their values",
 }
 
 #: Each kind in general, for the documentation's vocabulary table.
@@ -140,6 +144,8 @@ KIND_MEANINGS: dict[str, str] = {
     TEES: "the return is n iterators over argument i's elements (`tee`)",
     PICKS: "returns one of the arguments or of argument i's elements (`min`)",
     IMPORTS: "imports the module a literal names, as the `import` statement does",
+    BINDS: "returns a callable binding argument i's first arguments (`partial`)",
+    REPLACES: "a copy of argument i with attributes replaced (`dataclasses.replace`)",
 }
 
 #: What a ``CALLS`` row gives the function (``args``).
@@ -501,6 +507,11 @@ MODELS: tuple[FlowModel, ...] = (
     FlowModel("itertools.tee", TEES, 0, case="generators/itertools_tee"),
     # importlib: the import system's, given a literal name
     FlowModel("importlib.import_module", IMPORTS, 0, "name", case="imports/importlib_literal"),
+    # functools.partial, enum's marks, dataclasses.replace (were interp/calls.py, objects.py)
+    FlowModel("functools.partial", BINDS, 0, case="calls/partial_helper"),
+    FlowModel("enum.member", RETURNS, 0, "value", case="data_model/enum_member_function"),
+    FlowModel("enum.nonmember", RETURNS, 0, "value", case=_Q + "enum_nonmember"),
+    FlowModel("dataclasses.replace", REPLACES, 0, case="dataclasses/replace"),
     # --- end of the moved rows ---
     # torch.distributed: calls the contract judges, whose result is a list of works
     FlowModel(
