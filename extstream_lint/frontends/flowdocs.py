@@ -65,6 +65,14 @@ IN_CODE: tuple[tuple[str, str, str], ...] = (
         "a declared type: `v` read as a `T`, as an annotation declares it (declared.py "
         "reads annotations and `cast` alike)",
     ),
+    (
+        "interp/calls.py, interp/classes.py",
+        "decorators by name: `contextlib.contextmanager`/`asynccontextmanager`, `property`/"
+        "`functools.cached_property`, `dataclasses.dataclass` (and attrs)",
+        "how a `def` or `class` body is run: a generator's body up to `yield` as `__enter__`, "
+        "a method read as an attribute (a descriptor, reference 3.3.2.2), a generated "
+        "`__init__`; the body is interpreted, not a value moved by a call",
+    ),
 )
 
 
