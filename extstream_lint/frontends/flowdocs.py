@@ -14,12 +14,113 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ..analysis.semantics.flowmodels import render_markdown
+from ..analysis.semantics.flowmodels import KIND_MEANINGS, MODELS
 
 #: The checkout: this module is ``extstream_lint/frontends/flowdocs.py`` in it.
 _CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FLOW_MODELS_PAGE = "docs/flow-models.md"
 FLOW_MODELS_PATH = os.path.join(_CHECKOUT, *FLOW_MODELS_PAGE.split("/"))
+
+
+#: What is not a row, and why: (where in code, what, the language semantics it is).
+IN_CODE: tuple[tuple[str, str, str], ...] = (
+    (
+        "interp/builtins.py",
+        "`getattr`, `setattr`, `vars`",
+        "attribute access and assignment and an object's `__dict__` (reference 3.3.2): "
+        "what `obj.name` does, `__getattr__` delegation included",
+    ),
+    (
+        "interp/builtins.py",
+        "`type`, `staticmethod`",
+        "a value's class (reference 3.1) and the descriptor a method definition makes (3.3.2.2)",
+    ),
+    ("interp/builtins.py", "`bool`", "truth value testing, as `if x` decides it"),
+    (
+        "interp/builtins.py",
+        "`__import__`",
+        "the hook the `import` statement calls (reference 5); `importlib.import_module` "
+        "is the row `imports`, which runs the same import",
+    ),
+    (
+        "interp/containers.py",
+        "methods of a known list, dict, set or deque (`append`, `extend`, `insert`, `get`, "
+        "`setdefault`, `pop`, `popleft`, `popitem`, `update`, `clear`, `add`, `copy`, "
+        "`items`, `values`) and a generator's `send`/`__next__`",
+        "the built-in containers the analysis represents as values (displays, `d[k]`, "
+        "`d[k] = v`, `for`): a method that changes one in place binds the changed value "
+        "again to the expression that names it, as an assignment does, which a row (values "
+        "in, a value out) cannot say; resuming a generator is the generator protocol "
+        "(reference 6.2.9.1)",
+    ),
+    (
+        "interp/objects.py",
+        "the functional `collections.namedtuple(...)`, `typing.NamedTuple(...)`",
+        "class creation: the class a `class P(NamedTuple)` body makes, with its fields and "
+        "generated `__init__`; a class, not a value flow",
+    ),
+    (
+        "interp/calls.py, interp/declared.py",
+        "`typing.cast(T, v)`",
+        "a declared type: `v` read as a `T`, as an annotation declares it (declared.py "
+        "reads annotations and `cast` alike)",
+    ),
+    (
+        "interp/calls.py, interp/classes.py",
+        "decorators by name: `contextlib.contextmanager`/`asynccontextmanager`, `property`/"
+        "`functools.cached_property`, `dataclasses.dataclass` (and attrs)",
+        "how a `def` or `class` body is run: a generator's body up to `yield` as `__enter__`, "
+        "a method read as an attribute (a descriptor, reference 3.3.2.2), a generated "
+        "`__init__`; the body is interpreted, not a value moved by a call",
+    ),
+)
+
+
+def render_markdown() -> str:
+    """``docs/flow-models.md``: the table as a reader sees it."""
+    lines = [
+        "# Flow models: what library calls do to values",
+        "",
+        "<!-- generated from extstream_lint/analysis/semantics/flowmodels.py by",
+        "     python -m extstream_lint.frontends.flowdocs --write; do not edit by hand -->",
+        "",
+        "The analysis does not read the standard library's code. What a library call does to",
+        "the values it is given is one row of this table: the argument flows to the return,",
+        "into the receiver's contents (and a method returns them), or is called with other",
+        "arguments. A function run in another thread runs there with that thread's default",
+        "stream current, not the caller's. `Holder.method` rows apply to objects a holder row",
+        "made; `*.method` rows to a method of an object the analysis does not know (an",
+        "executor, an event loop). Each row names the conformance case that shows it.",
+        "",
+        "## The vocabulary",
+        "",
+        "| Kind | Meaning |",
+        "| --- | --- |",
+        *(f"| `{kind}` | {meaning} |" for kind, meaning in KIND_MEANINGS.items()),
+        "",
+        "## The models",
+        "",
+        "| Callee | Kind | What it does to values | Case |",
+        "| --- | --- | --- | --- |",
+    ]
+    for model in MODELS:
+        lines.append(f"| `{model.callee}` | `{model.kind}` | {model.describe()} | `{model.case}` |")
+    lines.append("")
+    lines.append(f"{len(MODELS)} rows, {len({m.kind for m in MODELS})} kinds.")
+    lines += [
+        "",
+        "## What stays in code, and why",
+        "",
+        "A row says what a library call does to values. What the language itself does",
+        "(attribute access, a value's type, truth, importing, changing a container in place,",
+        "making a class, declaring a type) is the interpreter's, even where a builtin or a",
+        "library function spells it as a call:",
+        "",
+        "| Where | What | The language semantics it is |",
+        "| --- | --- | --- |",
+        *(f"| `{where}` | {what} | {why} |" for where, what, why in IN_CODE),
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def check(path: str = FLOW_MODELS_PATH) -> bool:

@@ -25,7 +25,7 @@ def test_docs_flow_models_md_is_what_the_table_renders() -> None:
 
 
 def test_the_page_has_a_line_per_row() -> None:
-    page = fm.render_markdown()
+    page = flowdocs.render_markdown()
     for model in fm.MODELS:
         assert f"| `{model.callee}` | `{model.kind}` |" in page
 
@@ -160,3 +160,44 @@ def test_a_message_names_the_method_whose_result_is_refused() -> None:
     (finding,) = analyze_source(_QUEUE_MESSAGE)
     assert finding.line == 13
     assert "drain() calls synchronize() on what 'jobs.get()' returns" in finding.message
+
+
+def test_the_builtins_and_itertools_are_rows_not_code() -> None:
+    """Every builtin that moves values as a library function does is a row; the language's
+    own (attribute access, ``type``, truth, the import hook) are not, and are said why."""
+    from extstream_lint.analysis.interp import builtins
+
+    moved = {"zip", "enumerate", "map", "filter", "sorted", "min", "max", "list", "dict", "next"}
+    assert moved <= set(fm.BUILTINS) <= builtins.BUILTINS
+    language = builtins.BUILTINS - set(fm.BUILTINS)
+    assert language == {"bool", "getattr", "setattr", "vars", "type", "staticmethod", "__import__"}
+    page = flowdocs.render_markdown()
+    for name in language:
+        assert f"`{name}`" in page.split("## What stays in code")[1], name
+    for name in ("chain", "islice", "tee", "groupby", "pairwise", "accumulate", "product"):
+        assert f"itertools.{name}" in fm.FUNCTIONS
+    assert "importlib.import_module" in fm.FUNCTIONS
+
+
+_REBOUND = """
+import torch
+from torch_npu.npu import ExternalStream
+
+
+def zip(*xs):
+    return [(torch.npu.Stream(),)]
+
+
+def f(h):
+    for (s,) in zip([ExternalStream(h)]):
+        s.synchronize()
+
+
+def g(h):
+    for s in reversed([ExternalStream(h)]):
+        s.synchronize()
+"""
+
+
+def test_a_builtin_row_applies_only_while_the_module_does_not_rebind_the_name() -> None:
+    assert _codes(_REBOUND) == [(17, "XST101")]

@@ -53,9 +53,8 @@ from .builtins import BUILTINS
 from .classes import Super
 from .containers import CONTAINER_METHODS
 from .core import Scope, is_symbolic, may_contain
-from .datamodel import ENUM_MARKS, held_callable
+from .datamodel import held_callable
 from .gradmode import COPY_METHODS
-from .library import LIBRARY_CALLS
 from .objects import OBJECT_CALLS
 from .strings import fold, folds
 
@@ -328,12 +327,6 @@ class Calls:
                 )
             return made
         if isinstance(callee, Ref):
-            if callee.qualname in ENUM_MARKS:  # enum.member(f): f, a member (datamodel.py)
-                return site.positional[0].value if site.positional else None
-            if callee.qualname == "functools.partial" and site.positional:
-                first, rest = site.positional[0], site.positional[1:]
-                keywords = tuple(site.keywords.items())
-                return Partial(first.value, tuple(rest), keywords, node, first.text)
             if callee.qualname == "typing.cast" and len(site.positional) == 2:  # declared.py
                 return self.declared_cast(node, site.positional[1].value)
             return self._call_ref(callee.qualname, site, state, scope, current)
@@ -540,12 +533,10 @@ class Calls:
     ) -> Value:
         """A call of a torch API (or any resolved name): :mod:`.effects` says what it does."""
         found, made = self.flow_call(qualname, site, state, current)
-        if found:  # queue.Queue, threading.Thread, copy.copy... (the flow-model table)
+        if found:  # queue.Queue, itertools.chain, functools.partial... (the flow-model table)
             return made
         if qualname in OBJECT_CALLS:  # dataclasses.replace, namedtuple (objects.py)
             return self.object_call(qualname, site)
-        if qualname in LIBRARY_CALLS:  # contextlib.nullcontext(v), itertools (library.py)
-            return self.call_library(qualname, site)
         if DEFAULT_CAPTURE_STREAM in state.env or scope.kind == "module":
             capture_default = state.env.get(DEFAULT_CAPTURE_STREAM)  # in program order
         else:  # a function may run after any module-level assignment

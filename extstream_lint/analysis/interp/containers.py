@@ -9,7 +9,14 @@ Where control flow joins, a list that grew on one path only holds any element of
 (:func:`..values.join`). Two limits, both "unknown", never a false "external": an alias
 of the container under another name does not see the change, and a container the analysis
 does not know (a parameter, what an unknown call returned) stays unknown when added to.
-``collections.deque(xs)`` is a list of ``xs``.
+``collections.deque(xs)`` is a list of ``xs`` (a row of the flow-model table).
+
+Why these methods are code and not rows of :mod:`..semantics.flowmodels`: a row says what a
+call gives from the values it is given; these change the built-in container the abstract
+domain holds as a value (the one displays, ``d[k]``, ``d[k] = v`` and ``for`` make and
+read) in place, so their result is a new binding of whatever expression names the
+container, an assignment's semantics; ``send``/``__next__`` resume a generator (the
+generator protocol). They are looked up by the receiver being such a container.
 """
 
 from __future__ import annotations

@@ -38,9 +38,6 @@ from . import summaries as sm
 from .binding import bind_arguments
 from .constants import new_copy
 
-#: ``enum.member(x)`` / ``enum.nonmember(x)`` evaluate to ``x`` (the class body decides).
-ENUM_MARKS = frozenset({"enum.member", "enum.nonmember"})
-
 
 def enum_mixin(cls: ClassInfo) -> str | None:
     """The mixed-in type of an enum class (:data:`..members.ENUM_BASES`), ``None`` if it is

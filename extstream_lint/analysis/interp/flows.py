@@ -3,7 +3,10 @@
 A call is looked up once: by qualified name (:meth:`Flows.flow_call`), by method of an object
 a holder row made or of an object the analysis does not know (:meth:`Flows.flow_method`),
 or as a call of a callable a row made (a weak reference, ``operator``'s getters:
-:meth:`Flows.flow_called`). :meth:`Flows.apply_flow` then does what the row's kind says.
+:meth:`Flows.flow_called`), or, for a builtin the module does not rebind, by its name
+(``builtins.NAME`` rows, :mod:`.builtins`): each one dict or set lookup.
+:meth:`Flows.apply_flow` then does what the row's kind says (the kinds over iterables, as
+``zip`` and ``itertools`` give: :mod:`.library`).
 
 Objects a row makes (a queue, a future, a weak reference, a getter) are instances of a class
 made once per place in the file (the allocation site, as ``threading.local`` and
@@ -19,6 +22,8 @@ are :mod:`.dispatch`'s.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream, ParamRef, Ref
@@ -28,6 +33,7 @@ from ..abstract.state import State
 from ..abstract.values import (
     ClassInfo,
     Instance,
+    Partial,
     Seq,
     StreamCtx,
     Tensor,
@@ -154,15 +160,30 @@ class Flows:
     ) -> Value:
         """What the call ``site`` does, by ``model``'s kind."""
         kind = model.kind
+        if model.key is not None:  # sorted(xs, key=f), filter(f, xs): f on an element
+            self.call_key(model, site, state, current)
+        if kind in fm.ITERABLE_KINDS:  # zip, list, itertools... (library.py)
+            return self.iterable_flow(model, site, state, current)
         given = site.arg(model.arg, model.keyword) if model.arg is not None else None
         if given is None and model.keyword is not None:
             given = site.keywords.get(model.keyword)
         value = given.value if given is not None else None
         if kind == fm.RETURNS:
             return value
+        if kind == fm.BINDS:  # functools.partial(f, *args, **kwargs)
+            if given is None or not site.positional:
+                return None
+            rest, keywords = tuple(site.positional[1:]), tuple(site.keywords.items())
+            return Partial(value, rest, keywords, site.node, given.text)
+        if kind == fm.REPLACES:  # dataclasses.replace(obj, **changes)
+            return self.replaced(value, site)
         if kind == fm.ENTERS:  # entering makes nothing current, and gives what it was given
             return None if value is None else StreamCtx(None, "", value, keeps_current=True)
         if kind == fm.ELEMENTS:
+            if model.unless is not None and (
+                site.star_at is not None or site.arg(*model.unless) is not None
+            ):
+                return None  # accumulate(xs, f): what f returns
             return None if given is None else may_contain([self.element_of(value)])
         if kind == fm.HOLDER:
             return self._holder(model, site, value)
@@ -198,10 +219,6 @@ class Flows:
             return self._default_dict(site, state, value)
         if kind == fm.CHAIN_MAP:
             return _chain_map([arg.value for arg in site.positional])
-        if kind == fm.LIST:  # deque(xs): a list of xs's elements
-            if not site.positional:
-                return Seq(())
-            return self._call_builtin("list", site, None, None)  # type: ignore[arg-type]
         if kind == fm.ATTRIBUTES:
             return self.object_call(model.callee, site)
         if kind == fm.DISPATCHER:  # @functools.singledispatch def f(...)
@@ -277,18 +294,22 @@ class Flows:
         """A row that calls its function argument: with which arguments, on which stream
         (an object with ``__call__`` is called as one, language reference 3.3.6)."""
         called = isinstance(func, Instance) and func.cls.method("__call__") is not None
-        if not isinstance(func, CALLABLE) and not called:
+        mapped = model.args == fm.MAPPED  # map(f, xs): f may be anything called (calls.py)
+        if not isinstance(func, CALLABLE) and not called and not mapped:
             return None
         if model.args == fm.THREAD_ARGS:
             rest = _thread_args(site, model.extra)
-        elif model.args == fm.EACH_ELEMENT:
+        elif model.args == fm.EACH_ELEMENT or mapped:
             start = model.arg + 1  # type: ignore[operator]
             iterables = site.positional[start:]
-            if not iterables or site.star_at is not None:
+            if not iterables or (site.star_at is not None and not mapped):
                 return None
-            rest = CallSite(
-                site.node, "call", [Arg(self.element_of(a.value), None) for a in iterables]
-            )
+            if mapped:
+                text = site.positional[model.arg].text or "map"  # type: ignore[index]
+                elements = [_mapped_element(self.element_of, a.value) for a in iterables]
+            else:
+                text, elements = "call", [self.element_of(a.value) for a in iterables]
+            rest = CallSite(site.node, text, [Arg(e, None) for e in elements])
         else:
             rest = _after(site, model.arg + 1)  # type: ignore[operator]
         made = self._call_value(
@@ -452,6 +473,16 @@ def _after(site: CallSite, start: int) -> CallSite:
 
 def _exact(value: Value) -> bool:
     return isinstance(value, Seq) and not value.keys and not value.is_dict
+
+
+def _mapped_element(element_of: Callable[[Value], Value], value: Value) -> Value:
+    """The element ``map`` surely calls its function on: a listed external stream if any
+    (``map(f, [side, ext])`` calls ``f(ext)``), else any element."""
+    if _exact(value):
+        for item in value.items:  # type: ignore[union-attr]
+            if isinstance(item, ExtStream) and item.must and item.param is None:
+                return item
+    return element_of(value)
 
 
 __all__ = ["CONTENTS", "Flows"]

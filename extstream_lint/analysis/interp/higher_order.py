@@ -51,7 +51,7 @@ from ..abstract.values import (
 from ..semantics import autograd as ag
 from ..semantics.sites import Arg, CallSite
 from . import summaries as sm
-from .core import Scope, may_contain
+from .core import Scope
 from .views import carries_stream
 
 #: Values a call can run: the project's functions, closures, classes, partials, bound methods.
@@ -348,24 +348,6 @@ class HigherOrder:
             ) or self.flow_decorator(result):
                 value = result
         return value
-
-    def call_with_key(
-        self, name: str, site: CallSite, state: State, current: ExtStream | None
-    ) -> None:
-        """``sorted(xs, key=f)``, ``min``/``max(..., key=f)``: ``f`` is called on elements;
-        ``filter(f, xs)``: on each element."""
-        if name == "filter" and len(site.positional) >= 2:
-            func, items = site.positional[0].value, site.positional[1].value
-        else:
-            key = site.keywords.get("key")
-            if key is None or not site.positional:
-                return
-            func, items = key.value, site.positional[0].value
-            if name in ("min", "max") and len(site.positional) > 1:
-                items = may_contain([a.value for a in site.positional])
-        if isinstance(func, CALLABLE):
-            inner = CallSite(site.node, "call", [Arg(self.element_of(items), None)])
-            self._call_value(func, site.node, inner, state, current)
 
     def _reduce(self, site: CallSite, state: State, current: ExtStream | None) -> bool:
         """``functools.reduce(f, xs[, initial])``: ``f(accumulated, element)`` for each

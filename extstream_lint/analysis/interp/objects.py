@@ -32,13 +32,14 @@ from .datamodel import given_fields
 #: ``dataclass_transform``) carries: constructing the class then runs its post-init hook.
 RECORD_INIT = "<record __init__>"
 
-#: Library calls that make or copy objects, answered by :meth:`Objects.object_call`. The
+#: Library calls that make classes, answered by :meth:`Objects.object_call`: the functional
+#: ``namedtuple``/``NamedTuple`` is the class a ``class P(NamedTuple)`` body makes (class
+#: creation, not a value flow, so not a row of the flow-model table). The
 #: holders ``threading.local()`` and ``SimpleNamespace`` (rows of the flow-model table,
 #: :mod:`.flows`, which calls :meth:`Objects.object_call` for them) are an instance per
 #: allocation site, of a class of that site: what one of them holds is what was stored in it.
 OBJECT_CALLS = frozenset(
     {
-        "dataclasses.replace",
         "collections.namedtuple",
         "typing.NamedTuple",
     }
@@ -207,9 +208,6 @@ class Objects:
 
     def object_call(self, qualname: str, site: CallSite) -> Value:
         """A library call of :data:`OBJECT_CALLS`."""
-        first = site.positional[0].value if site.positional else None
-        if qualname == "dataclasses.replace":
-            return self._replaced(first, site)
         cls = self._site_classes.get(site.node)
         if cls is None:
             cls = self._site_classes[site.node] = ClassInfo(qualname)
@@ -236,7 +234,7 @@ class Objects:
         ``__class__``, one a ``__getattr__`` delegates."""
         cls = receiver.cls
         if method == "_replace" and cls.fields:
-            return self._replaced(receiver, site)
+            return self.replaced(receiver, site)
         if method == "_asdict" and cls.fields:  # a dict keyed by the field names
             return self.record_dict(receiver)
         if method == "__class__":  # self.__class__(...): a new instance of the same class
@@ -324,7 +322,7 @@ class Objects:
         return target.weakened() if isinstance(target, ExtStream) else target
 
     @staticmethod
-    def _replaced(value: Value, site: CallSite) -> Value:
+    def replaced(value: Value, site: CallSite) -> Value:
         """``dataclasses.replace(obj, **changes)`` / ``obj._replace(**changes)``: the same
         class and attributes, those named changed (all unknown after a ``**`` spread)."""
         if not isinstance(value, Instance):

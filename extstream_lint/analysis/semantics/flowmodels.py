@@ -7,8 +7,7 @@ down here, one row per callee, in a small vocabulary of kinds (as CodeQL's model
 Pysa's model files do), and :mod:`..interp.flows` is the one routine that applies a row.
 Adding a model is adding a row here and a conformance case (``tests/conformance/fixtures/``,
 named by the row's ``case``; a test checks it exists). ``docs/flow-models.md`` is rendered
-from this table (:func:`render_markdown`; ``python -m extstream_lint.frontends.flowdocs
---write``).
+from this table (``python -m extstream_lint.frontends.flowdocs --write``).
 
 A row's ``callee`` is how the call is named:
 
@@ -17,9 +16,16 @@ A row's ``callee`` is how the call is named:
   holder row's ``like`` names the class whose method rows it shares: ``queue.LifoQueue``
   is used as ``queue.Queue`` is);
 * ``*.method`` (``*.submit``): a method of an object the analysis does not know (the
-  executors and event loops are not followed as objects: their methods are known by name).
+  executors and event loops are not followed as objects: their methods are known by name);
+* ``builtins.NAME`` (``builtins.zip``): the builtin, called by its name while the module
+  does not rebind it.
 
-This module is data and plain functions over it: no analysis imports.
+What stays code is the language's semantics, not a library call's behaviour (each listed
+with why on the page, from ``frontends/flowdocs.py``'s ``IN_CODE``): the attribute protocol
+(``getattr``...), the class of a value (``type``), truth (``bool``), the import hook
+(``__import__``), and the built-in containers' methods, which change a list or dict in
+place (the interpreter binds the changed value again to what names it, as an assignment
+does).
 """
 
 from __future__ import annotations
@@ -42,12 +48,25 @@ GETS_ITEM = "gets-item"
 DICT = "dict"
 DEFAULT_DICT = "default-dict"
 CHAIN_MAP = "chain-map"
-LIST = "list"
 ATTRIBUTES = "attributes"
 DISPATCHER = "dispatcher"
 REGISTERS = "registers"
 HANDLES = "handles"
 MAPPING_VIEW = "mapping-view"
+# the iterables' kinds (the builtins' and ``itertools``'s shapes)
+SEQUENCE = "sequence"
+ELEMENT = "element"
+ZIPS = "zips"
+PAIRS = "pairs"
+COMBINES = "combines"
+CHAINS = "chains"
+SLICES = "slices"
+REPEATS = "repeats"
+TEES = "tees"
+PICKS = "picks"
+IMPORTS = "imports"
+BINDS = "binds"
+REPLACES = "replaces"
 
 #: Each kind, as the documentation says it (``{arg}`` is the row's argument).
 KINDS: dict[str, str] = {
@@ -66,7 +85,7 @@ KINDS: dict[str, str] = {
     DEFAULT_DICT: "a dict whose missing keys read what calling {arg} returns (`list`, `set`, "
     "`dict`: an empty one, filled in place under that key), each stored key its own value",
     CHAIN_MAP: "a dict of every argument's keys, the first mapping's value first",
-    LIST: "a list of the elements of {arg}",
+    SEQUENCE: "{order}",
     ATTRIBUTES: "an object whose attributes are its keyword arguments",
     DISPATCHER: "a function calling the implementation registered for the class of its "
     "first argument, else {arg}",
@@ -76,6 +95,20 @@ KINDS: dict[str, str] = {
     "operation of {arg})",
     MAPPING_VIEW: "on a parameter: its values (`items()`: paired with its keys), read where "
     "the caller's mapping is known",
+    ELEMENT: "returns an element of {arg}",
+    ZIPS: "the returned iterable holds tuples of an element of each argument from {arg} on",
+    PAIRS: "the returned iterable holds pairs ({shape})",
+    COMBINES: "the returned iterable holds tuples of any elements of {arg}",
+    CHAINS: "the returned iterable holds {chained}, in order when each is known",
+    SLICES: "the elements of {arg} between literal bounds, else any of them",
+    REPEATS: "the returned iterable holds {arg}",
+    TEES: "`n` (the next argument, else 2) iterators over the elements of {arg}",
+    PICKS: "returns one of its arguments, or an element of {arg} when it is the only one "
+    "(else it is computed, as an unknown call's result)",
+    IMPORTS: "imports the module named by the literal {arg} as `import` does (its effects "
+    "run) and returns it",
+    BINDS: "returns a callable that calls {arg} with the arguments after it, then its own",
+    REPLACES: "a copy of {arg} whose attributes named by the keywords are their values",
 }
 
 #: Each kind in general, for the documentation's vocabulary table.
@@ -94,13 +127,25 @@ KIND_MEANINGS: dict[str, str] = {
     DICT: "a dict of the arguments",
     DEFAULT_DICT: "a dict whose missing keys read a factory's result; stored keys keep theirs",
     CHAIN_MAP: "a dict of several mappings, looked up in order",
-    LIST: "a list of argument i's elements",
+    SEQUENCE: "a copy of argument i's elements: in order, reversed or in any order",
     ATTRIBUTES: "an object whose attributes are the keyword arguments",
     DISPATCHER: "calls the implementation registered for its first argument's class",
     REGISTERS: "registers an implementation for a class (at a module's top level: for "
     "every module that imports it too)",
     HANDLES: "a refused call of the contract returning a list of its handles, not one",
     MAPPING_VIEW: "`values()`/`items()` of a parameter: the caller's mapping's values",
+    ELEMENT: "returns an element of argument i (`next`)",
+    ZIPS: "the return iterates tuples of an element of each argument (`zip`)",
+    PAIRS: "the return iterates pairs made of argument i's elements (`enumerate`)",
+    COMBINES: "the return iterates tuples of argument i's elements (`combinations`)",
+    CHAINS: "the return iterates each argument's elements in turn (`chain`)",
+    SLICES: "the return iterates a slice of argument i's elements (`islice`)",
+    REPEATS: "the return iterates argument i itself (`repeat`)",
+    TEES: "the return is n iterators over argument i's elements (`tee`)",
+    PICKS: "returns one of the arguments or of argument i's elements (`min`)",
+    IMPORTS: "imports the module a literal names, as the `import` statement does",
+    BINDS: "returns a callable binding argument i's first arguments (`partial`)",
+    REPLACES: "a copy of argument i with attributes replaced (`dataclasses.replace`)",
 }
 
 #: What a ``CALLS`` row gives the function (``args``).
@@ -124,6 +169,27 @@ NOTHING = ""  #: nothing the analysis follows
 RESULT = "result"  #: what the function returns
 FUTURE = "future"  #: a ``concurrent.futures.Future`` whose ``result()`` is that
 RESULTS = "results"  #: an iterable of what it returns
+#: What a ``CALLS`` row gives the function: like :data:`EACH_ELEMENT`, an external stream
+#: listed in an iterable first (``map(f, [side, ext])`` surely calls ``f(ext)``).
+MAPPED = "mapped"
+_ARGS_TEXT[MAPPED] = "an element of each iterable after it (an external stream listed there first)"
+
+#: The order a ``SEQUENCE`` row keeps (``order``).
+SAME = "same"  #: the same elements, in order, when they are known (``list``, ``iter``)
+REVERSED = "reversed"  #: reversed, when they are known (``reversed``)
+ANY = "any"  #: any element, the order unknown (``sorted``, ``set``)
+_ORDER_TEXT = {
+    SAME: "the elements of {arg}, in order when they are known",
+    REVERSED: "the elements of {arg}, reversed when they are known",
+    ANY: "any element of {arg}, in no known order",
+}
+#: What a ``PAIRS`` row's pairs hold (``shape``): ``?`` a value not followed (an index, a
+#: key), ``e`` an element of the argument, ``E`` an iterable of its elements.
+_SHAPE_TEXT = {
+    "?": "a value not followed",
+    "e": "an element of {arg}",
+    "E": "an iterable of elements of {arg}",
+}
 
 
 @dataclass(frozen=True)
@@ -146,6 +212,22 @@ class FlowModel:
     shared: bool = False
     #: ``HOLDER``: the holder whose method rows apply to this one's objects.
     like: str = ""
+    #: ``SEQUENCE``: the order kept (:data:`SAME`, :data:`REVERSED`, :data:`ANY`), and
+    #: whether a call with no argument makes an empty one (``list()``, ``deque(maxlen=n)``).
+    order: str = ""
+    empty: bool = False
+    #: A function called on an element of the row's argument: a keyword (``sorted``'s
+    #: ``key=``) or a position (``filter``'s function).
+    key: str | int | None = None
+    #: ``ELEMENTS``: an argument (position, keyword) with which nothing is known of the
+    #: result (``accumulate``'s ``func``: what it returns, not the elements).
+    unless: tuple[int, str] | None = None
+    #: ``ZIPS``: the keyword whose value fills in for the shorter iterables (else ``None``).
+    fill: str = ""
+    #: ``*args`` of unknown length: any element of any argument (else nothing known).
+    spread: bool = False
+    #: ``PAIRS``: what each pair holds (two letters of :data:`_SHAPE_TEXT`).
+    shape: str = ""
     #: The conformance case that shows the row (``section/case``).
     case: str = ""
 
@@ -163,7 +245,28 @@ class FlowModel:
 
     def describe(self) -> str:
         """The row as a sentence, for the documentation."""
-        text = KINDS[self.kind].format(arg=self.argument_text(), args=_ARGS_TEXT[self.args])
+        arg = self.argument_text()
+        text = KINDS[self.kind].format(
+            arg=arg,
+            args=_ARGS_TEXT[self.args],
+            order=_ORDER_TEXT.get(self.order, "").format(arg=arg),
+            shape=", ".join(_SHAPE_TEXT[c].format(arg=arg) for c in self.shape),
+            chained="the elements of each argument"
+            if self.arg is None
+            else f"the elements of each element of {arg}",
+        )
+        if self.kind == SEQUENCE and self.empty:
+            text += "; with no argument, an empty one"
+        if self.kind == ELEMENTS and self.unless is not None:
+            text += f"; nothing known when argument {self.unless[0]} / `{self.unless[1]}=` is given"
+        if self.kind == ZIPS and self.fill:
+            text += f" (or `{self.fill}=`, `None` by default, for the shorter ones)"
+        if isinstance(self.key, str):
+            text += f"; calls `{self.key}=` on an element"
+        elif self.key is not None:
+            text += f"; calls argument {self.key} on each element"
+        if self.spread:
+            text += "; given `*args` of unknown length, any element of any argument"
         if self.kind == CALLS:
             text += {HERE: "", THREAD: ", in another thread", LATER: ", later"}[self.runs]
             text += {
@@ -192,6 +295,8 @@ def _holder(name: str, like: str = "", shared: bool = True, case: str = "") -> F
 
 
 _Q = "library_flow/"
+#: The prefix of the builtins' rows.
+BUILTIN = "builtins."
 
 #: The table. Order: the documentation's, by module.
 MODELS: tuple[FlowModel, ...] = (
@@ -312,7 +417,15 @@ MODELS: tuple[FlowModel, ...] = (
     ),
     FlowModel("collections.OrderedDict", DICT, case=_Q + "ordered_dict"),
     FlowModel("collections.ChainMap", CHAIN_MAP, case=_Q + "chain_map"),
-    FlowModel("collections.deque", LIST, 0, "iterable", case="containers/deque"),
+    FlowModel(
+        "collections.deque",
+        SEQUENCE,
+        0,
+        "iterable",
+        order=SAME,
+        empty=True,
+        case="containers/deque",
+    ),
     FlowModel("types.SimpleNamespace", ATTRIBUTES, case=_Q + "simple_namespace"),
     FlowModel("threading.local", ATTRIBUTES, case="containers/thread_local"),
     # contextlib, itertools
@@ -325,6 +438,81 @@ MODELS: tuple[FlowModel, ...] = (
     FlowModel("itertools.filterfalse", ELEMENTS, 1, case=_Q + "itertools_filterfalse"),
     FlowModel("itertools.takewhile", ELEMENTS, 1, case=_Q + "itertools_takewhile"),
     FlowModel("itertools.dropwhile", ELEMENTS, 1, case=_Q + "itertools_dropwhile"),
+    # --- the builtins and itertools (moved from interp/builtins.py, interp/library.py) ---
+    # builtins: rows named ``builtins.NAME``, followed while the module does not rebind NAME
+    FlowModel("builtins.dict", DICT, case="containers/zip_dict"),
+    FlowModel(
+        "builtins.list", SEQUENCE, 0, order=SAME, empty=True, case="containers/list_constructor"
+    ),
+    FlowModel("builtins.tuple", SEQUENCE, 0, order=SAME, case="assignment/unpack_tuple_genexpr"),
+    FlowModel("builtins.iter", SEQUENCE, 0, order=SAME, case="generators/iter_next"),
+    FlowModel("builtins.reversed", SEQUENCE, 0, order=REVERSED, case=_Q + "reversed_builtin"),
+    FlowModel("builtins.set", SEQUENCE, 0, order=ANY, empty=True, case=_Q + "set_builtin"),
+    FlowModel("builtins.frozenset", SEQUENCE, 0, order=ANY, case=_Q + "set_builtin"),
+    FlowModel("builtins.sorted", SEQUENCE, 0, order=ANY, key="key", case="functions/sorted_key"),
+    FlowModel("builtins.filter", ELEMENTS, 1, key=0, case=_Q + "filter_builtin"),
+    FlowModel("builtins.min", PICKS, 0, key="key", case="functions/min_max_key"),
+    FlowModel("builtins.max", PICKS, 0, key="key", case="functions/min_max_key"),
+    FlowModel("builtins.next", ELEMENT, 0, case="generators/next_builtin"),
+    FlowModel("builtins.anext", ELEMENT, 0, case="data_model/async_generator_anext"),
+    FlowModel(
+        "builtins.enumerate",
+        PAIRS,
+        0,
+        "iterable",
+        shape="?e",
+        case="generators/enumerate_generator",
+    ),
+    FlowModel("builtins.zip", ZIPS, 0, case="assignment/for_zip"),
+    FlowModel("builtins.map", CALLS, 0, args=MAPPED, result=RESULTS, case="functions/map_builtin"),
+    # itertools
+    FlowModel("itertools.chain", CHAINS, spread=True, case="generators/itertools_chain"),
+    FlowModel(
+        "itertools.chain.from_iterable", CHAINS, 0, case="generators/itertools_from_iterable"
+    ),
+    FlowModel("itertools.islice", SLICES, 0, case="generators/itertools_islice"),
+    FlowModel("itertools.repeat", REPEATS, 0, "object", case="generators/itertools_repeat_cycle"),
+    FlowModel(
+        "itertools.accumulate",
+        ELEMENTS,
+        0,
+        "iterable",
+        unless=(1, "func"),
+        case=_Q + "itertools_accumulate",
+    ),
+    FlowModel(
+        "itertools.zip_longest",
+        ZIPS,
+        0,
+        fill="fillvalue",
+        spread=True,
+        case="generators/itertools_zip_longest",
+    ),
+    FlowModel("itertools.product", ZIPS, 0, spread=True, case="generators/itertools_product"),
+    FlowModel("itertools.pairwise", PAIRS, 0, shape="ee", case=_Q + "itertools_pairwise"),
+    FlowModel("itertools.groupby", PAIRS, 0, "iterable", shape="?E", case=_Q + "itertools_groupby"),
+    FlowModel(
+        "itertools.permutations", COMBINES, 0, "iterable", case=_Q + "itertools_combinations"
+    ),
+    FlowModel(
+        "itertools.combinations", COMBINES, 0, "iterable", case=_Q + "itertools_combinations"
+    ),
+    FlowModel(
+        "itertools.combinations_with_replacement",
+        COMBINES,
+        0,
+        "iterable",
+        case=_Q + "itertools_combinations",
+    ),
+    FlowModel("itertools.tee", TEES, 0, case="generators/itertools_tee"),
+    # importlib: the import system's, given a literal name
+    FlowModel("importlib.import_module", IMPORTS, 0, "name", case="imports/importlib_literal"),
+    # functools.partial, enum's marks, dataclasses.replace (were interp/calls.py, objects.py)
+    FlowModel("functools.partial", BINDS, 0, case="calls/partial_helper"),
+    FlowModel("enum.member", RETURNS, 0, "value", case="data_model/enum_member_function"),
+    FlowModel("enum.nonmember", RETURNS, 0, "value", case=_Q + "enum_nonmember"),
+    FlowModel("dataclasses.replace", REPLACES, 0, case="dataclasses/replace"),
+    # --- end of the moved rows ---
     # torch.distributed: calls the contract judges, whose result is a list of works
     FlowModel(
         "torch.distributed.batch_isend_irecv",
@@ -353,9 +541,17 @@ _HOLDER_CLASSES = frozenset(m.like or m.callee for m in HOLDERS.values())
 FUNCTIONS: frozenset[str] = frozenset(
     m.callee
     for m in MODELS
-    if not m.callee.startswith("*.")
+    if not m.callee.startswith(("*.", BUILTIN))
     and m.callee.rsplit(".", 1)[0] not in _HOLDER_CLASSES
     and m.kind != HANDLES
+)
+#: The builtins' rows by the builtin's name (a call of a name the module does not rebind).
+BUILTINS: dict[str, FlowModel] = {
+    m.callee[len(BUILTIN) :]: m for m in MODELS if m.callee.startswith(BUILTIN)
+}
+#: The kinds over iterables (:mod:`..interp.library` applies them).
+ITERABLE_KINDS = frozenset(
+    {SEQUENCE, ELEMENT, ZIPS, PAIRS, COMBINES, CHAINS, SLICES, REPEATS, TEES, PICKS, IMPORTS}
 )
 #: Calls of the contract that return a list of the handle their row yields.
 HANDLE_LISTS: frozenset[str] = frozenset(m.callee for m in MODELS if m.kind == HANDLES)
@@ -374,42 +570,9 @@ def method_model(holder: str, method: str) -> FlowModel | None:
     return BY_CALLEE.get(f"{holder_class(made)}.{method}")
 
 
-def render_markdown() -> str:
-    """``docs/flow-models.md``: the table as a reader sees it."""
-    lines = [
-        "# Flow models: what library calls do to values",
-        "",
-        "<!-- generated from extstream_lint/analysis/semantics/flowmodels.py by",
-        "     python -m extstream_lint.frontends.flowdocs --write; do not edit by hand -->",
-        "",
-        "The analysis does not read the standard library's code. What a library call does to",
-        "the values it is given is one row of this table: the argument flows to the return,",
-        "into the receiver's contents (and a method returns them), or is called with other",
-        "arguments. A function run in another thread runs there with that thread's default",
-        "stream current, not the caller's. `Holder.method` rows apply to objects a holder row",
-        "made; `*.method` rows to a method of an object the analysis does not know (an",
-        "executor, an event loop). Each row names the conformance case that shows it.",
-        "",
-        "## The vocabulary",
-        "",
-        "| Kind | Meaning |",
-        "| --- | --- |",
-        *(f"| `{kind}` | {meaning} |" for kind, meaning in KIND_MEANINGS.items()),
-        "",
-        "## The models",
-        "",
-        "| Callee | Kind | What it does to values | Case |",
-        "| --- | --- | --- | --- |",
-    ]
-    for model in MODELS:
-        lines.append(f"| `{model.callee}` | `{model.kind}` | {model.describe()} | `{model.case}` |")
-    lines.append("")
-    lines.append(f"{len(MODELS)} rows, {len({m.kind for m in MODELS})} kinds.")
-    return "\n".join(lines) + "\n"
-
-
 __all__ = [
     "ANY_RECEIVER",
+    "BUILTINS",
     "BY_CALLEE",
     "FUNCTIONS",
     "HANDLE_LISTS",
@@ -418,5 +581,4 @@ __all__ = [
     "FlowModel",
     "holder_class",
     "method_model",
-    "render_markdown",
 ]
