@@ -54,6 +54,7 @@ NOT_RUN: dict[str, str] = {
     ),
     "classes/param_method_collective": "needs an initialised HCCL process group",
     "with_stmt/cross_device_copy": "the simulation has no factory functions on npu devices",
+    "devices/factory_under_device_context": "no factory functions on npu devices in the simulation",
     "autograd/detach_in_place": "the simulation's NPU results are views, which detach_() refuses",
     "devices/pinned_factory_other_device": "the simulation pins only through pin_memory()",
     "devices/pinned_factory_kwargs": "the simulation pins only through pin_memory()",

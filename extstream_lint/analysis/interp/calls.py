@@ -270,7 +270,7 @@ class Calls:
                 away = self.away_current(state) if current is None else None  # gradmode.py
                 if away is not None and method in COPY_METHODS:  # the copies that touch its NPU
                     issues = method_effects(site, method, receiver, receiver_text, away)[0]
-                self.note_in_place(method, func.value, yielded, state, scope, site)  # gradmode
+                self.note_in_place(method, func.value, yielded, state, scope, site, receiver)
             if method == "wait" and self._never_recorded(receiver):
                 issues = []  # torch.Event.wait returns early: nothing to wait for (X07)
             for issue in issues:
@@ -284,10 +284,10 @@ class Calls:
                 found, made = self.flow_method(receiver, method, site, state, current)
                 if found and (made is not None or yielded is None):
                     return made
-            if callee is None and method == "parameters" and isinstance(receiver, Instance):
-                params = self.module_parameters(receiver)  # model.parameters() (gradmode.py)
-                if params is not None:
-                    return params
+            if callee is None and isinstance(receiver, Instance):
+                made = self.module_method(receiver, method, site, func.value, state)  # gradmode
+                if made is not None:  # model.parameters(), model.to(device)
+                    return made
             held = held_callable(receiver, method)  # self.make(h), make held (datamodel.py)
             if (callee is None and is_symbolic(receiver)) or held:
                 # obj.m(...) on a parameter: dispatched where the caller's object is known

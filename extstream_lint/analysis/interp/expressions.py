@@ -27,7 +27,7 @@ from ..abstract.values import (
     join_any,
 )
 from ..semantics import autograd as ag
-from ..semantics.devices import tensor_device
+from ..semantics.devices import keyed_by, rekeyed, tensor_device
 from ..semantics.effects import canonical
 from ..semantics.hazards import computed
 from ..source.syntax import children, dotted_name, string_value
@@ -203,7 +203,8 @@ class Expressions:
             got = self.global_read(node, got, state, scope, index)  # globalreads.py
         if got is None:  # a getter of a registry others fill (containers.py)
             return self.deferred_read(node.value, base, index, None, state, scope)
-        return got
+        one = node.slice[0].slice if len(node.slice) == 1 else None
+        return rekeyed(got, index, one.value if type(one) is cst.Index else None)
 
     def _eval_comparison(self, node: cst.Comparison, state: State, scope: Scope) -> Value:
         """``a == b``, ``a is None``, ``a in (...)``...: a literal ``bool`` when every operand
@@ -328,9 +329,13 @@ class Expressions:
         if type(node) is cst.DictComp:
             key = self.eval(node.key, inner, scope)
             made = self.eval(node.value, inner, scope)
+            if type(node.key) is cst.Name:  # {r: Stream(device=r) for r ...}: by its key
+                made = keyed_by(made, node.key.value)
             # Iterating the dict gives its keys; its values are read by subscript or values().
             return (Seq((made,), is_dict=True, key=key) if made is not None else None), inner
-        return may_contain([self.eval(node.elt, inner, scope)]), inner
+        element = self.eval(node.elt, inner, scope)
+        target = _indexed_by(node.for_in)  # [m.to(f"npu:{r}") for r in range(n)]
+        return may_contain([keyed_by(element, target) if target else element]), inner
 
     def _keyed_comprehension(
         self, node: cst.CSTNode, inner: State, scope: Scope
@@ -401,6 +406,21 @@ class Expressions:
 
 
 _NONE = Const(None)
+
+
+def _indexed_by(for_in: cst.CompFor) -> str | None:
+    """The target that is each element's index: ``for r in range(n)`` (one argument),
+    ``for r, _ in enumerate(xs)``; None for anything else."""
+    call, target = for_in.iter, for_in.target
+    if for_in.inner_for_in is not None or for_in.ifs or type(call) is not cst.Call:
+        return None
+    name = call.func.value if type(call.func) is cst.Name else None  # type: ignore[attr-defined]
+    if name == "range" and len(call.args) == 1 and type(target) is cst.Name:
+        return target.value
+    if name == "enumerate" and len(call.args) == 1 and type(target) is cst.Tuple:
+        first = target.elements[0].value if target.elements else None
+        return first.value if type(first) is cst.Name else None
+    return None
 
 
 def _global_base(node: cst.BaseExpression, state: State) -> bool:

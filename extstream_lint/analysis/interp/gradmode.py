@@ -40,8 +40,17 @@ from ..abstract.values import (
 )
 from ..semantics import autograd as ag
 from ..semantics.copies import AWAY
-from ..semantics.devices import DIFFERENT, ENTRY, compare, entered, literal, npu_index, visible
-from ..semantics.hazards import computed
+from ..semantics.devices import (
+    DIFFERENT,
+    ENTRY,
+    MODULE_DEVICE,
+    compare,
+    entered,
+    literal,
+    npu_index,
+    visible,
+)
+from ..semantics.hazards import computed, method_hazards
 from ..semantics.provenance import made_of
 from ..semantics.sites import Arg, CallSite
 
@@ -162,6 +171,23 @@ class GradModes:
             return None
         return kept
 
+    def module_method(
+        self, module: Instance, method: str, site: CallSite, node: cst.CSTNode, state: State
+    ) -> Value:
+        """``model.parameters()`` (:meth:`module_parameters`); ``model.to(device)``,
+        ``model.npu(k)`` of a ``torch.nn.Module`` subclass that does not define the method:
+        ``nn.Module``'s, which moves the module itself and returns it; the module then holds
+        the device (:data:`..semantics.devices.MODULE_DEVICE`). None for anything else."""
+        if method == "parameters":
+            return self.module_parameters(module)
+        if method not in COPY_METHODS or module.cls.method(method) is not None:
+            return None
+        if self.module_forward(module) is None:
+            return None
+        moved = method_hazards(site, method, Tensor(), None, None)[1]
+        index = moved.index if isinstance(moved, Tensor) and moved.place == NPU else None
+        return module.with_field(MODULE_DEVICE, Const(index) if index is not None else None)
+
     @staticmethod
     def module_parameters(module: Instance) -> Value:
         """``model.parameters()`` of a ``torch.nn.Module`` subclass: an iterable of the tensors
@@ -176,11 +202,16 @@ class GradModes:
             if id(held) in seen or len(seen) > _MAX_SUBMODULES:
                 continue
             seen.add(id(held))
+            moved = held.field(MODULE_DEVICE)[1]
             for _, value in held.fields:
                 if isinstance(value, Tensor):
-                    found.append(value)
+                    on = isinstance(moved, Const) and moved.value is not None
+                    found.append(value.with_place(NPU, moved.value) if on else value)  # type: ignore[union-attr]
                 elif isinstance(value, Instance):
                     pending.append(value)
+        moved = module.field(MODULE_DEVICE)[1]
+        if not found and isinstance(moved, Const) and moved.value is not None:
+            found.append(Tensor(NPU, moved.value))  # held by library submodules: on its device
         return Seq((join_all(found),)) if found else None
 
     #: Functions whose parameters (a flag, or ``**kwargs``) reach a copy's ``non_blocking=``
@@ -228,7 +259,13 @@ class GradModes:
         if made is None or (history is not None and not history.recorded):
             return made  # nothing known (a no-grad forward's unknown call), or no history
         operands = [arg.value for arg in (*site.positional, *site.keywords.values())]
-        return computed(current, operands, records=True)  # type: ignore[arg-type]
+        frozen = module.field(ag.FROZEN)[1]  # requires_grad_(False): only inputs record
+        records = not (isinstance(frozen, Const) and frozen.value is True)
+        result = computed(current, operands, records=records)  # type: ignore[arg-type]
+        moved = module.field(MODULE_DEVICE)[1]  # model.to("npu:1"): computes there
+        if isinstance(moved, Const) and isinstance(result, Tensor):
+            return result.with_place(NPU, moved.value)
+        return result
 
     def after_torch_call(self, qualname: str, site: CallSite, value: Value, state: State) -> Value:
         """What a torch call sets for what follows: ``torch.set_grad_enabled(False)`` as a
@@ -238,6 +275,8 @@ class GradModes:
             self.note_hazard_spread(site.kw_spread)
         if _pins(qualname):  # torch.empty(n, pin_memory=pinned)
             self.note_hazard_flag(site.keywords.get(c.PIN_MEMORY))
+        if isinstance(value, GradMode) and value.enabled is None:  # set_grad_enabled(flag)
+            self.note_hazard_flag(site.arg(0, "mode"))  # a parameter: copies per literal
         if isinstance(value, GradMode) and qualname.endswith(".set_grad_enabled"):
             ag.set_mode(state.env, value)
             self.note_grad_mode(value)
@@ -259,6 +298,10 @@ class GradModes:
             known = state.env.get(DEVICE_KEY)
             if isinstance(known, Const) and known.value is not None:
                 return replace(value, device=frozenset({known.value}))
+        elif isinstance(value, Tensor) and value.place == NPU and value.index is None:
+            known = state.env.get(DEVICE_KEY)  # torch.empty(n, device="npu"): the current NPU
+            if _factory(qualname) and isinstance(known, Const) and known.value is not None:
+                return replace(value, index=known.value)
         return value
 
     def note_in_place(
@@ -269,17 +312,33 @@ class GradModes:
         state: State,
         scope: object,
         site: CallSite,
+        owner: Value = None,
     ) -> None:
         """``t.detach_()``, ``t.requires_grad_()`` change ``t`` itself: a plain name bound to
-        the receiver is bound to the result from here on. A copy given a helper's own
+        the receiver is bound to the result from here on; ``module.requires_grad_(False)``
+        (``self.requires_grad_(False)`` in ``__init__``) freezes every parameter of the
+        module (:data:`..semantics.autograd.FROZEN`). A copy given a helper's own
         ``**kwargs`` (``t.to(dev, **kwargs)``) passes them on where ``non_blocking`` is read:
         a caller's literal flags there get a copy of the summary (:mod:`.constants`)."""
         if site.double_star and method in COPY_METHODS:
             self.note_hazard_spread(site.kw_spread)
         if method in COPY_METHODS:  # t.to(d, non_blocking=nb): nb decides a hazard
             self.note_hazard_flag(site.keywords.get(c.NON_BLOCKING))
-        if method in ag.IN_PLACE and isinstance(result, Tensor) and type(receiver) is cst.Name:
+        if method in ag.LEAF_METHODS and isinstance(owner, Instance):  # module.requires_grad_()
+            flag = site.arg(0, "requires_grad")
+            frozen = flag is not None and isinstance(flag.value, Const) and not flag.value.value
+            if type(receiver) in (cst.Name, cst.Attribute):
+                target = cst.Attribute(value=receiver, attr=cst.Name(ag.FROZEN))  # type: ignore[arg-type]
+                self.bind_target(target, Const(frozen), state, scope)  # type: ignore[attr-defined]
+        elif method in ag.IN_PLACE and isinstance(result, Tensor) and type(receiver) is cst.Name:
             self.bind(receiver.value, result, state, scope)  # type: ignore[attr-defined]
+
+
+def _factory(qualname: str) -> bool:
+    """A torch factory (``torch.empty``, ``zeros_like``): its ``device="npu"`` is the
+    current NPU."""
+    name = qualname[len(c.TENSOR_MODULE) :] if qualname.startswith(c.TENSOR_MODULE) else ""
+    return name in c.HOST_FACTORIES or name in c.LIKE_FACTORIES
 
 
 def _pins(qualname: str) -> bool:

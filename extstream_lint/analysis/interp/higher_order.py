@@ -202,7 +202,16 @@ class HigherOrder:
                     continue
                 site = self._recorded_site(call, node, binding)
                 current = self._recorded_current(call, binding)
-                made = self._call_in_mode(callee, node, site, state, current, call.grad_off)
+                saved_current = state.current
+                if _symbolic(callee) and current is not None and _made_current(call):
+                    # the caller's own parameter (``self.model`` of a method calling a
+                    # helper method): recorded in turn with the stream the helper made
+                    # current around it, not the caller's
+                    state.current = replace(call.current, stream=current)
+                try:
+                    made = self._call_in_mode(callee, node, site, state, current, call.grad_off)
+                finally:
+                    state.current = saved_current
                 kept = self.take_grad_kept()  # the callee turns grad mode on (gradmode.py)
                 if call.grad_off and not kept:
                     made = ag.cut(made)  # run in the body's no-grad mode: no history
@@ -393,6 +402,16 @@ def recorded_call(callee: Value, site: CallSite, state: State) -> ParamCall:
         state.current,
         ag.GRAD_KEY in state.env and ag.grad_off(state.env),
     )
+
+
+def _made_current(call: ParamCall) -> bool:
+    """The recorded call ran while its function had made a stream current itself (not the
+    stream its caller had current, which is the caller's own state)."""
+    current = call.current
+    if current is None:
+        return False
+    ref = current.stream.param
+    return ref is None or ref.index != sm.CALLER_CURRENT
 
 
 def _symbolic(value: Value) -> bool:

@@ -35,6 +35,7 @@ from .sites import CallSite
 __all__ = [
     "CUT_ATTRS",
     "CUT_METHODS",
+    "FROZEN",
     "GRAD_KEY",
     "GRAD_MODES",
     "LEAF_METHODS",
@@ -67,6 +68,10 @@ PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 CUT_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
 #: Attributes whose value has no autograd history.
 CUT_ATTRS = frozenset({"data"})
+#: The attribute a module's ``requires_grad_(flag)`` sets on it (``True``: every parameter
+#: frozen, so a call of it records nodes only from inputs that require grad). An identifier
+#: Python code would not spell, so no user attribute clashes with it.
+FROZEN = "_xst_params_frozen_"
 #: Methods that make their receiver a leaf that requires grad.
 LEAF_METHODS = frozenset({"requires_grad_"})
 #: Methods that change the receiver itself (the name it is bound to gets the result).

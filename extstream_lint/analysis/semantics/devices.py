@@ -28,13 +28,15 @@ import libcst as cst
 
 from ... import contract as c
 from ..abstract.atoms import Const, ExtStream
-from ..abstract.values import HOST, NPU, PINNED, Tensor, Value
+from ..abstract.values import HOST, NPU, PINNED, Instance, Tensor, Value
 from .sites import Arg, CallSite
 
 __all__ = [
     "DIFFERENT",
     "ENTRY",
     "FOREIGN",
+    "KEYED",
+    "MODULE_DEVICE",
     "SAME",
     "UNSURE",
     "Sym",
@@ -43,7 +45,9 @@ __all__ = [
     "device_value",
     "escaped",
     "in_caller",
+    "keyed_by",
     "literal",
+    "rekeyed",
     "stream_device",
     "tensor_device",
     "visible",
@@ -86,9 +90,22 @@ Index = int | Sym | None
 ENTRY = Sym("<the NPU current at the call>")
 
 
+#: The field a ``torch.nn.Module``'s ``.to(device)`` / ``.npu(k)`` sets on it: the device
+#: its parameters, and what it computes, are on (``Const(("npu", index))``). An identifier
+#: Python code would not spell, so no user attribute clashes with it.
+MODULE_DEVICE = "_xst_module_device_"
+#: The base of the index of an entry a comprehension keyed by its target made
+#: (``{r: ExternalStream(h, device=f"npu:{r}") for r in ...}``, ``[m.to(f"npu:{r}") for r in
+#: range(n)]``): the key it is stored under, put in by a subscript (:func:`rekeyed`).
+#: Compared with nothing, not even itself, until then.
+KEYED = "<the key it is stored under>"
+
+
 def compare(a: object, b: object) -> str:
     """Two NPU indices: :data:`SAME`, :data:`DIFFERENT` or :data:`UNSURE`."""
     if a is None or b is None or a == ENTRY or b == ENTRY:
+        return UNSURE
+    if (isinstance(a, Sym) and a.base == KEYED) or (isinstance(b, Sym) and b.base == KEYED):
         return UNSURE
     if isinstance(a, int) and isinstance(b, int):
         return SAME if a == b else DIFFERENT
@@ -277,16 +294,22 @@ def stream_device(site: CallSite, position: int, cuda_is_npu: bool) -> frozenset
 def escaped(value: Value) -> Value:
     """A value returned to a caller: symbolic indices name the callee's expressions
     (``device`` there is not ``device`` here), so they become "not visible"; :data:`ENTRY`
-    stays, for the caller to name (:func:`entered`)."""
-    if isinstance(value, Tensor) and isinstance(value.index, Sym):
+    stays, for the caller to name (:func:`entered`), and so does :data:`KEYED` (an entry's
+    key, which the caller's subscript names)."""
+    if isinstance(value, Tensor) and isinstance(value.index, Sym) and value.index.base != KEYED:
         return replace(value, index=None)
     if (
         isinstance(value, ExtStream)
         and value.device
-        and any(isinstance(index, Sym) and index != ENTRY for index in value.device)
+        and any(_named_sym(index) for index in value.device)
     ):
         return replace(value, device=None)
     return value
+
+
+def _named_sym(index: object) -> bool:
+    """A symbolic index naming an expression of the function it was made in."""
+    return isinstance(index, Sym) and index != ENTRY and index.base != KEYED
 
 
 _NAMED = re.compile(r"^[A-Za-z_][\w.]*$")
@@ -330,3 +353,74 @@ def entered(value: Value, device: Index) -> Value:
 def visible(devices: frozenset[object] | None) -> frozenset[object] | None:
     """The devices a stream may be on, or None when one of them is not visible."""
     return None if devices is None or ENTRY in devices else devices
+
+
+# --- entries keyed by their device -----------------------------------------------------------
+
+
+def _rebased(value: Value, base: str, to: object) -> Value:
+    """``value`` with each index ``Sym(base, k)`` made ``to + k`` (``to``: an int, a
+    :class:`Sym`, a base name as a str, or None: not visible)."""
+
+    def one(index: object) -> object:
+        if not (isinstance(index, Sym) and index.base == base):
+            return index
+        if isinstance(to, int):
+            return to + index.offset
+        if isinstance(to, Sym):
+            return Sym(to.base, to.offset + index.offset)
+        if isinstance(to, str):
+            return Sym(to, index.offset)
+        return None
+
+    if isinstance(value, Tensor) and isinstance(value.index, Sym):
+        return replace(value, index=one(value.index))
+    if isinstance(value, Instance):  # a module moved with .to(f"npu:{r}")
+        moved = _rebased(value.field(MODULE_DEVICE)[1], base, to)
+        return value.with_field(MODULE_DEVICE, moved) if value.field(MODULE_DEVICE)[0] else value
+    if isinstance(value, ExtStream) and value.device:
+        moved = frozenset(one(i) for i in value.device)
+        return replace(value, device=None if None in moved else moved)
+    if isinstance(value, Const) and isinstance(value.value, Sym):  # a module's device
+        moved = one(value.value)
+        return Const(moved) if moved is not None else None
+    if isinstance(value, Const) and isinstance(value.value, tuple) and len(value.value) == 2:
+        kind, index = value.value  # torch.device("npu", r)
+        moved = one(index)
+        if moved is not index:
+            return Const((kind, moved)) if moved is not None else None
+    return value
+
+
+def keyed_by(value: Value, target: str) -> Value:
+    """An entry of a comprehension keyed by its target ``target`` (the dict's key, or a
+    list's index over ``range(n)``): its device named by the key it is stored under."""
+    return _rebased(value, target, KEYED)
+
+
+def rekeyed(value: Value, key: Value, node: cst.BaseExpression | None) -> Value:
+    """``entries[key]``: an entry's device named by its key, in the subscript's terms
+    (``links[1]``: npu:1, ``links[k + 1]``: ``k + 1``; anything else: not visible)."""
+    if not _has_keyed(value):
+        return value
+    index = key.value if isinstance(key, Const) and type(key.value) is int else None
+    if index is None and node is not None and not isinstance(key, Const):
+        index = symbol(node)
+    return _rebased(value, KEYED, index)
+
+
+def _has_keyed(value: Value) -> bool:
+    kind = type(value)
+    if kind is Tensor:
+        indices: tuple[object, ...] = (value.index,)  # type: ignore[union-attr]
+    elif kind is ExtStream:
+        indices = tuple(value.device or ())  # type: ignore[union-attr]
+    elif kind is Const and type(value.value) is tuple and len(value.value) == 2:  # type: ignore[union-attr]
+        indices = (value.value[1],)  # type: ignore[union-attr]
+    elif kind is Const and type(value.value) is Sym:  # type: ignore[union-attr]
+        indices = (value.value,)  # type: ignore[union-attr]
+    elif kind is Instance:
+        return _has_keyed(value.field(MODULE_DEVICE)[1])  # type: ignore[union-attr]
+    else:
+        return False
+    return any(isinstance(i, Sym) and i.base == KEYED for i in indices)

@@ -99,7 +99,9 @@ def computed(current: ExtStream | None, operands: list[Value], records: bool = F
     npu = [v for v in operands if isinstance(v, Tensor) and v.place == NPU]
     if not npu:
         return _PLAIN if made is pv.PLAIN else Tensor(made=made)
-    return Tensor(NPU, npu[0].index, made)
+    # the NPU operands of one op are on one device: the first whose index is known says it
+    index = next((v.index for v in npu if v.index is not None), None)
+    return Tensor(NPU, index, made)
 
 
 #: A value computed with no external stream current from nothing that was: shared.

@@ -175,6 +175,8 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
             found.add(f"@{named}")
         elif kind is cst.Arg and _flag_keyword(item):  # type: ignore[arg-type]
             uses.append(item.value)  # type: ignore[attr-defined]
+        elif kind is cst.Call and (flag := _grad_flag(item)) is not None:  # type: ignore[arg-type]
+            uses.append(flag)
         elif kind in _BINDS:
             _note_aliases(item, aliases)
         push_children(item, stack)
@@ -409,6 +411,26 @@ def _uses_as_name(body: cst.CSTNode, names: set[str]) -> bool:
 
 #: The keywords whose flag the hazard rules decide on: a copy's, a factory's or loader's.
 _FLAG_KEYWORDS = frozenset({c.NON_BLOCKING, c.PIN_MEMORY})
+
+
+#: The grad-mode objects whose first argument (or ``mode=``) is a flag: ``set_grad_enabled(p)``,
+#: ``inference_mode(p)`` (issue 39: a helper given a literal decides the grad mode).
+_GRAD_FLAGGED = frozenset({"set_grad_enabled", "inference_mode"})
+
+
+def _grad_flag(call: cst.Call) -> cst.BaseExpression | None:
+    """The flag of ``torch.set_grad_enabled(<flag>)`` / ``inference_mode(mode=<flag>)``."""
+    func = call.func
+    name = func.attr.value if type(func) is cst.Attribute else getattr(func, "value", None)  # type: ignore[attr-defined]
+    if name not in _GRAD_FLAGGED or not call.args:
+        return None
+    first = call.args[0]
+    if first.keyword is None and first.star == "":
+        return first.value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "mode":
+            return arg.value
+    return None
 
 
 def _flag_keyword(arg: cst.Arg) -> bool:
