@@ -117,7 +117,7 @@ class Variants:
                 info in self._maybe_in
                 or reads_streams(info)
                 or self._hazard_flags(info)
-                or (names and self._looks_up(node, names))
+                or ((names or _tables_of(cls)) and self._looks_up(node, names, cls))
             ):
                 continue
             found: list[tuple[VariantKey, FunctionInfo]] = []
@@ -178,7 +178,7 @@ class Variants:
                 compared = enums if name in self._bodies.decided(node) else ()
                 keys.extend((index, (), lit, None) for lit in (*_FLAGS, *compared))
             if not receiver and name in literals:  # ``kind == "external"``, ``_PLUGINS[name]``
-                keys.extend((index, (), lit, None) for lit in self._compared(literals[name]))
+                keys.extend((index, (), lit, None) for lit in self._compared(literals[name], cls))
             prefix = f"{name}."
             paths = {tuple(t[len(prefix) :].split(".")) for t in tested if t.startswith(prefix)}
             paths.update(path for i, path in passed_attrs if i == index)
@@ -191,20 +191,28 @@ class Variants:
                     keys.extend((index, path, lit, chain) for lit in literals)
         return keys
 
-    def _looks_up(self, node: cst.FunctionDef, names: frozenset[str]) -> bool:
+    def _looks_up(
+        self, node: cst.FunctionDef, names: frozenset[str], cls: ClassInfo | None
+    ) -> bool:
         """A parameter is looked up in one of this module's tables of names (a plugin's
         module or class picked by the caller's literal: ``import_module(_PLUGINS[name])``,
-        ``getattr(mod, _CLASSES[kind])``): what it gives is unknown until the key is."""
-        return any(set(keyed) & names for _, keyed in self._bodies.literals(node).values())
+        ``getattr(mod, _CLASSES[kind])``) or in its class's registry (``cls.registry[name]``,
+        filled by ``__init_subclass__``): what it gives is unknown until the key is."""
+        tables = names | _tables_of(cls)
+        return any(set(keyed) & tables for _, keyed in self._bodies.literals(node).values())
 
-    def _compared(self, compared: Compared) -> list[Value]:
+    def _compared(self, compared: Compared, cls: ClassInfo | None) -> list[Value]:
         """The string and integer literals a parameter is compared with, then the literal
-        keys of this module's dict displays it is looked up in (``_PLUGINS[name]``)."""
+        keys of this module's dicts it is looked up in (``_PLUGINS[name]``), or of its
+        class's (``cls.registry[name]``)."""
         lits, containers = compared
         found = dict.fromkeys(lits)
         summary = self._scopes[self.module].summary
         for name in containers:
-            held = summary.get(name)
+            if name[:1] == ".":
+                held = cls.attr(name[1:]) if cls is not None else None
+            else:
+                held = summary.get(name)
             keys = held.keys if isinstance(held, Seq) else ()
             found.update((key, None) for key, _ in keys if type(key) in (str, int))
         return [Const(lit) for lit in found][:MAX_VARIANTS]
@@ -293,6 +301,16 @@ def _name_tables(summary: dict[str, Value]) -> frozenset[str]:
         if isinstance(held, Seq)
         and held.keys
         and all(isinstance(v, Const) and type(v.value) is str for _, v in held.keys)
+    )
+
+
+def _tables_of(cls: ClassInfo | None) -> frozenset[str]:
+    """A class's dicts by literal keys (``registry = {}`` that ``__init_subclass__`` fills),
+    spelt as :func:`..source.compared.compared_literals` names them (``.registry``)."""
+    if cls is None:
+        return frozenset()
+    return frozenset(
+        f".{name}" for name, held in cls.attrs.items() if isinstance(held, Seq) and held.keys
     )
 
 

@@ -47,20 +47,21 @@ def compared_literals(node: cst.FunctionDef) -> dict[str, Compared]:
                 for case in item.cases:  # type: ignore[attr-defined]
                     for value in _case_values(case.pattern):
                         lits.setdefault(name, {})[value] = None
-        elif kind is cst.Subscript and len(item.slice) == 1 and type(item.value) is cst.Name:  # type: ignore[attr-defined]
+        elif kind is cst.Subscript and len(item.slice) == 1:  # type: ignore[attr-defined]
             index = item.slice[0].slice  # type: ignore[attr-defined]
             value = index.value if type(index) is cst.Index else None
-            if type(value) is cst.Name and value.value in names:  # type: ignore[attr-defined]
-                keyed.setdefault(value.value, {})[item.value.value] = None  # type: ignore[attr-defined]
+            owner = _container(item.value)  # type: ignore[attr-defined]
+            if owner and type(value) is cst.Name and value.value in names:  # type: ignore[attr-defined]
+                keyed.setdefault(value.value, {})[owner] = None  # type: ignore[attr-defined]
         elif (
             kind is cst.Call
             and item.args
             and type(item.func) is cst.Attribute
             and item.func.attr.value == "get"
         ):  # type: ignore[attr-defined]
-            first, owner = item.args[0].value, item.func.value  # type: ignore[attr-defined]
-            if type(first) is cst.Name and first.value in names and type(owner) is cst.Name:
-                keyed.setdefault(first.value, {})[owner.value] = None  # type: ignore[attr-defined]
+            first, owner = item.args[0].value, _container(item.func.value)  # type: ignore[attr-defined]
+            if owner and type(first) is cst.Name and first.value in names:
+                keyed.setdefault(first.value, {})[owner] = None  # type: ignore[attr-defined]
         push_children(item, stack)
     return {
         name: (
@@ -70,6 +71,16 @@ def compared_literals(node: cst.FunctionDef) -> dict[str, Compared]:
         for name in order
         if name in lits or name in keyed
     }
+
+
+def _container(node: cst.CSTNode) -> str | None:
+    """``TABLE`` (a module's name), or ``.registry`` for ``cls.registry`` / ``self.registry``
+    / ``Backend.registry`` (an attribute of the method's class)."""
+    if type(node) is cst.Name:
+        return node.value  # type: ignore[attr-defined]
+    if type(node) is cst.Attribute and type(node.value) is cst.Name:  # type: ignore[attr-defined]
+        return f".{node.attr.value}"  # type: ignore[attr-defined]
+    return None
 
 
 def _literal_values(node: cst.CSTNode) -> list[object]:
