@@ -441,6 +441,9 @@ def imported_names(text: str) -> list[Import]:
         # ``importlib.import_module("a.b")`` / ``__import__("a.b")``: ``import a.b`` by call
         for match in _IMPORT_CALL.finditer(text):
             found.append((0, match.group(2), True, "", False))
+        if _NAMED_CALL.search(text):  # ``import_module(_PLUGINS[name])``: the table's names
+            for match in _TABLE_NAME.finditer(text):
+                found.append((0, match.group(2), True, "", False))
     return found
 
 
@@ -481,6 +484,13 @@ def _from_statement(text: str, at: int, closing: list[int]) -> tuple[int, str, s
 
 #: A call that imports a module named by a string literal (absolute names only).
 _IMPORT_CALL = re.compile(r"\b(?:import_module|__import__)\(\s*(['\"])([\w.]+)\1")
+
+
+#: A call that imports a module named by a variable or an element (not a literal).
+_NAMED_CALL = re.compile(r"\b(?:import_module|__import__)\(\s*[A-Za-z_]")
+#: A dotted module name stored under a string key (``"acl": "pkg.plugins.acl"``): a plugin
+#: table an ``import_module`` of a variable may read.
+_TABLE_NAME = re.compile(r"['\"][\w.]+['\"]\s*:\s*(['\"])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\1")
 
 
 def _bound_names(names: str) -> list[str]:

@@ -34,9 +34,9 @@ class Callee:
 @dataclass(frozen=True, eq=False)
 class OneOf(Callee):
     """One of ``options`` (functions, classes, modules, bound methods, partials, torch
-    names), never fewer than two, ordered by kind and name (:func:`_rank`); equal to
-    another of the same options in any order (a join's result must not depend on which
-    path came first)."""
+    names, objects of different classes: ``for cb in [Timer(), Logger()]``), never fewer
+    than two, ordered by kind and name (:func:`_rank`); equal to another of the same
+    options in any order (a join's result must not depend on which path came first)."""
 
     options: tuple[object, ...]
 
@@ -67,6 +67,7 @@ def _rank(option: object) -> tuple[str, str]:
     that a summary holding one has one digest and an import cycle settles (a digest that
     moved with the order of two paths would summarise its readers again)."""
     name = getattr(option, "qualname", None) or getattr(option, "name", None)
-    if name is None:
-        name = getattr(getattr(option, "func", None), "name", "")
+    if name is None:  # a bound method or partial: its function's; an object: its class's
+        name = getattr(getattr(option, "func", None), "name", None)
+        name = getattr(getattr(option, "cls", None), "name", "") if name is None else name
     return type(option).__name__, str(name)

@@ -13,6 +13,7 @@ import ast
 from dataclasses import replace
 
 from .atoms import Const, ExtStream, ParamRef
+from .choices import OneOf
 from .handles import PinnedLoader
 from .members import Member
 from .records import renewed
@@ -254,6 +255,8 @@ def attribute(value: Value, name: str) -> Value:
         return cls_value
     if kind is ExtStream and value.param is not None:  # type: ignore[union-attr]
         return _step(value, name)  # type: ignore[arg-type]
+    if kind is OneOf:  # cb.hook of ``for cb in self.callbacks``: each object's, joined
+        return join_all([attribute(option, name) for option in value.options])  # type: ignore[union-attr]
     if kind is ClassInfo:  # KINDS[cls.__name__] = cls, KINDS[cls.kind] = cls
         return Const(value.name) if name == "__name__" else value.attr(name)  # type: ignore[union-attr]
     member = value.value if kind is Const else None  # type: ignore[union-attr]

@@ -498,6 +498,8 @@ def join(a: Value, b: Value) -> Value:
         return Instance(a.cls, fields, param, a.declared or b.declared)
     if isinstance(a, _CALLEES) and isinstance(b, _CALLEES):  # ``f = a if c else b``
         return either(a, b)
+    if (kind_a is Instance or kind_a is OneOf) and (kind_b is Instance or kind_b is OneOf):
+        return either(a, b)  # objects of two classes: ``for cb in self.callbacks: cb.hook()``
     return None
 
 

@@ -35,6 +35,7 @@ from ..abstract.callables import (
     ParamCall,
     result_index,
 )
+from ..abstract.choices import OneOf
 from ..abstract.handles import GradMode
 from ..abstract.state import State
 from ..abstract.values import (
@@ -55,7 +56,7 @@ from .core import Scope
 from .views import carries_stream
 
 #: Values a call can run: the project's functions, closures, classes, partials, bound methods.
-CALLABLE = (FunctionInfo, Closure, ClassInfo, Partial, Bound, StreamMethod, Ref)
+CALLABLE = (FunctionInfo, Closure, ClassInfo, Partial, Bound, StreamMethod, Ref, OneOf)
 
 #: How deep recorded calls are made through one another (a callback given a callback...).
 _MAX_DEPTH = 4

@@ -46,6 +46,10 @@ OBJECT_CALLS = frozenset(
 )
 
 
+#: The class of ``dataclasses.replace(p, ...)`` of a parameter ``p`` until a call binds it.
+_REPLACED = ClassInfo("dataclasses.replace")
+
+
 class Objects:
     """Class attributes learnt per pass, and the views of inherited methods."""
 
@@ -324,7 +328,13 @@ class Objects:
     @staticmethod
     def replaced(value: Value, site: CallSite) -> Value:
         """``dataclasses.replace(obj, **changes)`` / ``obj._replace(**changes)``: the same
-        class and attributes, those named changed (all unknown after a ``**`` spread)."""
+        class and attributes, those named changed (all unknown after a ``**`` spread). Of a
+        parameter (``replace(cfg, max_batch=n)`` in a helper): the caller's object with
+        those attributes changed, once the call binds it (:func:`.summaries.substitute`)."""
+        spread = site.double_star or site.star_at is not None
+        if isinstance(value, ExtStream) and value.param is not None and not spread:
+            fields = tuple((name, arg.value) for name, arg in site.keywords.items())
+            return Instance(_REPLACED, fields, value.param)
         if not isinstance(value, Instance):
             return None
         if site.double_star or (site.star_at is not None):

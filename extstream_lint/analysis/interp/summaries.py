@@ -1,19 +1,17 @@
 """Per-function summaries: what calling a function does to the streams it is given.
 
-Pysa and CodeQL's taint summaries are the model. While the interpreter analyses a function
-body, each parameter (and the caller's current stream) is a *symbolic* external stream
-(:class:`.values.ExtStream` with ``param`` set). A rule broken on a symbolic value is not a
-finding: it becomes a :class:`Sink` of the function ("parameter 0 reaches synchronize() on
-line 17"). At each call, the summary is applied to the real arguments: a sink whose
-argument is an external stream is reported *at the call site*, naming the helper's line.
-A helper only ever given managed streams therefore reports nothing, and recursion needs no
-special case: summaries are applied, never inlined, and the interpreter repeats its
-learning pass until they stop growing.
+Pysa and CodeQL's taint summaries are the model. While the interpreter analyses a function body,
+each parameter (and the caller's current stream) is a *symbolic* external stream
+(:class:`.values.ExtStream` with ``param`` set). A rule broken on a symbolic value is not a finding:
+it becomes a :class:`Sink` of the function ("parameter 0 reaches synchronize() on line 17"). At each
+call, the summary is applied to the real arguments: a sink whose argument is an external stream is
+reported *at the call site*, naming the helper's line. A helper only ever given managed streams
+therefore reports nothing, and recursion needs no special case: summaries are applied, never
+inlined, and the interpreter repeats its learning pass until they stop growing.
 
-The summary also says what the function returns or yields (in terms of its parameters),
-which ``self`` attributes it sets, and which stream is current when it returns or yields
-(``set_stream`` helpers, ``@contextmanager`` helpers, ``__enter__``).
-"""
+The summary also says what the function returns or yields (in terms of its parameters), which
+``self`` attributes it sets, and which stream is current when it returns or yields (``set_stream``
+helpers, ``@contextmanager`` helpers, ``__enter__``)."""
 
 from __future__ import annotations
 
@@ -335,6 +333,8 @@ def substitute(value: Value, binding: Binding, depth: int = 0) -> Value:
             if value.param.owner is not binding.info:
                 return Instance(value.cls)
             actual, _ = resolve(value.param, binding)
+            for name, held in value.fields if isinstance(actual, Instance) else ():  # replace()
+                actual = actual.with_field(name, substitute(held, binding, depth + 1))
             return actual if isinstance(actual, Instance) else Instance(value.cls)
         if value.fields:
             fields = tuple((k, substitute(v, binding, depth + 1)) for k, v in value.fields)

@@ -48,6 +48,7 @@ from ..abstract.members import Member, member_of
 from ..abstract.paths import symbolic
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Value
 from ..semantics.sites import Arg
+from ..source.compared import Compared
 from .constants import (
     MAX_ATTR_PATH,
     _held_along,
@@ -107,12 +108,16 @@ class Variants:
         enums: tuple[Value, ...],
         copies: dict[tuple[object, ...], FunctionInfo],
     ) -> None:
+        names = _name_tables(self._scopes[self.module].summary)
         for info, (node, fscope, cls) in list(self._definitions.items()):
             if info.enclosing is not None or info in self._copy_of or info.variants:
                 continue
             pins = self._pin_keys(info, node, cls) if cls is not None else []
             if not pins and not (
-                info in self._maybe_in or reads_streams(info) or self._hazard_flags(info)
+                info in self._maybe_in
+                or reads_streams(info)
+                or self._hazard_flags(info)
+                or ((names or _tables_of(cls)) and self._looks_up(node, names, cls))
             ):
                 continue
             found: list[tuple[VariantKey, FunctionInfo]] = []
@@ -158,6 +163,7 @@ class Variants:
         passed_attrs = self._passed_attrs.get(info, set())
         first = 1 if cls is not None and "staticmethod" not in info.decorators else 0
         annotations = _annotations(node)
+        literals = self._bodies.literals(node)
         for index, (name, kind) in enumerate(info.params):
             if kind == "starstar" and self.hazard_spread and info in self.hazard_spread:
                 keys.extend((index, (), lit, None) for lit in _SPREAD_FLAGS)  # t.to(d, **kw)
@@ -171,6 +177,8 @@ class Variants:
             elif name in tested or index in passed_on:
                 compared = enums if name in self._bodies.decided(node) else ()
                 keys.extend((index, (), lit, None) for lit in (*_FLAGS, *compared))
+            if not receiver and name in literals:  # ``kind == "external"``, ``_PLUGINS[name]``
+                keys.extend((index, (), lit, None) for lit in self._compared(literals[name], cls))
             prefix = f"{name}."
             paths = {tuple(t[len(prefix) :].split(".")) for t in tested if t.startswith(prefix)}
             paths.update(path for i, path in passed_attrs if i == index)
@@ -182,6 +190,32 @@ class Variants:
                     literals = _field_literals(chain[-1], path[-1])
                     keys.extend((index, path, lit, chain) for lit in literals)
         return keys
+
+    def _looks_up(
+        self, node: cst.FunctionDef, names: frozenset[str], cls: ClassInfo | None
+    ) -> bool:
+        """A parameter is looked up in one of this module's tables of names (a plugin's
+        module or class picked by the caller's literal: ``import_module(_PLUGINS[name])``,
+        ``getattr(mod, _CLASSES[kind])``) or in its class's registry (``cls.registry[name]``,
+        filled by ``__init_subclass__``): what it gives is unknown until the key is."""
+        tables = names | _tables_of(cls)
+        return any(set(keyed) & tables for _, keyed in self._bodies.literals(node).values())
+
+    def _compared(self, compared: Compared, cls: ClassInfo | None) -> list[Value]:
+        """The string and integer literals a parameter is compared with, then the literal
+        keys of this module's dicts it is looked up in (``_PLUGINS[name]``), or of its
+        class's (``cls.registry[name]``)."""
+        lits, containers = compared
+        found = dict.fromkeys(lits)
+        summary = self._scopes[self.module].summary
+        for name in containers:
+            if name[:1] == ".":
+                held = cls.attr(name[1:]) if cls is not None else None
+            else:
+                held = summary.get(name)
+            keys = held.keys if isinstance(held, Seq) else ()
+            found.update((key, None) for key, _ in keys if type(key) in (str, int))
+        return [Const(lit) for lit in found][:MAX_VARIANTS]
 
     def _hazard_flags(self, info: FunctionInfo) -> bool:
         """A parameter reaches a copy's ``non_blocking=`` or a factory's ``pin_memory=`` (a
@@ -255,6 +289,29 @@ class Variants:
             if held is not None and repr(held) == text:
                 return special
         return None
+
+
+def _name_tables(summary: dict[str, Value]) -> frozenset[str]:
+    """This module's dict displays of string literals by literal keys (``{"pool":
+    "pkg.plugins.pool"}``, ``{"external": "AclProvider"}``): the tables of names a plugin
+    loader looks a caller's literal up in."""
+    return frozenset(
+        name
+        for name, held in summary.items()
+        if isinstance(held, Seq)
+        and held.keys
+        and all(isinstance(v, Const) and type(v.value) is str for _, v in held.keys)
+    )
+
+
+def _tables_of(cls: ClassInfo | None) -> frozenset[str]:
+    """A class's dicts by literal keys (``registry = {}`` that ``__init_subclass__`` fills),
+    spelt as :func:`..source.compared.compared_literals` names them (``.registry``)."""
+    if cls is None:
+        return frozenset()
+    return frozenset(
+        f".{name}" for name, held in cls.attrs.items() if isinstance(held, Seq) and held.keys
+    )
 
 
 def _stream_paths(value: Value, path: tuple[str, ...], depth: int) -> list[tuple[str, ...]]:

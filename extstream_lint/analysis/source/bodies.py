@@ -28,6 +28,7 @@ import libcst as cst
 
 from ... import contract as c
 from ...project.modules import run_memo
+from .compared import Compared, compared_literals
 from .syntax import called_names, push_children
 
 T = TypeVar("T")
@@ -55,12 +56,22 @@ class SelfUses:
 class Bodies:
     """The answers for the bodies of one tree, each found by one walk."""
 
-    __slots__ = ("_annotations", "_called", "_decided", "_init", "_names", "_self", "_tested")
+    __slots__ = (
+        "_annotations",
+        "_called",
+        "_decided",
+        "_init",
+        "_literals",
+        "_names",
+        "_self",
+        "_tested",
+    )
 
     def __init__(self) -> None:
         self._called: dict[cst.FunctionDef, tuple[tuple[bool, str], ...]] = {}
         self._tested: dict[cst.FunctionDef, frozenset[str]] = {}
         self._decided: dict[cst.FunctionDef, frozenset[str]] = {}
+        self._literals: dict[cst.FunctionDef, dict[str, Compared]] = {}
         self._names: dict[cst.For, bool] = {}
         self._self: dict[cst.FunctionDef, SelfUses] = {}
         self._init: dict[cst.ClassDef, bool] = {}
@@ -108,6 +119,14 @@ class Bodies:
         if known is None:
             WALKS["decided"] += 1
             known = self._decided[node] = decided_params(node)
+        return known
+
+    def literals(self, node: cst.FunctionDef) -> dict[str, Compared]:
+        """:func:`compared_literals` of ``node``."""
+        known = self._literals.get(node)
+        if known is None:
+            WALKS["literals"] += 1
+            known = self._literals[node] = compared_literals(node)
         return known
 
     def self_uses(self, node: cst.FunctionDef) -> SelfUses:

@@ -1,0 +1,1 @@
+"""Backends, loaded by name (plugserve.engine.load_provider)."""

@@ -1,0 +1,6 @@
+from loader import load
+
+
+def mark() -> None:
+    load("acl").record_event()  # expect: XST103
+    load("pool").record_event()

@@ -1,0 +1,5 @@
+import torch
+
+
+def make_stream(device: int = 0):
+    return torch.npu.Stream(device=device)

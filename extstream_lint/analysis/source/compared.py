@@ -1,0 +1,108 @@
+"""The literals a parameter is compared with, and the containers it is looked up in.
+
+A string or integer literal a caller in another module passes decides only what the body
+compares it with or looks it up by; :mod:`..interp.variants` learns a copy per such literal
+(bounded there), as it does for ``True``/``False`` and enum members.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .syntax import push_children
+
+#: Per parameter: the string and integer literals its body compares it with, and the names
+#: of the containers it looks it up in (``_PLUGINS[name]``, ``_PLUGINS.get(name)``).
+Compared = tuple[tuple[object, ...], tuple[str, ...]]
+#: Literals kept per parameter at most (the copies are bounded again where they are made).
+MAX_COMPARED = 8
+
+
+def compared_literals(node: cst.FunctionDef) -> dict[str, Compared]:
+    """What a string or integer literal given for a parameter may decide in ``node``'s body
+    (issue 38 across the module boundary: :mod:`.interp.variants`): the literals the
+    parameter is compared with (``kind == "external"``, ``kind != "pool"``, ``kind in
+    ("a", "b")``, ``case "a" | "b":`` of ``match kind:``) and the names of the containers it
+    is looked up in (``_PLUGINS[name]``, ``_PLUGINS.get(name)``); nested functions included.
+    Asked only for a function whose summary reads streams."""
+    params = node.params
+    order = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+    names = set(order)
+    lits: dict[str, dict[object, None]] = {}
+    keyed: dict[str, dict[str, None]] = {}
+    stack: list[cst.CSTNode] = [node.body]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is cst.Comparison:
+            operands = (item.left, *(t.comparator for t in item.comparisons))  # type: ignore[attr-defined]
+            params_here = [o.value for o in operands if type(o) is cst.Name and o.value in names]  # type: ignore[attr-defined]
+            for name in params_here:
+                for operand in operands:
+                    for value in _literal_values(operand):
+                        lits.setdefault(name, {})[value] = None
+        elif kind is cst.Match and type(item.subject) is cst.Name:  # type: ignore[attr-defined]
+            name = item.subject.value  # type: ignore[attr-defined]
+            if name in names:
+                for case in item.cases:  # type: ignore[attr-defined]
+                    for value in _case_values(case.pattern):
+                        lits.setdefault(name, {})[value] = None
+        elif kind is cst.Subscript and len(item.slice) == 1:  # type: ignore[attr-defined]
+            index = item.slice[0].slice  # type: ignore[attr-defined]
+            value = index.value if type(index) is cst.Index else None
+            owner = _container(item.value)  # type: ignore[attr-defined]
+            if owner and type(value) is cst.Name and value.value in names:  # type: ignore[attr-defined]
+                keyed.setdefault(value.value, {})[owner] = None  # type: ignore[attr-defined]
+        elif (
+            kind is cst.Call
+            and item.args
+            and type(item.func) is cst.Attribute
+            and item.func.attr.value == "get"
+        ):  # type: ignore[attr-defined]
+            first, owner = item.args[0].value, _container(item.func.value)  # type: ignore[attr-defined]
+            if owner and type(first) is cst.Name and first.value in names:
+                keyed.setdefault(first.value, {})[owner] = None  # type: ignore[attr-defined]
+        push_children(item, stack)
+    return {
+        name: (
+            tuple(lits.get(name, {}))[:MAX_COMPARED],
+            tuple(keyed.get(name, {}))[:MAX_COMPARED],
+        )
+        for name in order
+        if name in lits or name in keyed
+    }
+
+
+def _container(node: cst.CSTNode) -> str | None:
+    """``TABLE`` (a module's name), or ``.registry`` for ``cls.registry`` / ``self.registry``
+    / ``Backend.registry`` (an attribute of the method's class)."""
+    if type(node) is cst.Name:
+        return node.value  # type: ignore[attr-defined]
+    if type(node) is cst.Attribute and type(node.value) is cst.Name:  # type: ignore[attr-defined]
+        return f".{node.attr.value}"  # type: ignore[attr-defined]
+    return None
+
+
+def _literal_values(node: cst.CSTNode) -> list[object]:
+    """A string or integer literal, or a tuple, list or set display of them."""
+    if type(node) in (cst.Tuple, cst.List, cst.Set):
+        return [v for e in node.elements for v in _literal_values(e.value)]  # type: ignore[attr-defined]
+    if type(node) is cst.SimpleString:
+        value = node.evaluated_value  # type: ignore[attr-defined]
+        return [value] if isinstance(value, str) else []
+    if type(node) is cst.Integer:
+        return [node.evaluated_value]  # type: ignore[attr-defined]
+    return []
+
+
+def _case_values(pattern: cst.CSTNode) -> list[object]:
+    if type(pattern) is cst.MatchValue:
+        return _literal_values(pattern.value)  # type: ignore[attr-defined]
+    if type(pattern) is cst.MatchOr:
+        return [v for p in pattern.patterns for v in _case_values(p.pattern)]  # type: ignore[attr-defined]
+    if type(pattern) is cst.MatchAs and pattern.pattern is not None:  # type: ignore[attr-defined]
+        return _case_values(pattern.pattern)  # type: ignore[attr-defined]
+    return []
+
+
+__all__ = ["MAX_COMPARED", "Compared", "compared_literals"]
