@@ -471,10 +471,11 @@ class Registries:
         Its body is learnt once per class created (as :meth:`.datamodel.DataModel.for_class`
         learns a ``__new__`` per class), with those literal arguments, so that
         ``namespace.get("key")`` is the class body's value and ``super().__new__(mcs, ...)``
-        is the class itself; what it stores then lands in the registries."""
+        is the class itself; what it stores then lands in the registries. A copy stores only
+        where the generic body (learnt in the first pass) does: if it does nowhere, no copy."""
         new = meta.method("__new__")
         where = self._definitions.get(new) if new is not None else None
-        if new is None or where is None:
+        if new is None or where is None or (self._passes > 1 and not new.summary.stores):
             return
         made = new_copy(self._specialised, (new, self._passes, ("<created>", id(cls))), new)
         if made is None:
