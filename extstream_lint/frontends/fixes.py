@@ -47,6 +47,7 @@ __all__ = [
     "apply_edits",
     "find_fixes",
     "fix_source",
+    "has_rewriter",
     "still_parses",
     "unified_diff",
     "write_fix",
@@ -76,6 +77,11 @@ Rewriter = Callable[["cst.Call", "_Context"], "Fix | None"]
 
 
 # --- finding the fixes ----------------------------------------------------------------------
+
+
+def has_rewriter(code: str) -> bool:
+    """Whether findings of rule ``code`` may have a fix (their rule has a rewriter)."""
+    return code in _REWRITERS
 
 
 def find_fixes(text: str, findings: Iterable[Finding]) -> dict[Finding, Fix]:

@@ -8,11 +8,13 @@ project index, so a warm file costs no parse); :func:`located` applies what the 
 
 from __future__ import annotations
 
+import os
+
 from ..bugreport import HOW_TO_REPORT
 from ..findings import Finding, cannot_analyse
 from ..project.modules import one_run
 from ..project.prefilter import should_analyse
-from .fixes import find_fixes
+from .fixes import Edit, Fix, find_fixes, has_rewriter
 from .formats import Located
 from .noqa import filter_noqa
 from .options import Options
@@ -76,5 +78,50 @@ def located(
     noqa_text = text if text is not None else head
     if kept and not options.disable_noqa and noqa_text is not None:
         kept = filter_noqa(kept, normalize_newlines(noqa_text))
-    fixes = find_fixes(text, kept) if fixing and kept and text is not None else {}
+    fixes = _fixes(options, shown, text, kept) if fixing and kept and text is not None else {}
     return [Located(shown, openable(f, shown, options.src), fixes.get(f)) for f in kept]
+
+
+def _fixes(options: Options, shown: str, text: str, findings: list[Finding]) -> dict[Finding, Fix]:
+    """:func:`.fixes.find_fixes`, kept in ``.extstream_cache/`` with the digest of the text
+    (a fix is a function of the text and the finding alone): a warm run that reports kept
+    findings imports no libcst and parses nothing to say which have a fix. Only the
+    findings not kept yet are looked at; never raises."""
+    wanted = [f for f in findings if has_rewriter(f.code)]
+    if not wanted or not options.cache or shown == "-":
+        return find_fixes(text, wanted) if wanted else {}
+    try:
+        from ..analysis.driver.cache import DiskCache
+        from ..analysis.driver.digests import FIXES_KEY, text_digest
+        from ..analysis.driver.entries import FixesEntry
+
+        cache, path, digest = DiskCache(), os.path.abspath(shown), text_digest(text)
+        entry = cache.load(path, FIXES_KEY)
+        known = entry.fixes if isinstance(entry, FixesEntry) and entry.text == digest else {}
+        missing = [f for f in wanted if (f.line, f.col, f.code, f.message) not in known]
+        if missing:
+            found = find_fixes(text, missing)
+            known = {**known, **{_key(f): _plain(found.get(f)) for f in missing}}
+            cache.store(path, FixesEntry(digest, known), FIXES_KEY)
+        fixes = {f: _fix(known[_key(f)]) for f in wanted}
+    except Exception:  # a damaged entry, or no cache here: found afresh
+        return find_fixes(text, wanted)
+    return {f: fix for f, fix in fixes.items() if fix is not None}
+
+
+def _key(finding: Finding) -> tuple[int, int, str, str]:
+    return finding.line, finding.col, finding.code, finding.message
+
+
+def _plain(fix: Fix | None) -> tuple[str, bool, tuple[object, ...]] | None:
+    """A fix as plain data, as the cache keeps it (its classes are the command's)."""
+    if fix is None:
+        return None
+    return fix.description, fix.safe, tuple((e.start, e.end, e.text) for e in fix.edits)
+
+
+def _fix(kept: tuple[str, bool, tuple[object, ...]] | None) -> Fix | None:
+    if kept is None:
+        return None
+    description, safe, edits = kept
+    return Fix(description, safe, tuple(Edit(*edit) for edit in edits))  # type: ignore[misc]

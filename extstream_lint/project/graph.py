@@ -301,6 +301,9 @@ class ImportGraph:
         return names
 
     def _names_in(self, path: str, imported: frozenset[str]) -> frozenset[str]:
+        return self.sources.carried(path, imported, lambda: self._parsed_names(path, imported))
+
+    def _parsed_names(self, path: str, imported: frozenset[str]) -> frozenset[str]:
         from .names import carried, statements
         from .pytrees import tree_of
 

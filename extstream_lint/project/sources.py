@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Callable
 
 from .diskio import entry_directory, load, project_root, store
 from .limits import max_file_bytes
@@ -187,6 +188,12 @@ class SourceFacts:
         self._spelled: dict[str, tuple[Stamp | None, frozenset[str], frozenset[str]]] = {}
         self._spelled_loaded: set[str] = set()
         self._spelled_dirty: set[str] = set()
+        #: File -> (stamp, names it imports that carry streams, the names through which it
+        #: hands them on): :meth:`.graph.ImportGraph._names_in`'s answer, which parses the
+        #: file; kept like the words, so a warm run parses no file to ask it again.
+        self._carried: dict[str, tuple[Stamp, dict[frozenset[str], frozenset[str]]]] = {}
+        self._carried_loaded: set[str] = set()
+        self._carried_dirty: set[str] = set()
         #: Listed roots -> (stamp of every Python file under them, those that mention
         #: external streams): the census's question (:mod:`.census`), kept with its stamps.
         self._census: dict[tuple[str, ...], tuple[dict[str, Stamp], frozenset[str]]] = {}
@@ -251,6 +258,36 @@ class SourceFacts:
         self._spelled[path] = (facts.stamp, wanted, found)
         if root is not None:
             self._spelled_dirty.add(root)
+        return found
+
+    def carried(
+        self, path: str, imported: frozenset[str], names: Callable[[], frozenset[str]]
+    ) -> frozenset[str]:
+        """``names()``: the names through which the project file ``path``, as on disk, hands
+        on what it imports through ``imported`` (a function of its text and of
+        ``imported``), kept with its stamp for each ``imported`` asked (a cycle's members
+        are asked as their names grow): a warm run asks without parsing the file."""
+        facts = self.facts(path)
+        root = project_root(os.path.dirname(path)) if self.persist else None
+        if root is not None and root not in self._carried_loaded:
+            self._carried_loaded.add(root)
+            for key, value in self._read_table(root, "carried").items():
+                valid = type(value) is tuple and len(value) == 2
+                if isinstance(key, str) and valid and isinstance(value[1], dict):
+                    self._carried.setdefault(key, value)
+        stamp = facts.stamp if facts is not None else None
+        known = self._carried.get(path)
+        if known is not None and known[0] == stamp:
+            found = known[1].get(imported)
+            if isinstance(found, frozenset):
+                return found
+        found = names()
+        if stamp is not None:
+            answers = known[1] if known is not None and known[0] == stamp else {}
+            answers[imported] = found
+            self._carried[path] = (stamp, answers)
+            if root is not None:
+                self._carried_dirty.add(root)
         return found
 
     def mentioning(self, roots: tuple[str, ...], listing: dict[str, Stamp]) -> frozenset[str]:
@@ -347,6 +384,14 @@ class SourceFacts:
                 self._spelled.pop(path, None)
             self._write_table(root, "spelled", kept)
         self._spelled_dirty.clear()
+        for root in sorted(self._carried_dirty):
+            prefix = root + os.sep
+            carried = {p: a for p, a in self._carried.items() if p.startswith(prefix)}
+            for path in _gone(carried):
+                del carried[path]
+                self._carried.pop(path, None)
+            self._write_table(root, "carried", carried)
+        self._carried_dirty.clear()
         for root in sorted(self._census_dirty):
             kept = {r: e for r, e in self._census.items() if r and project_root(r[0]) == root}
             self._write_table(root, "census", kept)

@@ -3,7 +3,8 @@
 
 Work is every Python function call the analysis makes (:mod:`cProfile`'s count, parse
 included), per byte of the module and against the calls of libcst's parse of the same text;
-memory is :mod:`tracemalloc`'s peak while the analysis runs, per byte. Each must stay flat as
+memory is :mod:`tracemalloc`'s peak while the analysis runs, per byte (the issue's 50 is out of
+reach while CPython's parser runs first: see :data:`_PEAK_PER_BYTE`). Each must stay flat as
 the module grows a hundredfold. The module repeats one block (classes with streams, ``with``
 regions, helpers, a context manager, loops, ``try``) under fresh names, so every block's
 findings are reported: a size cannot get cheap by losing them.
@@ -11,6 +12,7 @@ findings are reported: a size cannot get cheap by losing them.
 
 from __future__ import annotations
 
+import ast
 import cProfile
 import pstats
 import tracemalloc
@@ -93,8 +95,21 @@ _CALLS_PER_BYTE = 17.5
 #: is that with 2% room (rounded up).
 _AGAINST_PARSE = 4.75
 #: tracemalloc's peak per byte: about 156 when written, which is CPython's own ``ast.parse``
-#: of the text (the analysis's first parse) alone; the issue's target is 50.
-_PEAK_PER_BYTE = 200
+#: of the text (the analysis's first parse) alone; the issue's target is 50. Measured again
+#: at 4fcb134 (Python 3.11.7, libcst 1.9.0): 155.5 at 10 KB, 162.5 at 100 KB. Of it, alone:
+#: ``ast.parse`` peaks at 156 (70 kept: the tree, which gives the findings' positions),
+#: even ``compile`` to bytecode peaks at 105 (the parser's arena), libcst's tree keeps 46
+#: (the interpreter's input, alive to the end), and the analysis adds about 50 on top of
+#: libcst's tree (the interpreter's state: values, paths, summaries, spread over many
+#: modules). So 50 cannot be met while CPython's parser runs first (libcst's native parser
+#: crashes the process on deep nesting: :mod:`.parsing`) and libcst's nodes are what the
+#: interpreter runs; only a compact lowered form of the module could. The bound holds what
+#: is measured, with room. At 1 MB: 158.8 (the analysis then took 489 s under tracemalloc
+#: on a loaded machine: the ``slow`` case).
+_PEAK_PER_BYTE = 175
+#: The same peak when the caller hands CPython's tree over (flake8 does): libcst's tree and
+#: the analysis alone, 103 at 10 KB and 98 at 100 KB at 4fcb134.
+_PEAK_GIVEN_TREE_PER_BYTE = 115
 
 
 def module(size: int) -> str:
@@ -119,7 +134,8 @@ def _calls(run: object) -> tuple[int, object]:
 
 
 def measure(size: int) -> tuple[float, float, float, int]:
-    """Calls per byte, calls against libcst's parse, peak bytes per byte, findings."""
+    """Calls per byte, calls against libcst's parse, peak bytes per byte, findings; the
+    peak with CPython's tree given is checked here (its bound does not scale with size)."""
     text = module(size)
     # libcst's first parse in a process makes ~1,400 calls of first use that later ones do
     # not: counted cold, the baseline depended on which tests the worker ran before
@@ -132,6 +148,15 @@ def measure(size: int) -> tuple[float, float, float, int]:
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+    if size <= 100_000:  # the 1 MB case takes minutes under tracemalloc: measured once
+        given = ast.parse(text)
+        tracemalloc.start()
+        try:
+            analyze_source(text, "sized.py", given)
+            peak_given = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak_given <= _PEAK_GIVEN_TREE_PER_BYTE * len(text), peak_given / len(text)
     return work / len(text), work / parse, peak / len(text), len(found)  # type: ignore[arg-type]
 
 

@@ -19,7 +19,7 @@ import hashlib
 import os
 
 from ...project.diskio import CACHE_DIR, entry_directory, load, project_root, store
-from .entries import Entry, FindingsEntry, StoredEntry
+from .entries import Entry, FindingsEntry, FixesEntry, StoredEntry
 
 __all__ = ["CACHE_DIR", "DiskCache", "project_root"]
 
@@ -41,8 +41,8 @@ class DiskCache:
 
     def load(self, path: str, kind: str = "") -> object | None:
         """The entry of ``kind`` ("": a module's summary, "findings:": a linted file's
-        findings, "runs:": the summaries of its last computation) for the file ``path``, or
-        ``None``."""
+        findings, "runs:": the summaries of its last computation, "fixes:": the fixes of its
+        findings) for the file ``path``, or ``None``."""
         try:
             entry = load(self._location(path, kind))
         except Exception:  # missing, truncated, corrupt, from another layout: rebuild
@@ -50,7 +50,7 @@ class DiskCache:
         if isinstance(entry, list):  # the summaries of a cycle member's last computation
             if not all(isinstance(run, StoredEntry) for run in entry):
                 return None
-        elif not isinstance(entry, (Entry, StoredEntry, FindingsEntry)):
+        elif not isinstance(entry, (Entry, StoredEntry, FindingsEntry, FixesEntry)):
             return None
         self.hits += 1
         return entry

@@ -21,6 +21,7 @@ from .shells import Shell
 __all__ = [
     "ABSENT",
     "FINDINGS_KEY",
+    "FIXES_KEY",
     "PENDING",
     "RUNS_KEY",
     "copy_reads",
@@ -35,6 +36,7 @@ __all__ = [
 
 FINDINGS_KEY = "findings:"
 RUNS_KEY = "runs:"
+FIXES_KEY = "fixes:"
 #: The digest of a name a summary does not export.
 ABSENT = "-"
 #: The digest of a member of a component being computed, not yet summarised: its readers

@@ -76,3 +76,15 @@ class FindingsEntry:
     reads: dict[str, dict[str, str] | None]
     #: (line, column, code, message) of each finding.
     findings: list[tuple[int, int, str, str]]
+
+
+@dataclass
+class FixesEntry:
+    """The fixes found for findings of one file (``--fix``, the text report's hint, SARIF):
+    a pure function of the text and the finding, kept with the digest of the text, so a
+    warm run that reports kept findings needs neither libcst nor a parse to say which have
+    a fix. Plain data: each fix as ``(description, safe, ((start, end, text), ...))``."""
+
+    text: str
+    #: (line, column, code, message) of each finding asked about, with its fix (or ``None``).
+    fixes: dict[tuple[int, int, str, str], tuple[str, bool, tuple[object, ...]] | None]
