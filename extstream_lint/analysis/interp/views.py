@@ -103,8 +103,10 @@ class Views:
         checked: set[str] = set()
         inits = {id(k) for k in cls.inits_run()}  # the same at every position
         mine = _lookup(cls, lookups)
+        shadowed = _Shadowed()
         for position in range(1, len(mro)):
             before = mro[position - 1]
+            self._shadow(before, shadowed)
             # What it defines: its methods, class attributes and the attributes its
             # methods set on ``self`` (learnt: ``attrs``).
             defined.update(before.methods, before.attrs)
@@ -131,7 +133,7 @@ class Views:
             if id(base) not in inits:
                 # Its __init__ never runs for cls's instances (cls's own does not chain).
                 pending.pop("__init__", None)
-            for name in self._shadowed(mro[:position]):
+            for name in shadowed.names():
                 pending.pop(name, None)
             grew = True
             while grew:
@@ -150,21 +152,19 @@ class Views:
                         self._view_of(cls, base, fnode, info)
                         grew = True
 
-    def _shadowed(self, before: list[ClassInfo]) -> set[str]:
-        """The methods the classes ``before`` a base in the MRO define, which an instance
-        runs instead of the base's (so a view of the base's would run code no instance
-        runs), but for those one of them calls through ``super()``. Nothing when one of them
-        is another module's class (its bodies, and their ``super()`` calls, are not here)."""
-        names: set[str] = set()
-        supered: set[str] = set()
-        for klass in before:
-            node = self._class_nodes.get(id(klass))
-            if node is None:
-                return set()
-            names.update(klass.methods)
-            for fnode, _ in self._method_nodes(node).values():
-                supered |= self._self_uses(fnode).super_reads
-        return names - supered
+    def _shadow(self, klass: ClassInfo, shadowed: _Shadowed) -> None:
+        """Add ``klass``, the next class of the MRO before a base, to ``shadowed``: its
+        methods, and what they call through ``super()`` (one step per position, not the
+        whole prefix again at each: that made a class n deep cost n^2, issue 43)."""
+        if shadowed.foreign:
+            return
+        node = self._class_nodes.get(id(klass))
+        if node is None:
+            shadowed.foreign = True
+            return
+        shadowed.defined.update(klass.methods)
+        for fnode, _ in self._method_nodes(node).values():
+            shadowed.supered |= self._self_uses(fnode).super_reads
 
     @staticmethod
     def _super_differs(cls: ClassInfo, base: ClassInfo, after: list[ClassInfo], name: str) -> bool:
@@ -264,6 +264,21 @@ def acts(value: Value, cls: ClassInfo) -> bool:
             (summary.yield_seen, summary.yield_current),
         )
     )
+
+
+class _Shadowed:
+    """The methods the classes before a base in the MRO define, which an instance runs
+    instead of the base's (so a view of the base's would run code no instance runs), but
+    for those one of them calls through ``super()``. Nothing when one of them is another
+    module's class (its bodies, and their ``super()`` calls, are not here)."""
+
+    def __init__(self) -> None:
+        self.defined: set[str] = set()
+        self.supered: set[str] = set()
+        self.foreign = False
+
+    def names(self) -> set[str]:
+        return set() if self.foreign else self.defined - self.supered
 
 
 class _Lookup:
