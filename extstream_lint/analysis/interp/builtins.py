@@ -12,12 +12,13 @@ from collections.abc import Callable
 
 from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.state import State
-from ..abstract.values import Instance, Seq, Value, join, join_all
+from ..abstract.values import Instance, Seq, Value, is_none, join, join_all
 from ..semantics.effects import canonical, class_of
 from ..semantics.sites import Arg, CallSite
 from .constants import const_truth
 from .core import may_contain
 from .datamodel import unbound
+from .nones import NONE_TYPE, is_none_type
 
 
 class Builtins:
@@ -40,6 +41,11 @@ class Builtins:
                 return self._call_value(None, site.node, site, state, current)
         if name == "bool":  # bool(flag): a literal's truth stays a literal (constants.py)
             truth = const_truth(values[0]) if len(values) == 1 and not site.keywords else None
+            if truth is not None:
+                return Const(truth)
+            return self._call_value(None, site.node, site, state, current)
+        if name == "isinstance":  # isinstance(stream, type(None)): None-ness (nones.py)
+            truth = is_none_type(values) if len(values) == 2 and not site.keywords else None
             if truth is not None:
                 return Const(truth)
             return self._call_value(None, site.node, site, state, current)
@@ -71,6 +77,8 @@ class Builtins:
         if name in ("next", "anext") and values:  # anext(agen): awaited, what it yields
             return self.element_of(values[0])
         if name == "type" and len(values) == 1 and not site.keywords:  # type(self)(...)
+            if is_none(values[0]):
+                return NONE_TYPE  # type(None): isinstance(x, type(None)) tests None-ness
             return values[0].cls if isinstance(values[0], Instance) else class_of(values[0])
         if name == "dict":
             return self._make_dict(site) if values or site.keywords else Seq((), is_dict=True)
@@ -129,6 +137,7 @@ def _mapped_element(element_of: Callable[[Value], Value], value: Value) -> Value
 BUILTINS = frozenset(
     {
         "bool",
+        "isinstance",
         "getattr",
         "setattr",
         "vars",
