@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "ANY_MANAGED", "CVoidP", "CapturingGraph", "DeviceCtx", "Event", "Foreign", "GradMode",
-    "Graph", "ManagedStream", "PinnedLoader", "Work", "any_managed"
+    "CVoidP", "CapturingGraph", "DeviceCtx", "Event", "Foreign", "GradMode", "Graph",
+    "ManagedStream", "PinnedLoader", "Work"
 ]  # fmt: skip
 
 
@@ -80,14 +80,3 @@ class ManagedStream:
     current on another device as it was (:mod:`..semantics.copies`)."""
 
     device: object
-
-
-#: A managed stream on a device that is not visible (``torch.npu.Stream()``): nothing the
-#: rules read, but not ``None`` either (a caller's argument decides ``stream is None``,
-#: :mod:`..interp.nones`); where "nothing known" is asked, it counts as unknown.
-ANY_MANAGED = ManagedStream(None)
-
-
-def any_managed(value: object) -> bool:
-    """:data:`ANY_MANAGED` (by type and field: no dataclass ``==`` on the hot path)."""
-    return type(value) is ManagedStream and value.device is None  # type: ignore[attr-defined]

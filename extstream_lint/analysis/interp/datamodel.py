@@ -18,7 +18,6 @@ import libcst as cst
 from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.callables import Closure
 from ..abstract.choices import OneOf
-from ..abstract.handles import any_managed
 from ..abstract.members import ENUM_BASES, Member, member_of
 from ..abstract.state import State
 from ..abstract.values import (
@@ -203,8 +202,6 @@ class DataModel:
         ref = base.param
         if ref is None or ref.owner is not self._function or len(ref.path) >= 4:
             return got
-        if any_managed(got):  # a managed stream: nothing the rules read, as unknown
-            got = None
         if got is not None and not (isinstance(got, ExtStream) and got.param is not None):
             return got  # the getter's own value (a stream the class makes): it answers
         own = sm.symbolic(ref.child(name))

@@ -41,7 +41,6 @@ import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream, ParamRef
 from ..abstract.callables import ParamCall
-from ..abstract.handles import any_managed
 from ..abstract.paths import symbolic
 from ..abstract.state import State
 from ..abstract.values import Current, FunctionInfo, Instance, Value, is_none
@@ -184,7 +183,7 @@ class Receivers:
         if info is None or not isinstance(callee, FunctionInfo):
             return made
         original: FunctionInfo | None = callee
-        if made is not None and not is_none(made) and not any_managed(made):  # the body's own
+        if made is not None and not is_none(made):  # a value it knows: the body's own
             if not self._overridden_in_view(info, method, callee, made):
                 return made
             original = None  # resolved by each receiver's class, even the view's own

@@ -16,16 +16,7 @@ from dataclasses import replace
 from ... import contract as c
 from ...contract import Api
 from ..abstract.atoms import Const, ExtStream, Ref
-from ..abstract.handles import (
-    ANY_MANAGED,
-    CapturingGraph,
-    CVoidP,
-    Event,
-    Foreign,
-    Graph,
-    ManagedStream,
-    Work,
-)
+from ..abstract.handles import CapturingGraph, CVoidP, Event, Foreign, Graph, ManagedStream, Work
 from ..abstract.values import Instance, Seq, StreamCtx, Tensor, Value
 from .copies import argument_matches
 from .devices import stream_device
@@ -442,10 +433,10 @@ def _constructor(site: CallSite, api: Api) -> Outcome:
     out = Outcome(issues)
     if not external and not is_external_class(api.name) and api.keyword not in site.keywords:
         # torch.npu.Stream(device=1): a managed stream, on a device worth knowing where the
-        # current stream is kept per device (:mod:`.copies`); on one not visible, a stream
-        # still (not ``None``: a caller's argument decides ``stream is None``, nones.py)
+        # current stream is kept per device (:mod:`.copies`)
         device = stream_device(site, 0, site.cuda_is_npu)
-        out.value = ManagedStream(next(iter(device))) if device else ANY_MANAGED
+        if device is not None:
+            out.value = ManagedStream(next(iter(device)))
     if external:
         node = site.node
         # ExternalStream(stream_ptr, device) / Stream(device, priority, stream_ptr=...)
