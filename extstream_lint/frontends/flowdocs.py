@@ -38,6 +38,11 @@ IN_CODE: tuple[tuple[str, str, str], ...] = (
     ("interp/builtins.py", "`bool`", "truth value testing, as `if x` decides it"),
     (
         "interp/builtins.py",
+        "`isinstance`",
+        "a type test; `isinstance(x, type(None))` tests None-ness as `x is None` does",
+    ),
+    (
+        "interp/builtins.py",
         "`__import__`",
         "the hook the `import` statement calls (reference 5); `importlib.import_module` "
         "is the row `imports`, which runs the same import",

@@ -187,7 +187,7 @@ def with_default(s=None):
 
 def default_argument(h):
     with_default()
-    with_default(ExternalStream(h))  # XST102(may)
+    with_default(ExternalStream(h))  # XST102 (the caller's stream is not None: `s` is it)
 
 
 def sync_each(*streams):

@@ -12,7 +12,17 @@ from dataclasses import dataclass, field
 
 from .records import renewed
 
-__all__ = ["CALLER_CURRENT", "Const", "ExtStream", "GlobalSlot", "ParamRef", "Ref", "Remote"]
+__all__ = [
+    "CALLER_CURRENT",
+    "PRESENT_HOW",
+    "Const",
+    "ExtStream",
+    "GlobalSlot",
+    "ParamRef",
+    "Ref",
+    "Remote",
+    "present",
+]
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,20 @@ class ExtStream:
     def refs(self) -> tuple[ParamRef, ...]:
         """Every parameter path this symbolic value may be (none for a real stream)."""
         return () if self.param is None else (self.param, *self.also)
+
+
+#: ``how`` of a copy's symbolic parameter a caller gave a stream: not ``None`` and true, so
+#: ``stream is None``, ``if stream:`` and ``stream or ...`` are decided in the copy
+#: (:mod:`..interp.nones`). Kept in ``how`` (a symbolic value's is never shown), not in a
+#: field of its own: every ``replace`` of a stream would pay for one more.
+PRESENT_HOW = "passed, not None"
+
+
+def present(value: object) -> bool:
+    """A copy's parameter the caller gave a stream, on every path (:data:`PRESENT_HOW`)."""
+    return (
+        type(value) is ExtStream and value.how == PRESENT_HOW and value.must and not value.nullable
+    )
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Union
 
-from .atoms import CALLER_CURRENT, Const, ExtStream, ParamRef, Ref
+from .atoms import CALLER_CURRENT, PRESENT_HOW, Const, ExtStream, ParamRef, Ref
 from .choices import Callee, OneOf, either
 from .handles import CapturingGraph, CVoidP, Event, Foreign, Graph, PinnedLoader, Work
 from .mro import bases_changed, bases_stamp, linearise_kept
@@ -462,6 +462,7 @@ def join(a: Value, b: Value) -> Value:
             union = len(refs) > len(a.refs())  # each parameter only on some paths
             return renewed(
                 a,
+                how=a.how if a.how == b.how or a.how != PRESENT_HOW else "passed",
                 must=a.must and b.must and not union,
                 nullable=a.nullable or b.nullable,
                 also=refs[1:],

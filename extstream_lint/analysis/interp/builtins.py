@@ -13,6 +13,7 @@ function form of something the interpreter does anyway:
 * ``type(x)``: the class of a value (the data model's object identity and type, 3.1);
   ``staticmethod(f)``: the descriptor a method definition makes (3.3.2.2);
 * ``bool(x)``: truth value testing (the constants' truth, as ``if x`` decides it);
+* ``isinstance(x, type(None))``: None-ness, as ``x is None`` tests it (:mod:`.nones`);
 * ``__import__``: the hook the ``import`` statement calls (the import system, 5).
 
 ``dict``'s constructor is shared by the table's ``dict`` kind (:meth:`Builtins._make_dict`).
@@ -22,13 +23,14 @@ from __future__ import annotations
 
 from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.state import State
-from ..abstract.values import Instance, Seq, Value, join
+from ..abstract.values import Instance, Seq, Value, is_none, join
 from ..semantics import flowmodels as fm
 from ..semantics.effects import canonical, class_of
 from ..semantics.sites import CallSite
 from .constants import const_truth
 from .core import may_contain
 from .datamodel import unbound
+from .nones import NONE_TYPE, is_none_type
 
 
 class Builtins:
@@ -44,6 +46,11 @@ class Builtins:
         values = [arg.value for arg in site.positional]
         if name == "bool":  # bool(flag): a literal's truth stays a literal (constants.py)
             truth = const_truth(values[0]) if len(values) == 1 and not site.keywords else None
+            if truth is not None:
+                return Const(truth)
+            return self._call_value(None, site.node, site, state, current)
+        if name == "isinstance":  # isinstance(stream, type(None)): None-ness (nones.py)
+            truth = is_none_type(values) if len(values) == 2 and not site.keywords else None
             if truth is not None:
                 return Const(truth)
             return self._call_value(None, site.node, site, state, current)
@@ -64,6 +71,8 @@ class Builtins:
         if name == "staticmethod" and len(values) == 1:  # datamodel.py
             return unbound(values[0], site.node, site.positional[0].text)
         if name == "type" and len(values) == 1 and not site.keywords:  # type(self)(...)
+            if is_none(values[0]):
+                return NONE_TYPE  # type(None): isinstance(x, type(None)) tests None-ness
             return values[0].cls if isinstance(values[0], Instance) else class_of(values[0])
         if name == "__import__":  # the top-level package, as ``import a.b`` binds ``a``,
             listed = site.arg(3, "fromlist")  # or the module itself given a ``fromlist``
@@ -97,5 +106,5 @@ class Builtins:
 #: The builtins followed, unless the module rebinds the name: the language's (here) and the
 #: flow-model table's rows.
 BUILTINS = frozenset(
-    {"bool", "getattr", "setattr", "vars", "type", "staticmethod", "__import__"}
+    {"bool", "isinstance", "getattr", "setattr", "vars", "type", "staticmethod", "__import__"}
 ) | frozenset(fm.BUILTINS)

@@ -12,10 +12,9 @@ branches count. A call that passes a literal there, or leaves a literal default,
 of the summary learnt with that literal instead (bounded call-site sensitivity: one copy per
 function and tuple of literals, :data:`MAX_COPIES` per pass), so ``maybe_on(ext, False)``
 makes nothing current.
-A ``None`` argument is not one of those literals (a parameter that may be ``None`` is
-tested against ``None``, and asking every function with a ``None`` default costs a walk of
-its body). Only functions of the module being analysed are copied: an imported
-function's body is not here (its summary keeps both branches).
+A ``None`` or a stream given where the body tests ``p is None`` or ``p or ...`` decides
+as a literal does (:mod:`.nones`). Only functions of the module being analysed are copied:
+an imported function's body is not here (its summary keeps both branches).
 
 The same holds for a flag held by the object a method is called on (issue 39): a method
 that tests ``self.flag`` or passes ``non_blocking=self.flag`` to a copy is summarised with
@@ -50,7 +49,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..abstract.atoms import Const, ExtStream, GlobalSlot, ParamRef
+from ..abstract.atoms import PRESENT_HOW, Const, ExtStream, GlobalSlot, ParamRef, present
 from ..abstract.handles import ManagedStream
 from ..abstract.holding import reads_streams
 from ..abstract.members import Member, member_of, member_truth
@@ -59,6 +58,7 @@ from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Summary, V
 from ..semantics.sites import Arg
 from . import summaries as sm
 from .core import is_symbolic
+from .nones import PRESENT, none_decided, noneness
 
 #: Copies learnt per pass at most (each is one more run of a body).
 MAX_COPIES = 64
@@ -90,6 +90,8 @@ def const_truth(value: Value) -> bool | None:
     """Whether a literal is true, when the value is one the analysis knows exactly."""
     if isinstance(value, Const) and (value.value is None or type(value.value) in (bool, int)):
         return bool(value.value)
+    if present(value):
+        return True  # a copy's parameter the caller gave a stream (:func:`noneness`)
     member = member_of(value)
     return member_truth(member) if member is not None else None
 
@@ -124,13 +126,13 @@ class Constants:
             return self.exported_variant(info, binding.args) if info.variants else None
         node, scope, cls = where
         args = binding.args
-        # Cheap first: most calls give no flag literal (``None`` defaults do not count: a
-        # parameter that may be None is tested against None, not for truth).
+        # Cheap first: most calls give no flag literal (a ``None`` or a stream: nones.py).
         given = any(_flag(arg.value) or is_symbolic(arg.value) for arg in args.values())
         texts = any(_text(arg.value) for arg in args.values())
         objects = any(_config(arg.value) for arg in args.values())
-        if not given and not texts and not objects and not _may_hold_flags(args.get(0), cls):
-            return None  # nor an instance's own, nor an object's fields
+        known = given or texts or objects or any(noneness(a.value) for a in args.values())
+        if not known and not _may_hold_flags(args.get(0), cls):
+            return None  # nor an instance's own, nor an object's fields, nor None-ness
         tested = self._bodies.tested(node)  # one walk per function per run (bodies.py)
         passed_on = self._passed_on.get(info, ())
         passed_attrs = self._passed_attrs.get(info, ())
@@ -158,6 +160,8 @@ class Constants:
             elif name in tested or index in passed_on or named:
                 if _flag(arg.value) or (_text(arg.value) and wider):
                     fixed[index] = arg.value
+                elif (decides := none_decided(self._maybe_in, info, arg.value)) is not None:
+                    fixed[index] = decides  # ``stream is None``, ``not stream``: None-ness
                 elif self.hazard_spread and info in self.hazard_spread:  # gradmode.py
                     self.note_hazard_spread(arg.value)
                 else:
@@ -165,8 +169,12 @@ class Constants:
             elif name in decided:
                 if _flag(arg.value) or _text(arg.value):
                     fixed[index] = arg.value
+                elif nd := none_decided(self._maybe_in, info, arg.value):  # ``match p: case None``
+                    fixed[index] = nd
                 else:
                     self._note_passed_on(arg.value)
+            elif f"?{name}" in tested and (nd := none_decided(self._maybe_in, info, arg.value)):
+                fixed[index] = nd  # ``stream or ...``, ``match stream:``: None-ness only
         flags = _attribute_flags(args.get(0), info, tested, cls)
         held = self._held_flags(info, args, tested, passed_attrs, cls)
         if not fixed and not flags and not held and not pinned:
@@ -190,6 +198,9 @@ class Constants:
         special, new = made
         if not new:
             return special
+        for index, value in fixed.items():  # the caller's stream: the copy's, not None
+            if value is PRESENT:
+                fixed[index] = replace(sm.symbolic(ParamRef(special, index)), how=PRESENT_HOW)
         if (flags or pinned) and cls is not None:  # self.external: the literal; self.s: its own
             ref = ParamRef(special, 0)
             receiver = args[0].value if 0 in args else None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..abstract.atoms import Const, ExtStream, Ref
+from ..abstract.atoms import Const, ExtStream, Ref, present
 from ..abstract.members import UNDECIDED, Member, compare_members
 from ..abstract.state import State
 from ..abstract.values import (
@@ -490,6 +490,10 @@ def compare(left: Value, operator: str, right: Value) -> Value:
             same = is_none(other)
             return Const(same if operator == "is" else not same)
         return None
+    if operator in ("==", "!=") and (is_none(left) or is_none(right)):
+        other = right if is_none(left) else left  # ``stream == None``: a stream never is
+        if present(other):
+            return Const(operator == "!=")
     if not (_known(left) and _known(right)):
         return None
     a, b = left.value, right.value  # type: ignore[union-attr]
@@ -517,8 +521,8 @@ def _maybe_none(value: Value) -> bool:
     """Whether a tracked value may still be ``None`` on some path: only an external stream
     made on every path says it is not (an object joined with ``None`` is kept as the
     object, :func:`..values.join`)."""
-    if isinstance(value, ExtStream):
-        return value.nullable or value.param is not None or not value.must
+    if isinstance(value, ExtStream):  # a copy's parameter the caller gave a stream: not
+        return value.nullable or (value.param is not None and not present(value)) or not value.must
     return True
 
 

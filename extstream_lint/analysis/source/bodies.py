@@ -169,12 +169,15 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
     ``getattr(self.cfg, "non_blocking")``), also through the locals they were read into
     (``nb = self.non_blocking``, tuple unpacking, a walrus, a nested helper's default), a
     conditional expression's branches, ``not`` and ``bool()`` (issue 38: :func:`_sources`);
+    as ``"?p"``, the parameters (and paths) an ``or`` / ``and`` tests for truth (``stream or
+    current_stream()``: only a caller's ``None`` or stream decides it, :mod:`.interp.nones`);
     and as ``"@p"``, the parameters it uses as an attribute's name (:func:`_named`:
     ``getattr(obj, p)``, ``operator.methodcaller(p)``, ``vars(obj)[p]``)."""
     params = node.params
     names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     found: set[str] = set()
     uses: list[cst.BaseExpression] = []  # tested or passed as ``non_blocking=``
+    either: list[cst.BaseExpression] = []  # an ``or`` / ``and`` operand: None-ness only
     aliases: dict[str, list[cst.BaseExpression]] = {}
     stack: list[cst.CSTNode] = [node.body]
     tests = _TESTS
@@ -188,8 +191,14 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
             test = test.expression
         if type(test) is cst.Comparison:  # ``kind is Kind.X``, ``kind.value == "x"``
             found.update(_compared(test, names))  # type: ignore[arg-type]
+        elif (tested := _none_type_test(test)) is not None:  # isinstance(p, type(None))
+            either.append(tested)
         elif test is not None:
             uses.append(test)
+        elif kind is cst.BooleanOperation:  # ``stream or current_stream()``: "?stream"
+            either.append(item.left)  # type: ignore[attr-defined]
+        elif kind is cst.Match:  # ``match stream: case None:``
+            either.append(item.subject)  # type: ignore[attr-defined]
         elif kind in _NAMING and (named := _named(item, names)):  # type: ignore[arg-type]
             found.add(f"@{named}")
         elif kind is cst.Arg and _flag_keyword(item):  # type: ignore[arg-type]
@@ -201,7 +210,25 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
         push_children(item, stack)
     for use in uses:
         found.update(_sources(use, names, aliases, frozenset()))
+    for use in either:
+        found.update(f"?{name}" for name in _sources(use, names, aliases, frozenset()))
     return frozenset(found)
+
+
+def _none_type_test(test: cst.CSTNode | None) -> cst.BaseExpression | None:
+    """``x`` of ``isinstance(x, type(None))`` (or ``types.NoneType``): a test of None-ness."""
+    if type(test) is not cst.Call or type(test.func) is not cst.Name:  # type: ignore[union-attr]
+        return None
+    args = test.args  # type: ignore[union-attr]
+    if test.func.value != "isinstance" or len(args) != 2:  # type: ignore[union-attr]
+        return None
+    kind = args[1].value
+    if type(kind) is cst.Attribute and kind.attr.value == "NoneType":
+        return args[0].value
+    of = kind.args[0].value if type(kind) is cst.Call and len(kind.args) == 1 else None
+    func = kind.func if of is not None else None  # type: ignore[union-attr]
+    named = type(func) is cst.Name and func.value == "type"  # type: ignore[union-attr]
+    return args[0].value if named and type(of) is cst.Name and of.value == "None" else None
 
 
 #: The nodes that bind a local the flag may be read into (:func:`_note_aliases`).
