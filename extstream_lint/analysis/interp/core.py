@@ -133,6 +133,7 @@ class Core:
         self._own_classes: set[int] = set()
         self._class_nodes: dict[int, cst.ClassDef] = {}
         self._attr_passes: dict[tuple[int, str], int] = {}
+        self._fed_attrs: set[tuple[int, str]] = set()  # objects.note_fed_attr
         self._set_attr_passes: dict[tuple[int, tuple[int, tuple[str, ...]]], int] = {}
         self._views: dict[tuple[cst.FunctionDef, int], FunctionInfo] = {}
         self._class_views: dict[int, list[tuple[cst.FunctionDef, Scope]]] = {}
@@ -529,6 +530,8 @@ class Core:
                     )
                 if sm.kept_call(value):  # the class's own method's value: none known
                     value = None
+                if is_symbolic(value) and ref is not None and ref.index == 0 and not ref.path:
+                    self.note_fed_attr(owner.cls, name)  # type: ignore[attr-defined]
                 if not is_symbolic(value):  # a parameter is per call, not per class
                     owner.cls.note_attr(name, self._in_own_init(owner))
                     self.learn_attr(owner.cls, name, value)

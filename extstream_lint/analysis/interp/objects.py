@@ -63,11 +63,26 @@ class Objects:
             return
         attrs = cls.attrs
         key = (id(cls), name)
+        if key in self._fed_attrs and type(value) is ExtStream and value.must:
+            value = value.weakened()  # a caller's argument is stored there too: "may be"
         if self._attr_passes.get(key) != self._passes and id(cls) in self._own_classes:
             self._attr_passes[key] = self._passes
             attrs[name] = self.effect_on(cls, name, value)  # registries.py
             return
         attrs[name] = join(attrs[name], value) if name in attrs else value
+
+    def note_fed_attr(self, cls: ClassInfo, name: str) -> None:
+        """``self.name = param`` in a method of ``cls``: a caller's argument is stored under
+        ``name``, so what the class's own code stores there is no guarantee for every
+        instance (a classmethod making ``cls(ext)`` beside ``Cls(managed)``): the class-level
+        value is a "may be" from now on, and findings on it are placed at the callers."""
+        key = (id(cls), name)
+        if key in self._fed_attrs:
+            return
+        self._fed_attrs.add(key)
+        held = cls.attrs.get(name)
+        if type(held) is ExtStream and held.must:
+            cls.attrs[name] = held.weakened()
 
     def learn_set_attr(
         self, summary: Summary, key: tuple[int, tuple[str, ...]], value: Value
