@@ -537,8 +537,22 @@ def backward_wrapper(
     devices = npu_devices
     operation = point.operation
 
-    def wrapper(t_outputs: Any, *args: Any, **kwargs: Any) -> Any:
+    # ``*args`` whole: handed on as they came (no tuple rebuilt around ``t_outputs``)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         if session.live:
+            t_outputs = args[0] if args else kwargs.get("t_outputs")
+            if type(t_outputs) is tuple and len(t_outputs) == 1:  # backward() of one tensor
+                root = t_outputs[0]
+                try:
+                    index = devices.get(root.device)  # a GradientEdge has no device
+                except AttributeError:
+                    index = None
+                if index is not None:
+                    crossing = _judge(root, index, None)
+                    if crossing is not None:
+                        __tracebackhide__ = True
+                        _report(session, operation, *crossing)
+                return orig(*args, **kwargs)
             # ``seen`` is shared by the roots of one call: a node is walked once.
             seen: dict[int, set[Any]] | None
             if type(t_outputs) is tuple:  # what backward() and grad() pass
@@ -559,7 +573,7 @@ def backward_wrapper(
                     __tracebackhide__ = True
                     _report(session, operation, *crossing)
                     break
-        return orig(t_outputs, *args, **kwargs)
+        return orig(*args, **kwargs)
 
     return wrapper
 

@@ -52,6 +52,10 @@ Session = _state.Session
 _TRANSFER = "torch_npu.contrib.transfer_to_npu"
 
 
+#: A wrapper's first positional parameter when the call passed none (positional-only: a
+#: keyword of that name stays in ``kwargs``, for torch to refuse).
+_NO: Any = object()
+
 #: ``torch.device("cpu")``, filled when the first wrapper is made: a dict lookup tells it apart
 #: in C, where ``device.type`` builds the backend's name.
 _host: set[Any] = set()
@@ -288,13 +292,15 @@ def _public(owner: Any, name: str) -> Callable[[], Any]:
 def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     """``Tensor.to`` (``.npu()`` / a remapped ``.cuda()`` end here too).
 
-    Cheapest first: without a truthy ``non_blocking`` a copy from a host tensor can be
-    neither hazard (``is_cpu``, one C getter), so nothing is parsed or read; an NPU tensor's
-    ``to(dtype)`` and its blocking ``to(<device or str>)`` into host memory or onto its own
-    device end in the wrapper too (the spelling parsed once), before any other frame. The
-    tensor's facts are read with ``__torch_function__`` off whenever a subclass or a mode would
-    see the read (``_has_torch_function_unary``): the guard adds no call to what they see
-    (issue 40)."""
+    Cheapest first. The usual spellings, ``to(dtype)`` and ``to(<device or str>)`` with at most
+    ``non_blocking=<bool>``, are decided in the wrapper (the spelling parsed once): a dtype or
+    a blocking copy into host memory reads nothing, the others read the tensor's device, a
+    ``non_blocking`` copy from an NPU into host memory the current stream too; ``orig`` gets
+    the arguments as they came, not rebuilt from ``*args`` / ``**kwargs`` (issue 40: those
+    cost more than the checks). Any other call reads ``is_cpu`` first: without a truthy
+    ``non_blocking`` a copy from a host tensor can be neither hazard. The tensor's facts are
+    read with ``__torch_function__`` off whenever a subclass or a mode would see the read
+    (``_has_torch_function_unary``): the guard adds no call to what they see (issue 40)."""
     torch = _state.torch
     unary = torch._C._has_torch_function_unary  # type: ignore[union-attr]
     handle = torch.overrides.handle_torch_function  # type: ignore[union-attr]
@@ -310,8 +316,88 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
     plain = frozenset({torch.dtype, torch.device, str, int, type(None)})  # type: ignore[union-attr]
     _kinds.update({torch.dtype: 0, torch.device: 1, str: 1})  # type: ignore[union-attr]
     kinds, parsed, devices, host_devices = _kinds, _parsed_devices, npu_devices, _host
+    C = _state.torch_npu._C  # type: ignore[union-attr]
+    mark = EXTERNAL_MARK
 
-    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(
+        self: Any, first: Any = _NO, /, *rest: Any, non_blocking: Any = _NO, **kwargs: Any
+    ) -> Any:
+        # The usual spellings first (issue 40: what an NPU tensor's copy pays once armed):
+        # ``to(dtype)`` and ``to(<device or str>)``, with at most ``non_blocking=<bool>``,
+        # ``orig`` called with the arguments as they came (no ``*args`` / ``**kwargs``
+        # rebuilt), the tensor's device read only where a check needs it, and only when no
+        # subclass or mode sees the read; the rest below, as every call.
+        if not rest and not kwargs and (kind := kinds.get(type(first))) is not None:
+            if non_blocking is _NO:
+                blocking = True
+            elif type(non_blocking) is bool:
+                blocking = not non_blocking
+            else:
+                kind = None
+            if kind == 0:  # a dtype: no copy between devices, nothing to read
+                if not dispatch or not unary(self):
+                    if non_blocking is _NO:
+                        return orig(self, first)
+                    return orig(self, first, non_blocking=non_blocking)
+            elif kind is not None:
+                device = parsed.get(first)
+                if device is not None and device in host_devices:  # into host memory
+                    if blocking:  # neither hazard, nothing to read
+                        if not dispatch or not unary(self):
+                            if non_blocking is _NO:
+                                return orig(self, first)
+                            return orig(self, first, non_blocking=non_blocking)
+                    elif not unary(self):
+                        try:
+                            src = self.device
+                        except AttributeError:  # not a tensor: torch raises its TypeError
+                            return orig(self, first, non_blocking=non_blocking)
+                        index = devices.get(src)
+                        if index is not None:
+                            if session.live:
+                                # non_blocking, device to host: torch_npu allocates the result
+                                # pinned, so the copy is a hazard exactly when the source
+                                # device's current stream is external (torch_npu's raw query)
+                                if index < 0:
+                                    index = C._npu_getDevice()
+                                stream_id = C._npu_getCurrentStream(index)[0]
+                                if stream_id & mark and reentry.tensor is not self:
+                                    __tracebackhide__ = True
+                                    _refuse_pinned(session, operation, f"from npu:{index} to "
+                                                   "host memory, whose result torch_npu "
+                                                   "allocates pinned", index,
+                                                   int(stream_id))  # fmt: skip
+                        elif (
+                            src not in host_devices and session.live and reentry.tensor is not self
+                        ):
+                            __tracebackhide__ = True
+                            _check_to(session, operation, self, (first,),
+                                      {"non_blocking": non_blocking})  # fmt: skip
+                        return orig(self, first, non_blocking=non_blocking)
+                elif not unary(self):
+                    try:
+                        src = self.device
+                    except AttributeError:  # not a tensor: torch raises its own TypeError
+                        if non_blocking is _NO:
+                            return orig(self, first)
+                        return orig(self, first, non_blocking=non_blocking)
+                    # to its own device: no copy; from host memory, blocking: neither hazard
+                    if (
+                        src != device
+                        and not (blocking and src in host_devices)
+                        and session.live
+                        and reentry.tensor is not self
+                    ):
+                        __tracebackhide__ = True
+                        given = {} if non_blocking is _NO else {"non_blocking": non_blocking}
+                        _check_to(session, operation, self, (first,), given)
+                    if non_blocking is _NO:
+                        return orig(self, first)
+                    return orig(self, first, non_blocking=non_blocking)
+        if non_blocking is not _NO:
+            kwargs["non_blocking"] = non_blocking
+        args = rest if first is _NO else (first, *rest)
+        # Every other call: the facts read out of the sight of subclasses and modes.
         maybe = kwargs.get("non_blocking") if kwargs else False
         if not maybe and len(args) > 1:
             for arg in args:
@@ -383,7 +469,34 @@ def copy_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Ca
     cpu = torch.device("cpu")  # type: ignore[union-attr]
     host_devices = _host
 
-    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: Any, first: Any = _NO, /, *rest: Any, **kwargs: Any) -> Any:
+        # ``copy_(src)``, blocking, neither side seen by a subclass or mode: only a copy from
+        # another NPU can be a hazard; from host memory or the same device, decided here
+        # (issue 40), and ``orig`` called with the argument as it came
+        if (
+            tensor
+            and not rest
+            and not kwargs
+            and first is not _NO
+            and not unary(self)
+            and not unary(first)
+        ):
+            try:
+                host = self.is_cpu
+            except AttributeError:  # not a tensor: torch raises its own TypeError
+                return orig(self, first)
+            if not host and session.live:
+                src_device = getattr(first, "device", None)
+                if (
+                    src_device is not None
+                    and src_device not in host_devices
+                    and src_device != self.device
+                    and reentry.tensor is not self
+                ):
+                    __tracebackhide__ = True
+                    _check_copy_(session, operation, self, first, False)
+            return orig(self, first)
+        args = rest if first is _NO else (first, *rest)
         src = args[0] if args else kwargs.get("other", kwargs.get("src")) if kwargs else None
         if len(args) > 1:
             non_blocking = args[1] is True
