@@ -257,9 +257,8 @@ def _judge(root: Any, index: int, seen: dict[int, set[Any]] | None) -> tuple[Any
     view = record.views.get(index)
     if view is None or view[0] != now:
         view = _view(record, index, now, now_id)
-    _, low, seqs, states, last_seq = view
-    ext_seen = record.ext_seen
-    if ext_seen and (len(ext_seen) > 1 or index not in ext_seen):
+    _, low, seqs, states, last_seq, elsewhere = view
+    if elsewhere:
         # an external stream was current on another device than the root's in this thread:
         # each node is judged against its own device's points (issue 40)
         return _judge_devices(node, index, now, now_id, seen, record)
