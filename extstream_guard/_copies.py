@@ -72,6 +72,9 @@ def _is_npu(device: Any) -> bool:
 #: ``to(<str or device>)`` parsed once per spelling (issue 40: an NPU tensor's ``.to()`` parsed
 #: its arguments on every call): what torch's parser made of it. Bounded: cleared when full.
 _parsed_devices: dict[Any, Any] = {}
+#: The spellings of :data:`_parsed_devices` whose device is the host: a blocking copy into host
+#: memory is neither hazard, decided by one lookup (cleared with it).
+_host_spellings: set[Any] = set()
 _MAX_PARSED = 256
 #: The types of ``to``'s usual first argument, filled when the first wrapper is made: 0 for
 #: ``torch.dtype`` (no device: no copy between devices), 1 for a ``str`` or ``torch.device``
@@ -209,7 +212,10 @@ def _check_to(session: Session, operation: str, self: Any, args: tuple[Any, ...]
         if kind and parsed[0] is not None:
             if len(_parsed_devices) >= _MAX_PARSED:
                 _parsed_devices.clear()
+                _host_spellings.clear()
             _parsed_devices[args[0]] = parsed[0]
+            if parsed[0] in _host:
+                _host_spellings.add(args[0])
         device = parsed[0]
         if not kind:
             non_blocking = parsed[1]
@@ -316,6 +322,8 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
     plain = frozenset({torch.dtype, torch.device, str, int, type(None)})  # type: ignore[union-attr]
     _kinds.update({torch.dtype: 0, torch.device: 1, str: 1})  # type: ignore[union-attr]
     kinds, parsed, devices, host_devices = _kinds, _parsed_devices, npu_devices, _host
+    host_spellings = _host_spellings
+    device_type, dtype_type = torch.device, torch.dtype  # type: ignore[union-attr]
     C = _state.torch_npu._C  # type: ignore[union-attr]
     mark = EXTERNAL_MARK
 
@@ -327,21 +335,18 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
         # ``orig`` called with the arguments as they came (no ``*args`` / ``**kwargs``
         # rebuilt), the tensor's device read only where a check needs it, and only when no
         # subclass or mode sees the read; the rest below, as every call.
-        if not rest and not kwargs and (kind := kinds.get(type(first))) is not None:
+        if not rest and not kwargs:
             if non_blocking is _NO:
                 blocking = True
             elif type(non_blocking) is bool:
                 blocking = not non_blocking
             else:
-                kind = None
-            if kind == 0:  # a dtype: no copy between devices, nothing to read
-                if not dispatch or not unary(self):
-                    if non_blocking is _NO:
-                        return orig(self, first)
-                    return orig(self, first, non_blocking=non_blocking)
-            elif kind is not None:
-                device = parsed.get(first)
-                if device is not None and device in host_devices:  # into host memory
+                blocking = None  # torch's own reading of it: below
+            spelled = type(first)
+            if blocking is None:
+                pass
+            elif spelled is str or spelled is device_type:
+                if first in host_spellings:  # into host memory
                     if blocking:  # neither hazard, nothing to read
                         if not dispatch or not unary(self):
                             if non_blocking is _NO:
@@ -381,7 +386,9 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
                         if non_blocking is _NO:
                             return orig(self, first)
                         return orig(self, first, non_blocking=non_blocking)
-                    # to its own device: no copy; from host memory, blocking: neither hazard
+                    # (None: a spelling not parsed yet.) To its own device: no copy; from host
+                    # memory, blocking: neither hazard
+                    device = parsed.get(first)
                     if (
                         src != device
                         and not (blocking and src in host_devices)
@@ -394,6 +401,11 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
                     if non_blocking is _NO:
                         return orig(self, first)
                     return orig(self, first, non_blocking=non_blocking)
+            elif spelled is dtype_type and (not dispatch or not unary(self)):
+                # a dtype: no copy between devices, nothing to read
+                if non_blocking is _NO:
+                    return orig(self, first)
+                return orig(self, first, non_blocking=non_blocking)
         if non_blocking is not _NO:
             kwargs["non_blocking"] = non_blocking
         args = rest if first is _NO else (first, *rest)

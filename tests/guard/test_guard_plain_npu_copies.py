@@ -180,3 +180,23 @@ def test_the_kernel_gets_the_arguments_as_they_were_given(armed: Armed, spelling
         assert armed.handed.pop() == (call_args, call_kwargs)
     assert armed.to(tensor, armed.torch.float16, non_blocking=True) is None
     assert armed.handed == [((armed.torch.float16,), {"non_blocking": True})]
+
+
+def test_the_parsed_spellings_stay_bounded_and_agree(armed: Armed, monkeypatch: Any) -> None:
+    """The spellings parsed once (and those of them that name the host) are dropped together
+    when the cache is full: a spelling parsed again is decided as the first time."""
+    from extstream_guard import _copies
+
+    monkeypatch.setattr(_copies, "_MAX_PARSED", 2)
+    _copies._parsed_devices.clear()
+    _copies._host_spellings.clear()
+    tensor = _on(armed.torch, 0)
+    armed.npu.set_stream(armed.ext)
+    for spelling in ("cpu", "npu:0", "npu", "cpu"):
+        armed.to(tensor, spelling)
+        assert _copies._host_spellings <= set(_copies._parsed_devices)
+        assert len(_copies._parsed_devices) <= 2
+        with pytest.raises(ExternalStreamError, match=r"\[XST201\]"):
+            armed.to(tensor, "cpu", non_blocking=True)
+    assert "cpu" in _copies._host_spellings
+    assert armed.calls == [4]
