@@ -546,20 +546,15 @@ def backward_wrapper(
                     index = devices.get(root.device)  # a GradientEdge has no device
                 except AttributeError:
                     index = None
-                if index is not None:
-                    crossing = _judge(root, index, None)
-                    if crossing is not None:
-                        __tracebackhide__ = True
-                        _report(session, operation, *crossing)
+                if index is not None and (crossing := _judge(root, index, None)) is not None:
+                    __tracebackhide__ = True
+                    _report(session, operation, *crossing)
                 return orig(*args, **kwargs)
             # ``seen`` is shared by the roots of one call: a node is walked once.
-            seen: dict[int, set[Any]] | None
-            if type(t_outputs) is tuple:  # what backward() and grad() pass
-                roots, seen = t_outputs, None if len(t_outputs) == 1 else {}
-            elif isinstance(t_outputs, Tensor):
+            seen: dict[int, set[Any]] | None = {}
+            roots = t_outputs
+            if type(t_outputs) is not tuple and isinstance(t_outputs, Tensor):
                 roots, seen = (t_outputs,), None
-            else:
-                roots, seen = t_outputs, {}
             for root in roots:
                 try:
                     index = devices.get(root.device)  # a GradientEdge has no device

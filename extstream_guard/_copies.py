@@ -52,8 +52,7 @@ Session = _state.Session
 _TRANSFER = "torch_npu.contrib.transfer_to_npu"
 
 
-#: A wrapper's first positional parameter when the call passed none (positional-only: a
-#: keyword of that name stays in ``kwargs``, for torch to refuse).
+#: A wrapper's first positional parameter when the call passed none (positional-only).
 _NO: Any = object()
 
 #: ``torch.device("cpu")``, filled when the first wrapper is made: a dict lookup tells it apart
@@ -72,8 +71,7 @@ def _is_npu(device: Any) -> bool:
 #: ``to(<str or device>)`` parsed once per spelling (issue 40: an NPU tensor's ``.to()`` parsed
 #: its arguments on every call): what torch's parser made of it. Bounded: cleared when full.
 _parsed_devices: dict[Any, Any] = {}
-#: The spellings of :data:`_parsed_devices` whose device is the host: a blocking copy into host
-#: memory is neither hazard, decided by one lookup (cleared with it).
+#: The spellings of :data:`_parsed_devices` naming the host (one lookup; cleared with it).
 _host_spellings: set[Any] = set()
 _MAX_PARSED = 256
 #: The types of ``to``'s usual first argument, filled when the first wrapper is made: 0 for
@@ -174,10 +172,13 @@ def check_copy(session: Session, operation: str, src_device: Any, dst_device: An
     if dst_npu:
         what = f"from pinned host memory to npu:{index}"
     elif host is None:
-        what = f"from npu:{index} to host memory, whose result torch_npu allocates pinned"
+        what = _TO_HOST.format(index)
     else:
         what = f"from npu:{index} into pinned host memory"
     _refuse_pinned(session, operation, what, index, stream_id)
+
+
+_TO_HOST = "from npu:{} to host memory, whose result torch_npu allocates pinned"
 
 
 def _refuse_pinned(session: Session, operation: str, what: str, index: int,
@@ -241,8 +242,7 @@ def _check_to(session: Session, operation: str, self: Any, args: tuple[Any, ...]
             index = C._npu_getDevice()
         stream_id = int(C._npu_getCurrentStream(index)[0])
         if stream_id & EXTERNAL_MARK:
-            _refuse_pinned(session, operation, f"from npu:{index} to host memory, whose result "
-                           "torch_npu allocates pinned", index, stream_id)  # fmt: skip
+            _refuse_pinned(session, operation, _TO_HOST.format(index), index, stream_id)
         return
     check_copy(session, operation, src, device, non_blocking, self if into_npu else None,
                src_npu, into_npu)  # fmt: skip
@@ -298,15 +298,13 @@ def _public(owner: Any, name: str) -> Callable[[], Any]:
 def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     """``Tensor.to`` (``.npu()`` / a remapped ``.cuda()`` end here too).
 
-    Cheapest first. The usual spellings, ``to(dtype)`` and ``to(<device or str>)`` with at most
-    ``non_blocking=<bool>``, are decided in the wrapper (the spelling parsed once): a dtype or
-    a blocking copy into host memory reads nothing, the others read the tensor's device, a
-    ``non_blocking`` copy from an NPU into host memory the current stream too; ``orig`` gets
-    the arguments as they came, not rebuilt from ``*args`` / ``**kwargs`` (issue 40: those
-    cost more than the checks). Any other call reads ``is_cpu`` first: without a truthy
-    ``non_blocking`` a copy from a host tensor can be neither hazard. The tensor's facts are
-    read with ``__torch_function__`` off whenever a subclass or a mode would see the read
-    (``_has_torch_function_unary``): the guard adds no call to what they see (issue 40)."""
+    Cheapest first. ``to(dtype)`` and ``to(<device or str>)`` with at most
+    ``non_blocking=<bool>`` are decided in the wrapper (the spelling parsed once; a dtype or a
+    blocking copy into host memory reads nothing, the rest the tensor's device, a
+    ``non_blocking`` NPU-to-host copy the current stream too), ``orig`` getting the arguments
+    as they came (issue 40: rebuilding ``*args`` / ``**kwargs`` cost more than the checks).
+    Other calls read ``is_cpu`` first. The tensor's facts are read with ``__torch_function__``
+    off whenever a subclass or mode would see the read: it sees no extra call (issue 40)."""
     torch = _state.torch
     unary = torch._C._has_torch_function_unary  # type: ignore[union-attr]
     handle = torch.overrides.handle_torch_function  # type: ignore[union-attr]
@@ -330,11 +328,9 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
     def wrapper(
         self: Any, first: Any = _NO, /, *rest: Any, non_blocking: Any = _NO, **kwargs: Any
     ) -> Any:
-        # The usual spellings first (issue 40: what an NPU tensor's copy pays once armed):
-        # ``to(dtype)`` and ``to(<device or str>)``, with at most ``non_blocking=<bool>``,
-        # ``orig`` called with the arguments as they came (no ``*args`` / ``**kwargs``
-        # rebuilt), the tensor's device read only where a check needs it, and only when no
-        # subclass or mode sees the read; the rest below, as every call.
+        # The usual spellings first (issue 40), ``orig`` called with the arguments as they
+        # came; the tensor's device read only where a check needs it, never in sight of a
+        # subclass or mode; the rest below, as every call.
         if not rest and not kwargs:
             if non_blocking is _NO:
                 blocking = True
@@ -360,18 +356,15 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
                         index = devices.get(src)
                         if index is not None:
                             if session.live:
-                                # non_blocking, device to host: torch_npu allocates the result
-                                # pinned, so the copy is a hazard exactly when the source
-                                # device's current stream is external (torch_npu's raw query)
+                                # into pinned memory torch_npu allocates: a hazard exactly
+                                # when the source's current stream is external (raw query)
                                 if index < 0:
                                     index = C._npu_getDevice()
                                 stream_id = C._npu_getCurrentStream(index)[0]
                                 if stream_id & mark and reentry.tensor is not self:
                                     __tracebackhide__ = True
-                                    _refuse_pinned(session, operation, f"from npu:{index} to "
-                                                   "host memory, whose result torch_npu "
-                                                   "allocates pinned", index,
-                                                   int(stream_id))  # fmt: skip
+                                    what = _TO_HOST.format(index)
+                                    _refuse_pinned(session, operation, what, index, int(stream_id))
                         elif (
                             src not in host_devices and session.live and reentry.tensor is not self
                         ):
@@ -386,8 +379,7 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
                         if non_blocking is _NO:
                             return orig(self, first)
                         return orig(self, first, non_blocking=non_blocking)
-                    # (None: a spelling not parsed yet.) To its own device: no copy; from host
-                    # memory, blocking: neither hazard
+                    # None: not parsed yet; own device: no copy; blocking from host: no hazard
                     device = parsed.get(first)
                     if (
                         src != device
