@@ -257,9 +257,8 @@ def _judge(root: Any, index: int, seen: dict[int, set[Any]] | None) -> tuple[Any
     view = record.views.get(index)
     if view is None or view[0] != now:
         view = _view(record, index, now, now_id)
-    _, low, seqs, states, last_seq = view
-    ext_seen = record.ext_seen
-    if ext_seen and (len(ext_seen) > 1 or index not in ext_seen):
+    _, low, seqs, states, last_seq, elsewhere = view
+    if elsewhere:
         # an external stream was current on another device than the root's in this thread:
         # each node is judged against its own device's points (issue 40)
         return _judge_devices(node, index, now, now_id, seen, record)
@@ -537,16 +536,25 @@ def backward_wrapper(
     devices = npu_devices
     operation = point.operation
 
-    def wrapper(t_outputs: Any, *args: Any, **kwargs: Any) -> Any:
+    # ``*args`` whole: handed on as they came (no tuple rebuilt around ``t_outputs``)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         if session.live:
+            t_outputs = args[0] if args else kwargs.get("t_outputs")
+            if type(t_outputs) is tuple and len(t_outputs) == 1:  # backward() of one tensor
+                root = t_outputs[0]
+                try:
+                    index = devices.get(root.device)  # a GradientEdge has no device
+                except AttributeError:
+                    index = None
+                if index is not None and (crossing := _judge(root, index, None)) is not None:
+                    __tracebackhide__ = True
+                    _report(session, operation, *crossing)
+                return orig(*args, **kwargs)
             # ``seen`` is shared by the roots of one call: a node is walked once.
-            seen: dict[int, set[Any]] | None
-            if type(t_outputs) is tuple:  # what backward() and grad() pass
-                roots, seen = t_outputs, None if len(t_outputs) == 1 else {}
-            elif isinstance(t_outputs, Tensor):
+            seen: dict[int, set[Any]] | None = {}
+            roots = t_outputs
+            if type(t_outputs) is not tuple and isinstance(t_outputs, Tensor):
                 roots, seen = (t_outputs,), None
-            else:
-                roots, seen = t_outputs, {}
             for root in roots:
                 try:
                     index = devices.get(root.device)  # a GradientEdge has no device
@@ -559,7 +567,7 @@ def backward_wrapper(
                     __tracebackhide__ = True
                     _report(session, operation, *crossing)
                     break
-        return orig(t_outputs, *args, **kwargs)
+        return orig(*args, **kwargs)
 
     return wrapper
 

@@ -52,6 +52,9 @@ Session = _state.Session
 _TRANSFER = "torch_npu.contrib.transfer_to_npu"
 
 
+#: A wrapper's first positional parameter when the call passed none (positional-only).
+_NO: Any = object()
+
 #: ``torch.device("cpu")``, filled when the first wrapper is made: a dict lookup tells it apart
 #: in C, where ``device.type`` builds the backend's name.
 _host: set[Any] = set()
@@ -68,6 +71,8 @@ def _is_npu(device: Any) -> bool:
 #: ``to(<str or device>)`` parsed once per spelling (issue 40: an NPU tensor's ``.to()`` parsed
 #: its arguments on every call): what torch's parser made of it. Bounded: cleared when full.
 _parsed_devices: dict[Any, Any] = {}
+#: The spellings of :data:`_parsed_devices` naming the host (one lookup; cleared with it).
+_host_spellings: set[Any] = set()
 _MAX_PARSED = 256
 #: The types of ``to``'s usual first argument, filled when the first wrapper is made: 0 for
 #: ``torch.dtype`` (no device: no copy between devices), 1 for a ``str`` or ``torch.device``
@@ -167,10 +172,13 @@ def check_copy(session: Session, operation: str, src_device: Any, dst_device: An
     if dst_npu:
         what = f"from pinned host memory to npu:{index}"
     elif host is None:
-        what = f"from npu:{index} to host memory, whose result torch_npu allocates pinned"
+        what = _TO_HOST.format(index)
     else:
         what = f"from npu:{index} into pinned host memory"
     _refuse_pinned(session, operation, what, index, stream_id)
+
+
+_TO_HOST = "from npu:{} to host memory, whose result torch_npu allocates pinned"
 
 
 def _refuse_pinned(session: Session, operation: str, what: str, index: int,
@@ -205,7 +213,10 @@ def _check_to(session: Session, operation: str, self: Any, args: tuple[Any, ...]
         if kind and parsed[0] is not None:
             if len(_parsed_devices) >= _MAX_PARSED:
                 _parsed_devices.clear()
+                _host_spellings.clear()
             _parsed_devices[args[0]] = parsed[0]
+            if parsed[0] in _host:
+                _host_spellings.add(args[0])
         device = parsed[0]
         if not kind:
             non_blocking = parsed[1]
@@ -231,8 +242,7 @@ def _check_to(session: Session, operation: str, self: Any, args: tuple[Any, ...]
             index = C._npu_getDevice()
         stream_id = int(C._npu_getCurrentStream(index)[0])
         if stream_id & EXTERNAL_MARK:
-            _refuse_pinned(session, operation, f"from npu:{index} to host memory, whose result "
-                           "torch_npu allocates pinned", index, stream_id)  # fmt: skip
+            _refuse_pinned(session, operation, _TO_HOST.format(index), index, stream_id)
         return
     check_copy(session, operation, src, device, non_blocking, self if into_npu else None,
                src_npu, into_npu)  # fmt: skip
@@ -288,13 +298,13 @@ def _public(owner: Any, name: str) -> Callable[[], Any]:
 def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Callable[..., Any]:
     """``Tensor.to`` (``.npu()`` / a remapped ``.cuda()`` end here too).
 
-    Cheapest first: without a truthy ``non_blocking`` a copy from a host tensor can be
-    neither hazard (``is_cpu``, one C getter), so nothing is parsed or read; an NPU tensor's
-    ``to(dtype)`` and its blocking ``to(<device or str>)`` into host memory or onto its own
-    device end in the wrapper too (the spelling parsed once), before any other frame. The
-    tensor's facts are read with ``__torch_function__`` off whenever a subclass or a mode would
-    see the read (``_has_torch_function_unary``): the guard adds no call to what they see
-    (issue 40)."""
+    Cheapest first. ``to(dtype)`` and ``to(<device or str>)`` with at most
+    ``non_blocking=<bool>`` are decided in the wrapper (the spelling parsed once; a dtype or a
+    blocking copy into host memory reads nothing, the rest the tensor's device, a
+    ``non_blocking`` NPU-to-host copy the current stream too), ``orig`` getting the arguments
+    as they came (issue 40: rebuilding ``*args`` / ``**kwargs`` cost more than the checks).
+    Other calls read ``is_cpu`` first. The tensor's facts are read with ``__torch_function__``
+    off whenever a subclass or mode would see the read: it sees no extra call (issue 40)."""
     torch = _state.torch
     unary = torch._C._has_torch_function_unary  # type: ignore[union-attr]
     handle = torch.overrides.handle_torch_function  # type: ignore[union-attr]
@@ -310,8 +320,88 @@ def to_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Call
     plain = frozenset({torch.dtype, torch.device, str, int, type(None)})  # type: ignore[union-attr]
     _kinds.update({torch.dtype: 0, torch.device: 1, str: 1})  # type: ignore[union-attr]
     kinds, parsed, devices, host_devices = _kinds, _parsed_devices, npu_devices, _host
+    host_spellings = _host_spellings
+    device_type, dtype_type = torch.device, torch.dtype  # type: ignore[union-attr]
+    C = _state.torch_npu._C  # type: ignore[union-attr]
+    mark = EXTERNAL_MARK
 
-    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(
+        self: Any, first: Any = _NO, /, *rest: Any, non_blocking: Any = _NO, **kwargs: Any
+    ) -> Any:
+        # The usual spellings first (issue 40), ``orig`` called with the arguments as they
+        # came; the tensor's device read only where a check needs it, never in sight of a
+        # subclass or mode; the rest below, as every call.
+        if not rest and not kwargs:
+            if non_blocking is _NO:
+                blocking = True
+            elif type(non_blocking) is bool:
+                blocking = not non_blocking
+            else:
+                blocking = None  # torch's own reading of it: below
+            spelled = type(first)
+            if blocking is None:
+                pass
+            elif spelled is str or spelled is device_type:
+                if first in host_spellings:  # into host memory
+                    if blocking:  # neither hazard, nothing to read
+                        if not dispatch or not unary(self):
+                            if non_blocking is _NO:
+                                return orig(self, first)
+                            return orig(self, first, non_blocking=non_blocking)
+                    elif not unary(self):
+                        try:
+                            src = self.device
+                        except AttributeError:  # not a tensor: torch raises its TypeError
+                            return orig(self, first, non_blocking=non_blocking)
+                        index = devices.get(src)
+                        if index is not None:
+                            if session.live:
+                                # into pinned memory torch_npu allocates: a hazard exactly
+                                # when the source's current stream is external (raw query)
+                                if index < 0:
+                                    index = C._npu_getDevice()
+                                stream_id = C._npu_getCurrentStream(index)[0]
+                                if stream_id & mark and reentry.tensor is not self:
+                                    __tracebackhide__ = True
+                                    what = _TO_HOST.format(index)
+                                    _refuse_pinned(session, operation, what, index, int(stream_id))
+                        elif (
+                            src not in host_devices and session.live and reentry.tensor is not self
+                        ):
+                            __tracebackhide__ = True
+                            _check_to(session, operation, self, (first,),
+                                      {"non_blocking": non_blocking})  # fmt: skip
+                        return orig(self, first, non_blocking=non_blocking)
+                elif not unary(self):
+                    try:
+                        src = self.device
+                    except AttributeError:  # not a tensor: torch raises its own TypeError
+                        if non_blocking is _NO:
+                            return orig(self, first)
+                        return orig(self, first, non_blocking=non_blocking)
+                    # None: not parsed yet; own device: no copy; blocking from host: no hazard
+                    device = parsed.get(first)
+                    if (
+                        src != device
+                        and not (blocking and src in host_devices)
+                        and session.live
+                        and reentry.tensor is not self
+                    ):
+                        __tracebackhide__ = True
+                        given = {} if non_blocking is _NO else {"non_blocking": non_blocking}
+                        _check_to(session, operation, self, (first,), given)
+                    if non_blocking is _NO:
+                        return orig(self, first)
+                    return orig(self, first, non_blocking=non_blocking)
+            elif spelled is dtype_type and (not dispatch or not unary(self)):
+                # a dtype: no copy between devices, nothing to read
+                if non_blocking is _NO:
+                    return orig(self, first)
+                return orig(self, first, non_blocking=non_blocking)
+        if non_blocking is not _NO:
+            kwargs["non_blocking"] = non_blocking
+        args = rest if first is _NO else (first, *rest)
+        # Every other call: the facts read out of the sight of subclasses and modes.
         maybe = kwargs.get("non_blocking") if kwargs else False
         if not maybe and len(args) > 1:
             for arg in args:
@@ -383,7 +473,34 @@ def copy_wrapper(point: Point, orig: Callable[..., Any], session: Session) -> Ca
     cpu = torch.device("cpu")  # type: ignore[union-attr]
     host_devices = _host
 
-    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: Any, first: Any = _NO, /, *rest: Any, **kwargs: Any) -> Any:
+        # ``copy_(src)``, blocking, neither side seen by a subclass or mode: only a copy from
+        # another NPU can be a hazard; from host memory or the same device, decided here
+        # (issue 40), and ``orig`` called with the argument as it came
+        if (
+            tensor
+            and not rest
+            and not kwargs
+            and first is not _NO
+            and not unary(self)
+            and not unary(first)
+        ):
+            try:
+                host = self.is_cpu
+            except AttributeError:  # not a tensor: torch raises its own TypeError
+                return orig(self, first)
+            if not host and session.live:
+                src_device = getattr(first, "device", None)
+                if (
+                    src_device is not None
+                    and src_device not in host_devices
+                    and src_device != self.device
+                    and reentry.tensor is not self
+                ):
+                    __tracebackhide__ = True
+                    _check_copy_(session, operation, self, first, False)
+            return orig(self, first)
+        args = rest if first is _NO else (first, *rest)
         src = args[0] if args else kwargs.get("other", kwargs.get("src")) if kwargs else None
         if len(args) > 1:
             non_blocking = args[1] is True

@@ -43,11 +43,12 @@ class _Record:
         self.views: dict[int, _View] = {}
 
 
-#: ``(state, low, seqs, states, last seq)`` of one device of one thread: ``state`` is the last
-#: one (``states[-1]``, the view holds while the current stream's state is that), ``low`` the
-#: first number judged (:func:`_low`, -1: nothing to judge), ``last seq`` ``seqs[-1]`` (nodes
-#: from it on were made under ``state``). ``seqs`` and ``states`` are None with ``low`` -1.
-_View = tuple[int, int, Any, Any, int]
+#: ``(state, low, seqs, states, last seq, elsewhere)`` of one device of one thread: ``state``
+#: is the last one (``states[-1]``, the view holds while the current stream's state is that),
+#: ``low`` the first number judged (:func:`_low`, -1: nothing to judge), ``last seq``
+#: ``seqs[-1]`` (nodes from it on were made under ``state``), ``elsewhere``
+#: :func:`_elsewhere`. ``seqs`` and ``states`` are None with ``low`` -1.
+_View = tuple[int, int, Any, Any, int, bool]
 
 
 class _Local(threading.local):
@@ -110,11 +111,13 @@ def _append(track: _Record, device: int, seq: int, state: int) -> None:
     else:
         seqs.append(seq)
         states.append(state)
-    if state:
-        track.ext_seen.add(device)
     if len(seqs) > _MAX_POINTS:
         del seqs[0], states[0]  # nodes below the new first point are unknown
-    track.views.pop(device, None)
+    if state and device not in track.ext_seen:
+        track.ext_seen.add(device)
+        track.views.clear()  # every device's view says whether another device is in it
+    else:
+        track.views.pop(device, None)
 
 
 def _low(track: _Record, device: int) -> int:
@@ -137,7 +140,7 @@ def _view(track: _Record, device: int, now: int, now_id: int) -> _View:
     states = track.states.get(device)
     if states is None:
         if not now:  # no external stream ever current here in this thread
-            view: _View = (now, -1, None, None, 0)
+            view: _View = (now, -1, None, None, 0, _elsewhere(track, device))
             track.views[device] = view
             return view
         _first_sight(track, device, _sequence_nr(), now_id)
@@ -147,8 +150,15 @@ def _view(track: _Record, device: int, now: int, now_id: int) -> _View:
         _append(track, device, _sequence_nr(), now)
     seqs, states = track.seqs[device], track.states[device]
     low = _low(track, device) if now or device in track.ext_seen else -1
-    view = track.views[device] = (now, low, seqs, states, seqs[-1])
+    view = track.views[device] = (now, low, seqs, states, seqs[-1], _elsewhere(track, device))
     return view
+
+
+def _elsewhere(track: _Record, device: int) -> bool:
+    """Whether an external stream was current on another device than ``device`` in this
+    thread: its nodes are then judged each against its own device's points."""
+    seen = track.ext_seen
+    return bool(seen) and (len(seen) > 1 or device not in seen)
 
 
 def _first_sight(track: _Record, device: int, seq: int, before: int | None) -> None:

@@ -42,10 +42,13 @@ class Armed:
         from extstream_guard.patches import HAZARD_POINTS
 
         self.torch, self.npu, self.calls = torch, npu, [0]
+        #: What the kernel was handed, per call: ``(args, kwargs)`` after the tensor.
+        self.handed: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
         self.ext = npu.ExternalStream(HANDLE)  # arms the checks
 
         def kernel(self_: Any, *args: Any, **kwargs: Any) -> None:
             self.calls[0] += 1
+            self.handed.append((args, kwargs))
 
         to_point, copy_point = (
             next(p for p in HAZARD_POINTS if p.kind == kind) for kind in ("copy_to", "copy_")
@@ -135,3 +138,65 @@ def test_each_hazard_is_refused_in_the_region_and_passes_outside(armed: Armed, c
         with pytest.raises(ExternalStreamError, match=rf"\[{code}\]"):
             call(armed, tensor)
     assert armed.calls == [1]  # the kernel never ran
+
+
+#: Calls as spelled, ``(positional after the tensor, keywords)``: the wrappers hand the usual
+#: ones to the kernel without rebuilding ``*args`` / ``**kwargs`` (issue 40), the rest as is.
+SPELLINGS: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+    (("cpu",), {}),
+    (("cpu",), {"non_blocking": False}),
+    (("cpu",), {"non_blocking": True}),
+    (("npu:0",), {}),
+    (("npu:0",), {"non_blocking": True}),
+    (("npu:1",), {"non_blocking": False}),
+    (("cpu", None, True), {}),
+    (("cpu",), {"copy": True}),
+    (("cpu",), {"non_blocking": True, "copy": True}),
+    ((), {"device": "cpu", "non_blocking": True}),
+    ((), {"first": 1}),  # not a parameter of to(): torch's to refuse, not the wrapper's
+    ((0,), {}),
+]
+
+
+@pytest.mark.parametrize("spelling", range(len(SPELLINGS)))
+def test_the_kernel_gets_the_arguments_as_they_were_given(armed: Armed, spelling: int) -> None:
+    """Outside any region (every call passes): ``Tensor.to`` and ``copy_`` reach the wrapped
+    method with the same positional arguments and keywords, in the fast path and out of it."""
+    args, kwargs = SPELLINGS[spelling]
+    tensor = _on(armed.torch, 0)
+    for _ in range(2):  # the second finds its spelling parsed
+        armed.to(tensor, *args, **kwargs)
+    assert armed.handed == [(args, kwargs)] * 2
+    armed.handed.clear()
+    source = _on(armed.torch, None)
+    copies: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+        ((source,), {}),
+        ((source, True), {}),
+        ((source,), {"non_blocking": True}),
+        ((), {"src": source}),
+    ]
+    for call_args, call_kwargs in copies:
+        armed.copy_(tensor, *call_args, **call_kwargs)
+        assert armed.handed.pop() == (call_args, call_kwargs)
+    assert armed.to(tensor, armed.torch.float16, non_blocking=True) is None
+    assert armed.handed == [((armed.torch.float16,), {"non_blocking": True})]
+
+
+def test_the_parsed_spellings_stay_bounded_and_agree(armed: Armed, monkeypatch: Any) -> None:
+    """The spellings parsed once (and those of them that name the host) are dropped together
+    when the cache is full: a spelling parsed again is decided as the first time."""
+    from extstream_guard import _copies
+
+    monkeypatch.setattr(_copies, "_MAX_PARSED", 2)
+    _copies._parsed_devices.clear()
+    _copies._host_spellings.clear()
+    tensor = _on(armed.torch, 0)
+    armed.npu.set_stream(armed.ext)
+    for spelling in ("cpu", "npu:0", "npu", "cpu"):
+        armed.to(tensor, spelling)
+        assert _copies._host_spellings <= set(_copies._parsed_devices)
+        assert len(_copies._parsed_devices) <= 2
+        with pytest.raises(ExternalStreamError, match=r"\[XST201\]"):
+            armed.to(tensor, "cpu", non_blocking=True)
+    assert "cpu" in _copies._host_spellings
+    assert armed.calls == [4]

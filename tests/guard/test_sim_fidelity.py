@@ -400,3 +400,59 @@ def test_an_npu_graph_runs_on_its_device_thread_under_each_node_s_stream(
     broken.register_hook(fail)
     with pytest.raises(ValueError, match="raised in a hook"):
         broken.sum().backward()  # the engine's error reaches the caller
+
+
+# --- the current-stream query answers from the thread's state, kept until it changes ------------
+
+
+def test_the_current_stream_query_follows_every_change_of_the_thread_s_state(sim: Any) -> None:
+    """``torch_npu._C._npu_getCurrentStream`` is C reading a C++ thread-local; the simulation
+    keeps each thread's answers until its device or streams change (issue 40: recomputing them
+    in Python was counted as the guard's cost). After every kind of change, in this thread,
+    another one and the engine's device thread, it answers what the state says."""
+    import threading
+
+    from tests.guard import npusim
+    from tests.guard.npusim import fake_c
+
+    npu = sim.torch_npu.npu
+    ext0, ext1 = npu.ExternalStream(0x7A00_0000), npu.ExternalStream(0x7A00_1000, device=1)
+    side = npu.Stream(device=1)
+    mismatches: list[Any] = []
+
+    def agree(where: str) -> None:
+        for index in (None, -1, 0, 1):
+            for _ in range(2):  # computed, then kept
+                got = fake_c._npu_getCurrentStream(index)
+                if got != fake_c._current_stream(index):
+                    mismatches.append((where, index, got, fake_c._current_stream(index)))
+
+    agree("start")
+    npu.set_stream(ext0)
+    agree("set_stream(ext0)")
+    npu.set_device(1)
+    agree("set_device(1)")
+    with ext1:
+        agree("with ext1")
+        with npu.stream(side):
+            agree("with stream(side)")
+        agree("left stream(side)")
+    agree("left ext1")
+    npu.set_stream(npu.default_stream(1))
+    npu.set_device(0)
+    agree("set_device(0)")
+    worker = threading.Thread(target=lambda: (agree("thread"), npu.set_stream(ext0),
+                                              agree("thread, set_stream(ext0)")))  # fmt: skip
+    worker.start()
+    worker.join()
+    agree("after the thread")
+    weight = npusim.npu_tensor(requires_grad=True, device=1)
+    with npu.stream(side):
+        hidden = weight * 2
+    hidden.register_hook(lambda grad: agree("engine thread, node made under side"))
+    (hidden * 3).sum().backward()
+    agree("after backward")
+    npu.set_stream(npu.default_stream())
+    sim.state.reset()
+    agree("after reset")
+    assert mismatches == []

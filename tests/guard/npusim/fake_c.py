@@ -78,6 +78,47 @@ class _ThreadState(threading.local):
     streams: dict[int, int] | None = None
     enter_stack: list[tuple[int, int, int]] | None = None
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        threading.local.__setattr__(self, name, value)
+        if name != "enter_stack":
+            _forget_answers()
+
+
+class _Answers(dict):  # type: ignore[type-arg]
+    """One thread's ``_npu_getCurrentStream`` answers, ``{index: (stream id, device, type)}``,
+    each computed on first read (:func:`_current_stream`) and kept until the thread's device
+    or streams change: torch_npu answers from a C++ thread-local, in C; a Python function
+    recomputing it was counted, 0.15 us a call, as the guard's cost (issue 40). Kept only
+    where the thread's state is plain: on an engine thread the running node decides it
+    (``engine.NodeStreams``), so each read recomputes there. The class default of
+    :class:`_AnswerLocal` stores nothing: a thread's own table is made on its first read."""
+
+    __slots__ = ()
+
+    def __missing__(self, index: Any) -> tuple[int, int, int]:
+        answer = _current_stream(index)
+        streams = STATE.tls.streams
+        if (streams is None or type(streams) is dict) and (index is None or type(index) is int):
+            local = _answers
+            table = vars(local).get("table")
+            if table is None:
+                table = local.table = _Answers()
+            table[index] = answer
+        return answer
+
+
+class _AnswerLocal(threading.local):
+    table: _Answers = _Answers()
+
+
+#: Each thread's answers; replaced by ``SimState.reset`` (every thread's state goes).
+_answers = _AnswerLocal()
+
+
+def _forget_answers() -> None:
+    """The calling thread's device or streams changed: its answers go."""
+    vars(_answers).pop("table", None)
+
 
 class SimState:
     """Everything the fake C layer remembers; ``reset()`` between tests."""
@@ -86,8 +127,10 @@ class SimState:
         self.reset()
 
     def reset(self) -> None:
+        global _answers
         self.registry: dict[int, list[int]] = {d: [] for d in range(DEVICE_COUNT)}
         self.tls = _ThreadState()
+        _answers = _AnswerLocal()
         self.round_robin = 0
         self.npu_stream_reads = 0
         self.report_threads = 0
@@ -118,9 +161,11 @@ class SimState:
         """One current stream per device and thread, as torch_npu keeps it
         (``current_streams[device]``): nothing of earlier switches is kept. A node's stream
         is written into it when the simulated kernel makes it (``engine.tag_nodes``)."""
-        if self.tls.streams is None:
-            self.tls.streams = {}
-        self.tls.streams[device] = stream_id
+        tls = self.tls
+        if tls.streams is None:
+            tls.streams = {}
+        tls.streams[device] = stream_id
+        _forget_answers()
 
 
 STATE = SimState()
@@ -448,8 +493,15 @@ def _resolve_device(index: int) -> int:
 
 
 def _npu_getCurrentStream(index: int) -> tuple[int, int, int]:
-    # Inlined (a C function in torch_npu, read on every guarded switch and copy check: the
-    # simulation should not make the guard look slower than it is).
+    # A C function in torch_npu, read on every guarded switch, copy check and backward: the
+    # answer is kept per thread until its state changes (``_Answers``), so the simulation
+    # does not make the guard look slower than it is.
+    return _answers.table[index]
+
+
+def _current_stream(index: Any) -> tuple[int, int, int]:
+    """``THNPModule_getCurrentStream_wrap``: the calling thread's current stream on device
+    ``index`` (None or negative: the current device), ``(stream id, device index, type)``."""
     if index is None or index < 0:
         index = STATE.device()
     streams = STATE.tls.streams
