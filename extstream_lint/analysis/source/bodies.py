@@ -191,12 +191,12 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
             test = test.expression
         if type(test) is cst.Comparison:  # ``kind is Kind.X``, ``kind.value == "x"``
             found.update(_compared(test, names))  # type: ignore[arg-type]
-        elif (tested := _none_type_test(test)) is not None:  # isinstance(p, type(None))
-            either.append(tested)
+        elif type(test) is cst.Call and (tested := _none_type_test(test)) is not None:
+            either.append(tested)  # isinstance(p, type(None))
         elif test is not None:
             uses.append(test)
-        elif kind is cst.BooleanOperation:  # ``stream or current_stream()``: "?stream"
-            either.append(item.left)  # type: ignore[attr-defined]
+        elif kind is cst.BooleanOperation and not _inert(item.right):  # type: ignore[attr-defined]
+            either.append(item.left)  # ``stream or current_stream()``: "?stream"
         elif kind is cst.Match:  # ``match stream: case None:``
             either.append(item.subject)  # type: ignore[attr-defined]
         elif kind in _NAMING and (named := _named(item, names)):  # type: ignore[arg-type]
@@ -213,6 +213,24 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
     for use in either:
         found.update(f"?{name}" for name in _sources(use, names, aliases, frozenset()))
     return frozenset(found)
+
+
+#: Operands whose value holds no stream: ``streams or []`` decides nothing a rule reads.
+_INERT = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
+_EMPTY = (cst.List, cst.Tuple, cst.Dict, cst.Set)
+
+
+def _inert(operand: cst.BaseExpression) -> bool:
+    """An ``or``/``and`` operand that is a number, a string, an empty literal container or a
+    name of a constant (``None``, ``True``, ``False``): what the left operand's None-ness
+    picks there is no stream, so a caller's ``None`` needs no copy of its own (a ``streams or
+    []`` default in every ``__init__`` would otherwise copy each one)."""
+    kind = type(operand)
+    if kind in _INERT:
+        return True
+    if kind in _EMPTY:
+        return not operand.elements  # type: ignore[attr-defined]
+    return kind is cst.Name and operand.value in ("None", "True", "False")  # type: ignore[attr-defined]
 
 
 def _none_type_test(test: cst.CSTNode | None) -> cst.BaseExpression | None:
