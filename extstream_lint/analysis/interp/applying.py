@@ -91,6 +91,8 @@ class Applying:
 
     def _returned(self, info: FunctionInfo, call: cst.CSTNode, binding: sm.Binding) -> Value:
         value = escaped(sm.substitute(by_literal(info, binding), binding))
+        if type(value) is Instance and value.param is None:  # ``return self`` after setting
+            value = _with_set_fields(info, binding, value)
         if 0 in binding.args:  # pool.next_stream() on a declared Pool (declared.py)
             value = declared_result(value, binding.args[0].value)
         if info.declared is not None and unknown(value):  # def get() -> Pool (declared.py)
@@ -102,6 +104,22 @@ class Applying:
                 value.must, f"returned by {info.name}()", call, value.noun, device=value.device
             )
         return value
+
+
+def _with_set_fields(info: FunctionInfo, binding: sm.Binding, value: Instance) -> Instance:
+    """``value``, the object a call returns, with the attributes the body set on it when it
+    is the caller's own argument returned (``def use(self, s): self._s = s; return self``):
+    ``cls().use(ext)``, ``Builder().stream(ext)`` hold ``ext`` as ``x.use(ext)`` does."""
+    returned = info.returns
+    if type(returned) is not Instance or returned.param is None:
+        return value
+    ref = returned.param
+    if ref.owner is not info or ref.path or ref.index not in binding.args:
+        return value
+    for (index, path), held in info.summary.sets_attrs.items():
+        if index == ref.index and len(path) == 1:
+            value = value.with_field(path[0], sm.substitute(held, binding))
+    return value
 
 
 def _put(instance: Instance, path: tuple[str, ...], value: Value) -> Instance | None:
