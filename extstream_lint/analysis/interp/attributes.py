@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..abstract.atoms import Ref
+from ..abstract.atoms import Const, Ref
 from ..abstract.state import State
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Module, Value
 from ..semantics.effects import DEFAULT_CAPTURE_STREAM, canonical
 from ..semantics.sites import Arg, CallSite
 from ..source.syntax import dotted_name, tail_name
 from . import summaries as sm
+from .binding import bind_arguments
+from .constants import new_copy
 from .core import Scope, is_symbolic
 
 __all__ = ["Attributes"]
@@ -102,6 +104,9 @@ class Attributes:
         if callee is None:
             return
         function, receiver, given, label = callee
+        held = receiver.value
+        if given and isinstance(held, Instance) and _named(held):  # setattr(obj, self.private, v)
+            function = self.own_copy(function, {0: held}, ("<set>", id(owner.cls), name))
         site = CallSite(anchor, label, [*given, Arg(value, None)])  # type: ignore[arg-type]
         self._call_function(function, anchor, site, receiver, state, self._current(state))
 
@@ -138,6 +143,43 @@ class Attributes:
                 for name in names:
                     scope.cls.accessors[(kind, name)] = function
 
+    def descriptors_named(self, node: cst.ClassDef, cls: ClassInfo) -> None:
+        """``type.__new__`` calls ``attr.__set_name__(cls, name)`` for each attribute of the
+        new class whose type defines it (language reference 3.3.3.6): each descriptor holds
+        what its hook set from its own name (``self.private = "_" + name``), learnt by a copy
+        of the hook with the literal name (one per class attribute and pass, bounded as
+        every copy is: :func:`.constants.new_copy`)."""
+        for name, held in list(cls.attrs.items()):
+            if not isinstance(name, str) or not isinstance(held, Instance) or held.param:
+                continue
+            hook = held.cls.method("__set_name__")
+            if hook is None or len(hook.params) != 3:
+                continue
+            special = self.own_copy(hook, {2: Const(name)}, ("<set_name>", id(cls), name))
+            site = CallSite(node, "__set_name__", [Arg(cls, None), Arg(Const(name), None)])  # type: ignore[arg-type]
+            binding = bind_arguments(special, site, Arg(held, None))
+            fields = dict(held.fields)
+            for (index, path), value in special.summary.sets_attrs.items():
+                if index == 0 and len(path) == 1:
+                    fields[path[0]] = sm.substitute(value, binding)
+            if fields:
+                cls.attrs[name] = Instance(held.cls, tuple(fields.items()))
+
+    def own_copy(
+        self, info: FunctionInfo, fixed: dict[int, Value], key: tuple[object, ...]
+    ) -> FunctionInfo:
+        """``info`` learnt with the parameters ``fixed`` (once per ``key`` and pass), or
+        ``info`` itself when it is another module's or the pass's copies are spent."""
+        where = self._definitions.get(info)
+        made = new_copy(self._specialised, (info, self._passes, key), info) if where else None
+        if made is None:
+            return info
+        special, new = made
+        if new:
+            node, scope, owner = where
+            self.learn_copy(node, scope, owner, special, fixed)
+        return special
+
     @staticmethod
     def accessor(
         owner: Value, name: str, kind: str, text: str | None
@@ -165,3 +207,8 @@ class Attributes:
             return None
         label = f"{owner.cls.name}.{name}.__{kind}__"
         return method, Arg(descriptor, None), [Arg(owner, text)], label
+
+
+def _named(descriptor: Instance) -> bool:
+    """A descriptor holding a name its ``__set_name__`` derived (a literal string)."""
+    return any(isinstance(v, Const) and isinstance(v.value, str) for _, v in descriptor.fields)
