@@ -6,6 +6,9 @@ descriptor (a property with a setter, an object whose class has ``__set__``): th
 at a call: what it stores on ``self`` lands on the caller's object (``self._lane = value``
 behind ``t.lane = ext``), its refusals are reported at the assignment line.
 
+When a class is created, each descriptor's ``__set_name__(cls, name)`` runs (3.3.3.6), so a
+descriptor storing under a name derived from its own (``"_" + name``) stores there.
+
 The instance's own attribute is still bound beside the setter's effects (a getter read
 back through the same name then answers what was assigned where the setter's store is not
 followed).
