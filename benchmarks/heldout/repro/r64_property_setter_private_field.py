@@ -1,9 +1,10 @@
-"""r64 (p16_trainkit run.py:27; flowfam3, NOT fixed): ``t.lane = ExternalStream(h)`` through
-a property setter that stores the value under ``_lane``. The assignment is kept as the
-instance's ``lane`` field (a method reading ``self.lane`` sees it, unless the getter's own
-class-level value answers first), but the setter is not run: a method reading
-``self._lane`` sees the managed stream ``__init__`` made.
-"""
+"""r64 (p16_trainkit run.py:27; flowfam3; fixed by setters): ``t.lane = ExternalStream(h)``
+through a property setter that stores the value under ``_lane``. The assignment was kept as
+the instance's ``lane`` field only, the setter not run: a method reading ``self._lane`` saw
+the managed stream ``__init__`` made. The setter now runs at the assignment
+(interp/attributes.py; conformance data_model/property_setter_private_field). p16's own trap
+at run.py:27 is an XST203 whose report is placed inside trainer.py:50 (the class-level
+"may be" of ``_lane``), a placement question, not this one."""
 
 import torch
 import torch_npu

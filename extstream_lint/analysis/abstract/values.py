@@ -244,6 +244,9 @@ class ClassInfo:
     library: tuple[str, ...] = ()  #: library classes among its bases, by qualified name
     #: ``class C(metaclass=M)`` with ``M`` a class of the project (inherited: :mod:`.datamodel`).
     meta: ClassInfo | None = None
+    #: ``@name.setter`` / ``@name.deleter`` functions of its properties, by ``("set", name)``
+    #: / ``("delete", name)`` (an assignment or ``del`` runs them, :mod:`.interp.datamodel`).
+    accessors: dict[tuple[str, str], FunctionInfo] = field(default_factory=dict)
 
     def __setattr__(self, name: str, value: object) -> None:
         if name == "bases":  # replaced, never changed in place: kept MROs may be stale

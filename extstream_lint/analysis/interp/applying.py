@@ -64,6 +64,9 @@ class Applying:
                 if self.learning and not is_symbolic(actual):  # a class decorator's cls.x = v
                     self.learn_attr(target, path[0], actual)
             elif arg.text is not None and isinstance(target, Instance):
+                now = state.env.get(arg.text)  # as the attributes set before left it
+                if isinstance(now, Instance) and now.cls is target.cls and now.param is None:
+                    target = now
                 if len(path) == 1:  # later.attach(ext): this object now holds ext
                     state.env[arg.text] = target = target.with_field(path[0], actual)
                     arg = Arg(target, arg.text)

@@ -89,7 +89,9 @@ class Calls:
             self.note_grad_decorators(node, applied)
         value = self.decorate(node, info, applied, state) if applied else info
         self.bind(node.name.value, value, state, scope)
-        if cls is not None and self.learning and not names & {"setter", "deleter"}:
+        if cls is not None and self.learning and names & {"setter", "deleter"}:
+            cls.accessors[("set" if "setter" in names else "delete", node.name.value)] = info
+        elif cls is not None and self.learning:
             cls.methods[node.name.value] = info  # ``@x.setter`` keeps the getter
             if value is not info:  # a decorated method: what the class holds is the result
                 cls.attrs[node.name.value] = value

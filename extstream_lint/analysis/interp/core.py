@@ -30,10 +30,9 @@ from ..abstract.values import (
     join,
     join_all,
 )
-from ..semantics.effects import DEFAULT_CAPTURE_STREAM, IMPLICIT_MODULES, canonical
+from ..semantics.effects import DEFAULT_CAPTURE_STREAM, IMPLICIT_MODULES
 from ..semantics.sites import Issue
 from ..source.bodies import bodies_for
-from ..source.syntax import dotted_name
 from . import summaries as sm
 from .placement import drop_stale_sinks
 
@@ -472,8 +471,16 @@ class Core:
             return Ref(name)
         return None
 
-    def bind_target(self, target: cst.CSTNode, value: Value, state: State, scope: Scope) -> None:
-        """Assign ``value`` to an assignment target (names, attributes, tuples, starred)."""
+    def bind_target(
+        self,
+        target: cst.CSTNode,
+        value: Value,
+        state: State,
+        scope: Scope,
+        anchor: cst.CSTNode | None = None,
+    ) -> None:
+        """Assign ``value`` to an assignment target (names, attributes, tuples, starred);
+        a property's setter or a descriptor's ``__set__`` runs (reported at ``anchor``)."""
         if type(target) is cst.Name:
             self.bind(target.value, value, state, scope)
         elif type(target) in (cst.Tuple, cst.List):
@@ -486,55 +493,8 @@ class Core:
             self.bind_target(target.value, value, state, scope)
         elif type(target) is cst.Attribute:
             owner = self.eval(target.value, state, scope)
-            key = dotted_name(target)
-            if isinstance(owner, Ref) and key is not None:
-                # torch.npu.graph.default_capture_stream = ext
-                qualified = canonical(f"{owner.qualname}.{target.attr.value}", self.transfer_to_npu)
-                if qualified == DEFAULT_CAPTURE_STREAM:
-                    self.set_default_capture(value, state)
-                return
-            if key is not None:
-                state.set_path(key, value)
-                if isinstance(owner, Module):  # config.CURRENT = s: an effect of the call
-                    self.note_path_effect(target, key, value, state, scope)
-            if is_symbolic(owner) and self.learning and self._function is not None:
-                ref = owner.param  # type: ignore[union-attr]
-                if ref.owner is self._function:  # def attach(obj, s): obj.s = s (or cls.s)
-                    path = (*ref.path, target.attr.value)
-                    self.learn_set_attr(self._function.summary, (ref.index, path), value)
-            if (
-                isinstance(owner, Instance)
-                and owner.param is None
-                and scope.kind == "function"
-                and isinstance(target.value, cst.Name)
-                and state.env.get(target.value.value) is owner
-            ):
-                # other = Holder(); other.stream = ext: that instance only (it travels with
-                # the value, e.g. when returned), not every Holder. ``self.x = ...`` in a
-                # method and instances held in globals still go to the class (below).
-                state.env[target.value.value] = owner.with_field(target.attr.value, value)
-                self.guarantee(owner.cls, target.attr.value, value)  # obj = cls(); obj.s = ...
-                return
-            if isinstance(owner, ClassInfo):  # cls.s = make() in a classmethod (guarantees.py)
-                self.learn_class_attr(owner, target.attr.value, value)  # Holder.current = s:
-                self.note_rebound(owner, target.attr.value, value, target.value, state)
-            if isinstance(owner, Instance) and self.learning:
-                name = target.attr.value
-                ref = owner.param
-                value = self.view_kept(value)  # type: ignore[attr-defined]
-                if ref is None:  # _local.s = s, a global's object: an effect of the call
-                    self.note_rebound(owner.cls, name, value, target.value, state)
-                if ref is not None and ref.owner is self._function:
-                    self.learn_set_attr(
-                        self._function.summary, (ref.index, (*ref.path, name)), value
-                    )
-                if sm.kept_call(value):  # the class's own method's value: none known
-                    value = None
-                if is_symbolic(value) and ref is not None and ref.index == 0 and not ref.path:
-                    self.note_fed_attr(owner.cls, name)  # type: ignore[attr-defined]
-                if not is_symbolic(value):  # a parameter is per call, not per class
-                    owner.cls.note_attr(name, self._in_own_init(owner))
-                    self.learn_attr(owner.cls, name, value)
+            self.bind_attribute(target, owner, value, state, scope)  # attributes.py
+            self.run_setter(target, owner, value, state, anchor or target)
         elif isinstance(target, cst.Subscript):  # d["s"] = v, lst[0] = v (containers.py)
             self.store_item(target, value, state, scope)
         else:  # anything else: evaluate for the calls inside

@@ -112,6 +112,7 @@ class DataModel:
     ) -> None:
         """After a ``class`` statement: the first base's ``__init_subclass__`` with the
         class and its keywords (``class P(Plugin, key="x")``), for what it sets on ``cls``."""
+        self.descriptors_named(node, cls)  # __set_name__ (attributes.py)
         if not self.learning:
             return
         meta = metaclass_of(cls)

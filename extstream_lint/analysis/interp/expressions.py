@@ -267,6 +267,9 @@ class Expressions:
             operands.append(self.eval(operand, state, scope))
         if isinstance(node, cst.BinaryOperation):  # ``a * b``: computed now (hazard rules)
             if _adds(node, len(operands)):  # ``[a] + [b]``: a list of both (containers.py)
+                if all(isinstance(v, Const) and type(v.value) is str for v in operands):
+                    whole = "".join(v.value for v in operands)  # type: ignore[union-attr]
+                    return Const(whole) if len(whole) <= _MAX_TEXT else Const("")
                 joined = concatenated(operands)
                 if joined is not None:
                     return joined

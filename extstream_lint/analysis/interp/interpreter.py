@@ -35,6 +35,7 @@ per concern, the way mypy splits its checker:
 * :mod:`.interp.constants`: literal tests decide branches; summaries copied per literal;
 * :mod:`.interp.classes`: classes, record fields and attribute reads;
 * :mod:`.interp.datamodel`: enum members, descriptors, ``__new__``, metaclasses;
+* :mod:`.interp.attributes`: attribute targets, setters and ``__set__``/``__delete__`` run;
 * :mod:`.interp.objects`: the object model (construction, copies, holders, delegation);
 * :mod:`.interp.guarantees`: what a class's own code gives every instance;
 * :mod:`.interp.declared`: values known by a declared type (the class guarantees only);
@@ -49,6 +50,7 @@ from __future__ import annotations
 from .alternatives import Alternatives
 from .applying import Applying
 from .arguments import Arguments
+from .attributes import Attributes
 from .builtins import Builtins
 from .calls import Calls
 from .classes import Classes
@@ -102,6 +104,7 @@ class Interpreter(
     Library,
     Classes,
     DataModel,
+    Attributes,
     Objects,
     Guarantees,
     Declared,

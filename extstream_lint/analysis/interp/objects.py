@@ -305,7 +305,7 @@ class Objects:
         owner = args[0].value
         if isinstance(literal, str) and literal.isidentifier() and _plain(owner):
             target = cst.Attribute(value=owner, attr=cst.Name(literal))
-            self.bind_target(target, site.positional[2].value, state, scope)
+            self.bind_target(target, site.positional[2].value, state, scope, node)
         return Const(None)
 
     @staticmethod

@@ -95,6 +95,8 @@ class Statements:
             for target in stmt.targets:
                 self.bind_target(target.target, value, state, scope)
             self.note_overridable(stmt)  # self.x = self.m(...) (receivers.py)
+            if scope.kind == "class" and type(stmt.value) is cst.Call:
+                self.property_made(stmt, state, scope)  # x = property(get, set) (attributes.py)
         elif kind is cst.AnnAssign:
             declared = self.annotation_value(stmt.annotation, stmt)
             value = self.eval(stmt.value, state, scope) if stmt.value is not None else None
@@ -143,7 +145,7 @@ class Statements:
         elif kind is cst.ImportFrom:
             self._import_from(stmt, state, scope)
         elif kind is cst.Del:
-            self._delete(stmt.target, state)
+            self._delete(stmt.target, state, scope)
         elif kind is cst.Global or kind is cst.Nonlocal:
             self._declare_outer(stmt, scope)
         else:
@@ -164,13 +166,15 @@ class Statements:
         for item in stmt.names:
             scope.outer_names[item.name.value] = target
 
-    def _delete(self, target: cst.CSTNode, state: State) -> None:
+    def _delete(self, target: cst.CSTNode, state: State, scope: Scope) -> None:
+        if type(target) is cst.Attribute:  # a deleter, ``__delete__`` (attributes.py)
+            self.delete_attribute(target, state, scope)
         key = dotted_name(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
         if key is not None:
             state.env[key] = None
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
-                self._delete(element.value, state)
+                self._delete(element.value, state, scope)
 
     def exec_If(self, node: cst.If, state: State, scope: Scope) -> State | None:
         truth = const_truth(self.eval(node.test, state, scope))
