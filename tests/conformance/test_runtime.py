@@ -61,6 +61,7 @@ NOT_RUN: dict[str, str] = {
     "devices/pinned_factory_flag": "the simulation pins only through pin_memory()",
     "devices/loader_batch_items": "the twins iterate a DataLoader over a dataset: none is given",
     "devices/pinned_to_other_tensor": "torch's argument parser sees a simulated NPU tensor on cpu",
+    "devices/device_read_by_helper": "the simulation's nn.Module.to leaves parameters on npu:0",
     "unbound_methods/torch_stream_synchronize": (
         "the simulation's streams do not reach torch.Stream's C synchronize (contract X01)"
     ),

@@ -17,6 +17,7 @@ from .choices import OneOf
 from .handles import PinnedLoader
 from .members import Member
 from .records import renewed
+from .tensors import device_of
 from .values import (
     PINNED,
     Bound,
@@ -255,6 +256,9 @@ def attribute(value: Value, name: str) -> Value:
         return cls_value
     if kind is ExtStream and value.param is not None:  # type: ignore[union-attr]
         return _step(value, name)  # type: ignore[arg-type]
+    if kind is Tensor and name == "device":  # a helper's ``t.device``: where the caller's is
+        placed = device_of(value)  # type: ignore[arg-type]
+        return None if placed is None else Const(placed)
     if kind is OneOf:  # cb.hook of ``for cb in self.callbacks``: each object's, joined
         return join_all([attribute(option, name) for option in value.options])  # type: ignore[union-attr]
     if kind is ClassInfo:  # KINDS[cls.__name__] = cls, KINDS[cls.kind] = cls

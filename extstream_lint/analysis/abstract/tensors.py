@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ... import contract as c
 from .made import Made, join_made
 
-__all__ = ["HOST", "NPU", "PINNED", "UNKNOWN", "Tensor", "join_tensors"]
+__all__ = ["HOST", "NPU", "PINNED", "UNKNOWN", "Tensor", "device_of", "join_tensors"]
 
 #: ``Tensor.place``: where a tensor's memory is, as far as the analysis can see.
 HOST = "host"  #: pageable host memory (copies with it are synchronous: safe)
@@ -45,3 +46,12 @@ def join_tensors(a: Tensor, b: Tensor) -> Tensor:
     place = a.place if a.place == b.place else UNKNOWN
     index = a.index if a.index == b.index else None
     return Tensor(place, index, join_made(a.made, b.made))
+
+
+def device_of(tensor: Tensor) -> object:
+    """``t.device`` as a device argument reads it: ``("npu", index)``, ``"cpu"``, or None."""
+    if tensor.place == NPU:
+        return (c.NPU_DEVICES[0], tensor.index)
+    if tensor.place in (HOST, PINNED):
+        return c.HOST_DEVICE
+    return None

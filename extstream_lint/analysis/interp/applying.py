@@ -13,7 +13,7 @@ import libcst as cst
 from ..abstract.atoms import ExtStream
 from ..abstract.state import State
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Value, join
-from ..semantics.devices import escaped
+from ..semantics.devices import called, escaped
 from ..semantics.effects import DEFAULT_CAPTURE_STREAM
 from ..semantics.sites import Arg
 from . import summaries as sm
@@ -93,7 +93,8 @@ class Applying:
         self.set_default_capture(value, state)
 
     def _returned(self, info: FunctionInfo, call: cst.CSTNode, binding: sm.Binding) -> Value:
-        value = escaped(sm.substitute(by_literal(info, binding), binding))
+        raw = escaped(by_literal(info, binding), info.params)  # ``link(k + 1)``: ``k + 1``
+        value = called(sm.substitute(raw, binding), binding.args)
         if type(value) is Instance and value.param is None:  # ``return self`` after setting
             value = _with_set_fields(info, binding, value)
         if 0 in binding.args:  # pool.next_stream() on a declared Pool (declared.py)

@@ -40,9 +40,9 @@ class Arguments:
                 elif not site.double_star:
                     site.double_star, site.kw_spread = True, value
             elif arg.keyword is not None:
-                site.keywords[arg.keyword.value] = Arg(value, text)
+                site.keywords[arg.keyword.value] = Arg(value, text, arg.value)
             else:
-                site.positional.append(Arg(value, text))
+                site.positional.append(Arg(value, text, arg.value))
         return site
 
 

@@ -42,7 +42,7 @@ in a module this one does not import is not seen.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Union
 
 import libcst as cst
@@ -222,6 +222,23 @@ class Declared:
         """``def get() -> Pool``: the result where what the body returns is unknown."""
         if self.learning and node.returns is not None:  # type: ignore[attr-defined]
             info.declared = self.declared_value(node.returns)
+            self.__dict__.get("_declared_devices", {}).pop(info, None)  # this pass's returns
+
+    def declared_device(self, info: FunctionInfo, value: Value) -> None:
+        """``def link(self, rank) -> ExternalStream: return self.links[rank]``: the declared
+        stream is on the device every ``return`` gives (one its parameter names stays
+        symbolic, for the caller to name: :func:`..semantics.devices.escaped`); returns on
+        different devices, or on one not visible, leave it not visible."""
+        declared = info.returns
+        if type(declared) is not ExtStream or declared.param is not None:
+            return
+        seen: dict[FunctionInfo, object] = self.__dict__.setdefault("_declared_devices", {})
+        device = value.device if type(value) is ExtStream and value.param is None else None
+        if seen.get(info, device) != device:
+            device = None
+        seen[info] = device
+        if declared.device != device:
+            info.returns = replace(declared, device=device)  # type: ignore[arg-type]
 
     def declared_cast(self, node: cst.Call, value: Value) -> Value:
         """``typing.cast(Pool, x)``: ``x`` where it is known, else the declared type."""

@@ -138,6 +138,8 @@ class Flows:
             name = ref.path[-1]
             owner = symbolic(ParamRef(ref.owner, ref.index, ref.path[:-1]))
             receiver = sm.substitute(owner, binding)
+            if isinstance(receiver, Instance) and name == "parameters":  # a helper's device_of(m)
+                return self.module_parameters(receiver)  # type: ignore[attr-defined]
             if not isinstance(receiver, Instance) or receiver.cls.name not in fm.HOLDERS:
                 return None
         else:

@@ -125,6 +125,8 @@ class Statements:
             if info is not None and self.learning and not info.returns_known:
                 self._learn_return(info, value)
                 self.note_overridable(stmt)  # return self.m(...) (receivers.py)
+            elif info is not None and self.learning:  # def link(r) -> ExternalStream
+                self.declared_device(info, value)  # declared.py
             return None
         elif kind is cst.Raise:
             exc = stmt.exc  # type: ignore[attr-defined]

@@ -28,7 +28,8 @@ import libcst as cst
 
 from ... import contract as c
 from ..abstract.atoms import Const, ExtStream
-from ..abstract.values import HOST, NPU, PINNED, Instance, Tensor, Value
+from ..abstract.tensors import device_of
+from ..abstract.values import HOST, NPU, Instance, Tensor, Value
 from .sites import Arg, CallSite
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "SAME",
     "UNSURE",
     "Sym",
+    "called",
     "compare",
     "device",
     "device_value",
@@ -272,11 +274,8 @@ def device_value(site: CallSite) -> Value:
 
 def tensor_device(tensor: Tensor) -> Value:
     """``t.device``, as :func:`device` reads it: ``("npu", index)``, ``"cpu"``, or None."""
-    if tensor.place == NPU:
-        return Const((c.NPU_DEVICES[0], tensor.index))
-    if tensor.place in (HOST, PINNED):
-        return Const(c.HOST_DEVICE)
-    return None
+    placed = device_of(tensor)
+    return None if placed is None else Const(placed)
 
 
 def stream_device(site: CallSite, position: int, cuda_is_npu: bool) -> frozenset[Index] | None:
@@ -291,19 +290,61 @@ def stream_device(site: CallSite, position: int, cuda_is_npu: bool) -> frozenset
     return None if index is None else frozenset({index})
 
 
-def escaped(value: Value) -> Value:
-    """A value returned to a caller: symbolic indices name the callee's expressions
-    (``device`` there is not ``device`` here), so they become "not visible"; :data:`ENTRY`
-    stays, for the caller to name (:func:`entered`), and so does :data:`KEYED` (an entry's
-    key, which the caller's subscript names)."""
+def escaped(value: Value, params: tuple[tuple[str, str], ...] = ()) -> Value:
+    """A value returned to a caller, before it is put in the caller's terms: a symbolic index
+    ``parameter + k`` (``links[rank]``, ``f"npu:{k + 1}"``) becomes the parameter's position
+    (:func:`called` names it by what the call passed there); any other names the callee's
+    expressions (``device`` there is not ``device`` here), so it becomes "not visible";
+    :data:`ENTRY` stays, for the caller to name (:func:`entered`), and so does :data:`KEYED`
+    (an entry's key, which the caller's subscript names). ``params``: the callee's
+    ``(name, kind)`` pairs."""
     if isinstance(value, Tensor) and isinstance(value.index, Sym) and value.index.base != KEYED:
-        return replace(value, index=None)
+        index = _positional(value.index, params) if value.index != ENTRY else None
+        return replace(value, index=index)
     if (
         isinstance(value, ExtStream)
         and value.device
         and any(_named_sym(index) for index in value.device)
     ):
-        return replace(value, device=None)
+        moved = frozenset(_positional(index, params) for index in value.device)
+        return replace(value, device=None if None in moved else moved)
+    return value
+
+
+#: The base of a symbolic index a callee's parameter names, by its position: ``<arg 1>``.
+_ARG = "<arg "
+
+
+def _positional(index: object, params: tuple[tuple[str, str], ...]) -> object:
+    if not _named_sym(index):
+        return index
+    for position, (name, _) in enumerate(params):
+        if name == index.base:  # type: ignore[attr-defined]
+            return Sym(f"{_ARG}{position}>", index.offset)  # type: ignore[attr-defined]
+    return None
+
+
+def called(value: Value, args: dict[int, Arg]) -> Value:
+    """A returned value whose index :func:`escaped` named by a parameter's position, on the
+    index the call passed there: a literal (``link(1)``: npu:1), a device, or an expression
+    of the caller's (``link(k + 1)``: ``k + 1``); anything else is not visible."""
+
+    def one(index: object) -> object:
+        if not (isinstance(index, Sym) and index.base.startswith(_ARG)):
+            return index
+        arg = args.get(int(index.base[len(_ARG) : -1]))
+        given = npu_index(arg.value, arg.node, False) if arg is not None else None
+        if isinstance(given, int) and not isinstance(given, bool):
+            return given + index.offset
+        if isinstance(given, Sym) and given != ENTRY and given.base != KEYED:
+            return Sym(given.base, given.offset + index.offset)
+        return None
+
+    if isinstance(value, Tensor) and isinstance(value.index, Sym):
+        return replace(value, index=one(value.index))
+    if isinstance(value, ExtStream) and value.device:
+        moved = frozenset(one(index) for index in value.device)
+        return replace(value, device=None if None in moved else moved)
     return value
 
 
@@ -335,6 +376,11 @@ def in_caller(stream: ExtStream, params: object, args: dict[int, Arg]) -> ExtStr
             found.add(given + index.offset)
         elif arg is not None and not isinstance(value, Const) and _NAMED.match(arg.text or ""):
             found.add(Sym(arg.text, index.offset))  # type: ignore[arg-type]
+        elif arg is not None and arg.node is not None and not isinstance(value, Const):
+            sym = npu_index(value, arg.node, False)  # Link(h, k + 1), Link(h, f"npu:{k}")
+            if not isinstance(sym, Sym) or sym == ENTRY:
+                return replace(stream, device=None)
+            found.add(Sym(sym.base, sym.offset + index.offset))
         else:
             return replace(stream, device=None)
     return replace(stream, device=frozenset(found)) if changed else stream

@@ -24,6 +24,9 @@ class Arg:
 
     value: Value
     text: str | None
+    #: The argument as written, where the call spells it: a callee's device named by its
+    #: parameter is this expression in the caller's terms (:func:`.devices.in_caller`).
+    node: cst.BaseExpression | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
