@@ -12,6 +12,7 @@ import libcst as cst
 
 from ..abstract.atoms import ExtStream
 from ..abstract.state import State
+from ..abstract.tensors import Tensor
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Value, join
 from ..semantics.devices import called, escaped
 from ..semantics.effects import DEFAULT_CAPTURE_STREAM
@@ -23,6 +24,9 @@ from .declared import declared_result, unknown
 from .flows import CONTENTS
 
 __all__ = ["Applying"]
+
+#: The values :func:`.devices.called` may move (a tensor's index, a stream's devices).
+_ON_DEVICES = (Tensor, ExtStream)
 
 
 class Applying:
@@ -94,7 +98,9 @@ class Applying:
 
     def _returned(self, info: FunctionInfo, call: cst.CSTNode, binding: sm.Binding) -> Value:
         raw = escaped(by_literal(info, binding), info.params)  # ``link(k + 1)``: ``k + 1``
-        value = called(sm.substitute(raw, binding), binding.args)
+        value = sm.substitute(raw, binding)
+        if type(value) in _ON_DEVICES:  # only these carry an index to put in the caller's terms
+            value = called(value, binding.args)
         if type(value) is Instance and value.param is None:  # ``return self`` after setting
             value = _with_set_fields(info, binding, value)
         if 0 in binding.args:  # pool.next_stream() on a declared Pool (declared.py)

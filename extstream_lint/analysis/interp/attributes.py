@@ -195,13 +195,17 @@ class Attributes:
         (``Trainer.lane.fset``, ``Runner.stream.__set__``)."""
         if not isinstance(owner, Instance):
             return None
+        anywhere = False
         for klass in owner.cls.mro():
             found = klass.accessors.get((kind, name))
             if found is not None:
                 accessor = "fset" if kind == "set" else "fdel"
                 return found, Arg(owner, text), [], f"{klass.name}.{name}.{accessor}"
             if name in klass.methods or name in klass.attrs:
+                anywhere = True
                 break  # a plain method or attribute of a subclass hides the base's property
+        if not anywhere:
+            return None  # no class of the MRO has the name: no descriptor either
         descriptor = owner.cls.attr(name)
         if not isinstance(descriptor, Instance) or descriptor.param is not None:
             return None
