@@ -78,6 +78,12 @@ _REFUSED_CALL: re.Pattern[str] | None = None
 #: of them reached from ``torch`` (a module that gets them from a project module is linked
 #: to that module, which spells them).
 _TORCH_MARKERS = ("distributed", "accelerator", "torch.Event", "torch.Stream")
+#: The module that defines ``singledispatch`` (``functools``, a project file when the
+#: standard library is linted): the flow-model table answers for the library's
+#: dispatchers by name, so spelling the name there makes no dispatcher another module may
+#: register on; following it summarised functools and its import cycle (weakref, types,
+#: copy...) for every importer, about 6% of the statements the overlay's lint executes.
+_DEFINES_SINGLEDISPATCH = re.compile(r"^def singledispatch\s*\(", re.MULTILINE)
 
 
 def may_reach_refused(text: str) -> bool:
@@ -89,8 +95,8 @@ def may_reach_refused(text: str) -> bool:
         return True
     if "torch" in text and any(marker in text for marker in _TORCH_MARKERS):
         return True
-    if "singledispatch" in text:  # another module may register what reaches one on it
-        return True
+    if "singledispatch" in text and _DEFINES_SINGLEDISPATCH.search(text) is None:
+        return True  # another module may register what reaches one on a dispatcher it makes
     if _REFUSED_CALL is None:
         _REFUSED_CALL = _refused_call()
     return _REFUSED_CALL.search(text) is not None

@@ -85,7 +85,14 @@ class ParamRef:
     path: tuple[str, ...] = ()
 
     def child(self, step: str) -> ParamRef:
+        if self.path[-1:] == _ANY_REACHED:  # any value reached from here: so is its step's
+            return self
         return ParamRef(self.owner, self.index, (*self.path, step))
+
+
+#: The last step of a widened path (:mod:`.widening`): the value there or any reached from it.
+REACHED = "<*>"
+_ANY_REACHED = (REACHED,)
 
 
 CALLER_CURRENT = -1

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from .atoms import Const, ExtStream, ParamRef
+from .atoms import REACHED, Const, ExtStream, ParamRef
 from .choices import OneOf
 from .handles import PinnedLoader
 from .members import Member
@@ -31,6 +31,7 @@ from .values import (
     join,
     join_all,
 )
+from .widening import reached
 
 __all__ = [
     "ENTERED",
@@ -116,10 +117,13 @@ def contents(value: Value) -> Value:
 #: ``self.model.model.layers`` keeps its repeat.
 MAX_PATH = 6
 MAX_REPEAT = 2
+_WIDE = (REACHED,)
 
 
 def _extends(path: tuple[str, ...], step: str) -> bool:
     """Whether ``path`` may take one more ``step`` (:data:`MAX_PATH`, :data:`MAX_REPEAT`)."""
+    if path[-1:] == _WIDE:  # widened (:mod:`.widening`): no step is followed past it
+        return step == REACHED
     return len(path) < MAX_PATH and path.count(step) < MAX_REPEAT
 
 
@@ -157,12 +161,19 @@ def along(value: ExtStream, steps: tuple[str, ...]) -> ExtStream | None:
     count = len(grown)
     for step in steps:
         first = grown[0]
-        if first[MAX_PATH - 1 :] or (step in first and first.count(step) >= MAX_REPEAT):  # type: ignore[index, operator, union-attr]
+        if first[-1:] == _WIDE:  # type: ignore[index]  # widened: no step past it
+            if step != REACHED:
+                return None
+        elif first[MAX_PATH - 1 :] or (step in first and first.count(step) >= MAX_REPEAT):  # type: ignore[index, operator, union-attr]
             return None
-        grown[0] = (*first, step)  # type: ignore[misc]
+        else:
+            grown[0] = (*first, step)  # type: ignore[misc]
         for i in range(1, count):
             path = grown[i]
             if path is None:
+                continue
+            if path[-1:] == _WIDE:
+                grown[i] = path if step == REACHED else None
                 continue
             if path[MAX_PATH - 1 :] or (step in path and path.count(step) >= MAX_REPEAT):
                 grown[i] = None
@@ -217,6 +228,8 @@ def literal_key(step: str) -> str | int:
 def attribute(value: Value, name: str) -> Value:
     """``value.name`` for instances and symbolic values (what a summary path step means)."""
     kind = type(value)  # exact kinds: no value class has a subclass
+    if name == REACHED and not (kind is ExtStream and value.param is not None):  # type: ignore[union-attr]
+        return reached(value)  # a widened path's last step (:mod:`.widening`)
     if kind is Instance:
         found, known = value.field(name)
         if found:

@@ -36,6 +36,7 @@ from ..abstract.values import (
     Tensor,
     Value,
 )
+from ..abstract.widening import widened
 from ..semantics.effects import (
     DEFAULT_CAPTURE_STREAM,
     REFUSED_METHODS,
@@ -160,6 +161,8 @@ class Calls:
             if end is not None and self.learning:
                 info.summary.note_exit(end.current, info)
                 self.note_capture_exit(info, end)
+            if self.learning and info.returns is not returned_before[0]:  # grown? widened
+                info.returns = widened(returned_before[0], info.returns, info, self.recursive)
             learnt = (info.returns, info.summary.sets_attrs)
             if self.learning and learnt != returned_before:
                 info.summary.version += 1  # callers that used it must look again

@@ -148,6 +148,8 @@ class Core:
         self._recorded_events: dict[int, cst.CSTNode] = {}
         #: Summaries applied during this learning pass, with the version they had then.
         self._applied: list[tuple[sm.Summary, int]] = []
+        #: Caller -> the summaries it applied, learnt so far (:meth:`.Applying.recursive`).
+        self._calls_between: dict[FunctionInfo, set[FunctionInfo]] = {}
         #: Inside ``if TYPE_CHECKING:`` (see :meth:`_static_only`).
         self._static = False
         #: Per ``try`` being run, innermost last: the instances its body raises (statements.py).
