@@ -155,6 +155,8 @@ class Calls:
             outer_deferred = self._deferred
             self._deferred = []
             end = self.exec_block(body, state, scope)
+            if self.reporting and special is None:
+                self.report_escaped_defaults(info)  # returned, stored (applying.py)
             if end is not None and self.learning:
                 info.summary.note_exit(end.current, info)
                 self.note_capture_exit(info, end)
@@ -200,6 +202,8 @@ class Calls:
             self._learn_return(info, value)
             if info.returns != returned_before:
                 info.summary.version += 1
+        elif self.reporting:
+            self.report_escaped_defaults(info)  # stored, never called (applying.py)
         return info
 
     def _eval_call(self, node: cst.Call, state: State, scope: Scope) -> Value:
