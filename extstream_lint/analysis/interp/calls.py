@@ -237,6 +237,8 @@ class Calls:
                 # (a list or deque another method appended a parameter to)
                 self._arguments(node, state, scope, method)
                 return sm.contents(receiver)
+            elif method == "setdefault" and is_symbolic(receiver) and len(node.args) == 2:
+                return self.callers_setdefault(receiver, node, state, scope)  # containers.py
             elif isinstance(receiver, Seq) and method in CONTAINER_METHODS:  # containers.py
                 site = self._arguments(node, state, scope, method)
                 return self.container_call(receiver, method, node, site, state, scope)
