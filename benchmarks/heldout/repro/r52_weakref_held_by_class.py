@@ -1,6 +1,8 @@
 # a weak reference (a holder object) the class's own __init__ makes to its own external
-# stream, dereferenced in a method no visible caller calls (not followed: the class-level
-# guarantee joins external streams, not holders of them; p12 lanes.py)
+# stream, dereferenced in a method no visible caller calls. FIXED (found at 6b5c80c: the
+# weakref flow-model rows apply to the class-level join; cases
+# class_guarantees/weakref_held_by_class, weakref_proxy_held_by_class,
+# weak_method_held_by_class; p12 lanes.py)
 import weakref
 
 from torch_npu.npu import ExternalStream

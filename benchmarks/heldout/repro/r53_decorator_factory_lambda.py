@@ -1,5 +1,9 @@
 # a decorator factory given a lambda that makes the stream: the wrapper calls it and
-# synchronizes what it made (not followed; p13 hooks.py)
+# synchronizes what it made. FIXED: a closure's call of a parameter of the function
+# enclosing it is that function's call too, its result's sinks that function's ("may"),
+# reported where the function is given, as the closure's other sinks are
+# (interp/higher_order.py; functions/decorator_factory_lambda,
+# closures/closure_calls_factory_argument); p13 hooks.py
 import functools
 
 import torch

@@ -1,6 +1,9 @@
 # a class-level descriptor that gives every instance an external stream, read through a
-# parameter annotated with the class (not followed: the descriptor's guarantee reaches
-# methods of the class, not a declared parameter; p14 app.py)
+# parameter annotated with the class. FIXED: a read through a declared parameter calls the
+# class's descriptor's __get__ (interp/declared.py), and `d.setdefault(k, v)` on the
+# caller's mapping (obj.__dict__ in a caching __get__) returns what it held or v
+# (declared_types/descriptor_on_declared, data_model/descriptor_caching_dict,
+# containers/setdefault_callers_mapping); p14 app.py
 import torch
 from torch_npu.npu import ExternalStream
 

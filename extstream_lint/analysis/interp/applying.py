@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..abstract.atoms import ExtStream
+from ..abstract.atoms import ExtStream, ParamRef
 from ..abstract.state import State
 from ..abstract.tensors import Tensor
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Value, join
 from ..semantics.devices import called, escaped
 from ..semantics.effects import DEFAULT_CAPTURE_STREAM
-from ..semantics.sites import Arg
+from ..semantics.sites import Arg, Issue
 from . import summaries as sm
 from .constants import by_literal
 from .core import is_symbolic
@@ -42,6 +42,7 @@ class Applying:
             self._applied.append((info.summary, info.summary.version))
             if self._function is not None:
                 self._calls_between.setdefault(self._function, set()).add(info)
+            self.__dict__.setdefault("_called", set()).add(id(info))
         if info.summary.calls:  # first: the sinks may be on what those calls return
             self.apply_param_calls(info, node, binding, state)
         resolved = self.receiver_binding(info, node, binding, state)
@@ -96,6 +97,33 @@ class Applying:
         cost 3% more calls on the stdlib overlay; a mutual recursion keeps the cap."""
         return info in self._calls_between.get(info, ())
 
+    def report_escaped_defaults(self, info: FunctionInfo) -> None:
+        """A nested function or lambda no call in the module applies (returned, stored,
+        handed to code not analysed) runs with its defaults, which Python evaluated when it
+        was defined (language reference 8.7: ``lambda s=s: s.query()`` in a loop binds each
+        iteration's stream now): a sink on a parameter whose default is an external stream
+        made here is reported at the operation, the function's own code. A call the module
+        makes reports there instead, with what it passes (one finding per defect)."""
+        if (
+            info.enclosing is None
+            or not info.defaults
+            or id(info) in self.__dict__.get("_called", ())
+        ):
+            return
+        names = info.params
+        for (index, path, code, _), sink in list(info.summary.sinks.items()):
+            default = info.defaults.get(index)
+            if not _made_here(default) or sink.guard is not None or sink.unless is not None:
+                continue
+            if not sink.must or not isinstance(sink.anchor, cst.CSTNode):
+                continue
+            text = names[index][0] if index < len(names) else None
+            binding = sm.Binding(info, {index: Arg(default, text)}, None)
+            actual, _ = sm.resolve(ParamRef(info, index, path), binding)
+            if isinstance(actual, ExtStream) and actual.must and actual.param is None:
+                issue = Issue(code, sink.operation, actual, text, sink.implicit)
+                self._report(sink.anchor, issue)  # type: ignore[attr-defined]
+
     def _apply_capture(self, summary: sm.Summary, binding: sm.Binding, state: State) -> None:
         value = sm.substitute(summary.capture_set, binding)
         if summary.capture_kept:  # some paths leave the value the caller had
@@ -140,6 +168,15 @@ def _with_set_fields(info: FunctionInfo, binding: sm.Binding, value: Instance) -
         if index == ref.index and len(path) == 1:
             value = value.with_field(path[0], sm.substitute(held, binding))
     return value
+
+
+def _made_here(value: object) -> bool:
+    return (
+        isinstance(value, ExtStream)
+        and value.must
+        and value.param is None
+        and value.current_of is None
+    )
 
 
 def _put(instance: Instance, path: tuple[str, ...], value: Value) -> Instance | None:

@@ -158,6 +158,8 @@ class Calls:
             outer_deferred = self._deferred
             self._deferred = []
             end = self.exec_block(body, state, scope)
+            if self.reporting and special is None:
+                self.report_escaped_defaults(info)  # returned, stored (applying.py)
             if end is not None and self.learning:
                 info.summary.note_exit(end.current, info)
                 self.note_capture_exit(info, end)
@@ -205,6 +207,8 @@ class Calls:
             self._learn_return(info, value)
             if info.returns != returned_before:
                 info.summary.version += 1
+        elif self.reporting:
+            self.report_escaped_defaults(info)  # stored, never called (applying.py)
         return info
 
     def _eval_call(self, node: cst.Call, state: State, scope: Scope) -> Value:
@@ -238,6 +242,8 @@ class Calls:
                 # (a list or deque another method appended a parameter to)
                 self._arguments(node, state, scope, method)
                 return sm.contents(receiver)
+            elif method == "setdefault" and is_symbolic(receiver) and len(node.args) == 2:
+                return self.callers_setdefault(receiver, node, state, scope)  # containers.py
             elif isinstance(receiver, Seq) and method in CONTAINER_METHODS:  # containers.py
                 site = self._arguments(node, state, scope, method)
                 return self.container_call(receiver, method, node, site, state, scope)

@@ -33,6 +33,7 @@ from ..source.syntax import dotted_name, tail_name
 from . import summaries as sm
 from .binding import bind_arguments
 from .core import Scope
+from .datamodel import TypeSuper, is_metaclass_of
 from .objects import RECORD_INIT
 
 
@@ -232,6 +233,8 @@ class Classes:
         if info is None or not info.params:
             return None
         this = self.lookup(info.params[0][0], state, scope)
+        if isinstance(this, ClassInfo) and is_metaclass_of(cls, this):
+            return TypeSuper(this)  # a metaclass's method given the class (datamodel.py)
         if not isinstance(this, Instance):
             return None
         return Super(cls, this)

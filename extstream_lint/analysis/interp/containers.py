@@ -106,6 +106,16 @@ class Containers:
             self.rebind_container(node.func.value, grown, state, scope)  # type: ignore[attr-defined]
         return None
 
+    def callers_setdefault(
+        self, receiver: Value, node: cst.Call, state: State, scope: Scope
+    ) -> Value:
+        """``d.setdefault(k, default)`` on the caller's mapping (``obj.__dict__`` in a
+        caching ``__get__``): what it held under the key, or the default it stores there."""
+        site = self._arguments(node, state, scope, "setdefault")  # type: ignore[attr-defined]
+        if len(site.positional) != 2:
+            return None
+        return join(sm.contents(receiver), site.positional[1].value)
+
     def _by_key(
         self, receiver: Seq, method: str, node: cst.Call, site: CallSite, state: State, scope: Scope
     ) -> Value:

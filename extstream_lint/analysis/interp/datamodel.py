@@ -13,6 +13,8 @@ name; a method called on a member is bound to it, and what an enum's ``__init__`
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream, Ref
@@ -57,6 +59,21 @@ def metaclass_of(cls: ClassInfo) -> ClassInfo | None:
     return None
 
 
+def is_metaclass_of(meta: ClassInfo, cls: ClassInfo) -> bool:
+    """Whether ``meta`` is ``cls``'s metaclass or a base of it."""
+    found = metaclass_of(cls)
+    return found is not None and meta in found.mro()
+
+
+@dataclass(frozen=True)
+class TypeSuper:
+    """``super()`` in a method of a metaclass, given the class ``cls``: ``type``'s methods
+    (``super().__call__(*args)`` makes an instance of ``cls`` as a plain class call does:
+    ``__new__``, then ``__init__``, language reference 3.3.1)."""
+
+    cls: ClassInfo
+
+
 class DataModel:
     """Enum members, descriptors, ``__new__``, metaclasses and ``__init_subclass__``."""
 
@@ -93,11 +110,13 @@ class DataModel:
         the instance ``__new__`` made (``None``: a plain one)."""
         meta = metaclass_of(cls)
         call = meta.method("__call__") if meta is not None else None
-        if call is not None:
+        if call is not None and id(cls) not in self.__dict__.get("_type_calls", ()):
             special = self.for_class(call, cls)
             made = self._call_function(special, node, site, Arg(cls, None), state, current)
             if made is not None and not (isinstance(made, Instance) and made.cls is cls):
                 return True, made
+            if isinstance(made, Instance) and made.param is None and made.fields:
+                return True, made  # super().__call__ ran __init__; the metaclass set more
         new = cls.method("__new__")
         if new is None:
             return False, None
@@ -121,6 +140,9 @@ class DataModel:
             namespace = Seq((), keys, is_dict=not keys)
             self.run_metaclass_new(cls, meta, namespace, state)
             self.run_metaclass_init(node, cls, meta, namespace, state)
+            call = meta.method("__call__")
+            if call is not None:  # runs at every Cls(...): what it sets is the class's
+                self.for_class(call, cls)
         if not cls.bases:
             return
         hook = next(
@@ -357,6 +379,15 @@ class DataModel:
             if created is not None:
                 return created
             return Instance(first) if isinstance(first, ClassInfo) else None
+        if method == "__call__" and isinstance(receiver, TypeSuper):  # type.__call__(cls)
+            making: set[int] = self.__dict__.setdefault("_type_calls", set())
+            if id(receiver.cls) in making:
+                return None
+            making.add(id(receiver.cls))
+            try:
+                return self.construct(receiver.cls, node, site, state, self._current(state))
+            finally:
+                making.discard(id(receiver.cls))
         if method == "_make" and isinstance(receiver, ClassInfo) and receiver.fields:
             made = self.record_made(receiver, site)
             return self.construct(receiver, node, made, state, self._current(state))

@@ -279,6 +279,23 @@ class Declared:
                 return None
         return Instance(cls, (), base.param, declared=True)  # type: ignore[arg-type]
 
+    def declared_descriptor(self, base: Value, name: str) -> Instance | None:
+        """``dec.lane`` on a parameter declared as ``Decoder`` whose class attribute
+        ``lane`` is a descriptor (a class ``__get__``): the receiver as an instance of the
+        class (symbolic still), so that the read calls ``__get__`` as Python does
+        (data model 3.3.2.2), unless a subclass seen defines ``lane`` otherwise."""
+        cls = self._class_declared_for(base)
+        if cls is None or _abstract(cls):
+            return None
+        descriptor = cls.attr(name)
+        if not isinstance(descriptor, Instance) or descriptor.cls.method("__get__") is None:
+            return None
+        for sub in self._subclasses(cls):
+            order = sub.mro()
+            if any(name in k.attrs or name in k.methods for k in order[: order.index(cls)]):
+                return None
+        return Instance(cls, (), base.param, declared=True)  # type: ignore[union-attr]
+
     def guaranteed_attr(self, cls: ClassInfo, name: str) -> Value:
         """``cls``'s attribute ``name`` if every instance, of it and of each subclass seen,
         holds an external stream the class's own code made (or a ``c_void_p`` object), or

@@ -394,6 +394,8 @@ class Expressions:
         if name == "device" and isinstance(base, Tensor):  # ``t.device``: where it lives
             return tensor_device(base)
         text = dotted_name(node.value)
+        if not isinstance(base, Instance) and is_symbolic(base):  # dec: Decoder (declared.py)
+            base = self.declared_descriptor(base, name) or base
         if isinstance(base, Instance):  # a descriptor's __get__, called here (datamodel.py)
             found, got = self.descriptor_get(base, name, node, state)
             if found:

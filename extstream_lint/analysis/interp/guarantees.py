@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from ..abstract.atoms import ExtStream
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Value
+from .datamodel import is_metaclass_of
 
 
 class Guarantees:
@@ -49,7 +50,8 @@ class Guarantees:
         own = self.own_class()
         if own is None:
             return False
-        return own is cls or own in cls.mro() or cls in own.mro()
+        # a metaclass's ``__call__`` runs at every ``Cls(...)``: its code is the class's too
+        return own is cls or own in cls.mro() or cls in own.mro() or is_metaclass_of(own, cls)
 
     def guarantee(self, cls: ClassInfo, name: str, value: Value) -> None:
         """``obj.name = value`` (or a constructor's field) in the class's own code, on an

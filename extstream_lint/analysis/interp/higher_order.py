@@ -165,7 +165,22 @@ class HigherOrder:
                 return None
             calls.append(call)
             info.summary.version += 1
-        return sm.symbolic(ParamRef(info, result_index(calls.index(call))))
+        made = sm.symbolic(ParamRef(info, result_index(calls.index(call))))
+        ref = callee.param if type(callee) is ExtStream else None
+        owner = ref.owner if ref is not None else None
+        thunk = not method and not site.positional and not site.keywords  # make(): no args
+        if isinstance(owner, FunctionInfo) and owner is not info and thunk:
+            # a closure calls a parameter of the function enclosing it with no arguments (a
+            # decorator factory's ``make()`` in its wrapper): a call of that function's too, whose
+            # result's sinks are its sinks ("may"), reported where it is given the
+            # function, as the closure's sinks on its other parameters are
+            outer = owner.summary.calls
+            if call not in outer and self.learning and len(outer) < MAX_PARAM_CALLS:
+                outer.append(call)
+                owner.summary.version += 1
+            if call in outer:
+                made = sm.symbolic(ParamRef(owner, result_index(outer.index(call))))
+        return made
 
     def apply_param_calls(
         self, info: FunctionInfo, node: cst.CSTNode, binding: sm.Binding, state: State

@@ -374,6 +374,19 @@ MODELS: tuple[FlowModel, ...] = (
     FlowModel(
         "*.register_forward_hook", CALLS, 0, "hook", runs=LATER, case=_Q + "forward_hook_object"
     ),
+    *(
+        FlowModel(f"*.{name}", CALLS, 0, "hook", runs=LATER, case=_Q + "torch_hook_family")
+        for name in (
+            "register_post_accumulate_grad_hook",  # Tensor: after .grad is accumulated
+            "register_prehook",  # autograd's Node: before it runs
+            "register_forward_pre_hook",  # Module
+            "register_full_backward_hook",
+            "register_full_backward_pre_hook",
+            "register_backward_hook",
+            "register_step_pre_hook",  # Optimizer
+            "register_step_post_hook",
+        )
+    ),
     # contextvars
     FlowModel(
         "contextvars.ContextVar", HOLDER, None, "default", shared=True, case="async/contextvar"
