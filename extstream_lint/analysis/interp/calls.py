@@ -4,12 +4,10 @@ A ``def`` (or ``lambda``) makes a :class:`~..values.FunctionInfo` whose body run
 enclosing scope, from symbolic parameters, to learn its summary (:mod:`..summaries`). A call
 evaluates its arguments into a :class:`~..sites.CallSite` and goes, by what the callee is,
 to :mod:`..effects` for a torch API or a method of a stream, to the function's summary
-(argument binding, sinks reached, attributes set, the current stream it leaves, what it
-returns or yields), to a class's ``__init__``, to ``functools.partial`` and bound methods,
-or to the builtins that move values (``getattr``, ``zip``, ``map``, ``dict``, ...). A refused
-method read off a stream (``poll = ext.query``) or a tensor's copy (``fn = staging.to``) is a
-value too: calling it is checked like the direct call, and reported naming where it was bound.
-"""
+(binding, sinks reached, attributes set, the stream it leaves current, what it returns),
+to a class's ``__init__``, to bound methods, or to the flow-model table's rows. A refused
+method read off a stream (``poll = ext.query``) or a tensor's copy (``fn = staging.to``) is
+a value too, checked like the direct call and reported naming where it was bound."""
 
 from __future__ import annotations
 
