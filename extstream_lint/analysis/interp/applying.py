@@ -42,7 +42,7 @@ class Applying:
             self._applied.append((info.summary, info.summary.version))
             if self._function is not None:
                 self._calls_between.setdefault(self._function, set()).add(info)
-            self.__dict__.setdefault("_called", set()).add(id(info))
+            self._applied_ids.add(id(info))
         if info.summary.calls:  # first: the sinks may be on what those calls return
             self.apply_param_calls(info, node, binding, state)
         resolved = self.receiver_binding(info, node, binding, state)
@@ -104,11 +104,7 @@ class Applying:
         iteration's stream now): a sink on a parameter whose default is an external stream
         made here is reported at the operation, the function's own code. A call the module
         makes reports there instead, with what it passes (one finding per defect)."""
-        if (
-            info.enclosing is None
-            or not info.defaults
-            or id(info) in self.__dict__.get("_called", ())
-        ):
+        if info.enclosing is None or not info.defaults or id(info) in self._applied_ids:
             return
         names = info.params
         for (index, path, code, _), sink in list(info.summary.sinks.items()):

@@ -28,7 +28,6 @@ from ..semantics.sites import Arg, CallSite
 from ..source.syntax import dotted_name, tail_name
 from . import summaries as sm
 from .binding import bind_arguments
-from .constants import new_copy
 from .core import Scope, is_symbolic
 
 __all__ = ["Attributes"]
@@ -109,7 +108,7 @@ class Attributes:
         function, receiver, given, label = callee
         held = receiver.value
         if given and isinstance(held, Instance) and _named(held):  # setattr(obj, self.private, v)
-            function = self.own_copy(function, {0: held}, ("<set>", id(owner.cls), name))
+            function = self.own_copy(function, {0: held}, ("<set>", id(owner.cls), name))  # type: ignore[attr-defined]
         site = CallSite(anchor, label, [*given, Arg(value, None)])  # type: ignore[arg-type]
         self._call_function(function, anchor, site, receiver, state, self._current(state))
 
@@ -158,7 +157,7 @@ class Attributes:
             hook = held.cls.method("__set_name__")
             if hook is None or len(hook.params) != 3:
                 continue
-            special = self.own_copy(hook, {2: Const(name)}, ("<set_name>", id(cls), name))
+            special = self.own_copy(hook, {2: Const(name)}, ("<set_name>", id(cls), name))  # type: ignore[attr-defined]
             site = CallSite(node, "__set_name__", [Arg(cls, None), Arg(Const(name), None)])  # type: ignore[arg-type]
             binding = bind_arguments(special, site, Arg(held, None))
             fields = dict(held.fields)
@@ -167,21 +166,6 @@ class Attributes:
                     fields[path[0]] = sm.substitute(value, binding)
             if fields:
                 cls.attrs[name] = Instance(held.cls, tuple(fields.items()))
-
-    def own_copy(
-        self, info: FunctionInfo, fixed: dict[int, Value], key: tuple[object, ...]
-    ) -> FunctionInfo:
-        """``info`` learnt with the parameters ``fixed`` (once per ``key`` and pass), or
-        ``info`` itself when it is another module's or the pass's copies are spent."""
-        where = self._definitions.get(info)
-        made = new_copy(self._specialised, (info, self._passes, key), info) if where else None
-        if made is None:
-            return info
-        special, new = made
-        if new:
-            node, scope, owner = where
-            self.learn_copy(node, scope, owner, special, fixed)
-        return special
 
     @staticmethod
     def accessor(

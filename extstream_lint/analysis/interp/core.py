@@ -150,6 +150,8 @@ class Core:
         self._applied: list[tuple[sm.Summary, int]] = []
         #: Caller -> the summaries it applied, learnt so far (:meth:`.Applying.recursive`).
         self._calls_between: dict[FunctionInfo, set[FunctionInfo]] = {}
+        #: Every function a call applied (:meth:`.Applying.report_escaped_defaults`).
+        self._applied_ids: set[int] = set()
         #: Inside ``if TYPE_CHECKING:`` (see :meth:`_static_only`).
         self._static = False
         #: Per ``try`` being run, innermost last: the instances its body raises (statements.py).

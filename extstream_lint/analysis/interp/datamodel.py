@@ -83,17 +83,23 @@ class DataModel:
         body are that class's; one copy per function, class and pass, as for the literal
         copies of :mod:`.constants` (bounded the same way). ``info`` as summarised when it is
         not defined in this module or the copies are spent."""
+        return self.own_copy(info, {0: cls}, ("<class>", id(cls)))
+
+    def own_copy(
+        self, info: FunctionInfo, fixed: dict[int, Value], key: tuple[object, ...]
+    ) -> FunctionInfo:
+        """``info`` learnt with the parameters ``fixed`` (once per ``key`` and pass, bounded
+        as every copy is: :func:`.constants.new_copy`), or ``info`` itself when it is another
+        module's or the pass's copies are spent. The one way a hook Python calls with known
+        arguments (a metaclass's ``__call__``, ``__set__``, ``__set_name__``) is learnt."""
         where = self._definitions.get(info)
-        if where is None:
-            return info
-        made = new_copy(self._specialised, (info, self._passes, ("<class>", id(cls))), info)
+        made = new_copy(self._specialised, (info, self._passes, key), info) if where else None
         if made is None:
             return info
         special, new = made
-        if not new:
-            return special
-        node, scope, owner = where
-        self.learn_copy(node, scope, owner, special, {0: cls})  # type: ignore[attr-defined]
+        if new:
+            node, scope, owner = where
+            self.learn_copy(node, scope, owner, special, fixed)  # type: ignore[attr-defined]
         return special
 
     def made_by_class(
