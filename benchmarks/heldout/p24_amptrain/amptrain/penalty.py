@@ -2,6 +2,8 @@
 
 import torch
 
+from .lanes import open_lanes
+
 
 def gradient_penalty(critic, real, fake, lane):
     alpha = torch.rand(real.size(0), 1, device=real.device)
@@ -17,10 +19,10 @@ def critic_loss(critic, real, fake):
 
 
 class CriticTrainer:
-    def __init__(self, critic, optimizer, lanes, weight: float = 10.0):
+    def __init__(self, critic, optimizer, runtime, weight: float = 10.0):
         self.critic = critic
         self.opt = optimizer
-        self.lanes = lanes
+        self.lanes = open_lanes(runtime)
         self.weight = weight
 
     def step(self, real, fake):
