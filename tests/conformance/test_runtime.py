@@ -59,6 +59,8 @@ NOT_RUN: dict[str, str] = {
     "devices/pinned_factory_other_device": "the simulation pins only through pin_memory()",
     "devices/pinned_factory_kwargs": "the simulation pins only through pin_memory()",
     "devices/pinned_factory_flag": "the simulation pins only through pin_memory()",
+    "hazard_flow/pin_flag_dict_spread": "the simulation pins only through pin_memory()",
+    "hazard_flow/pin_flag_pool_method": "the simulation pins only through pin_memory()",
     "devices/loader_batch_items": "the twins iterate a DataLoader over a dataset: none is given",
     "devices/pinned_to_other_tensor": "torch's argument parser sees a simulated NPU tensor on cpu",
     "devices/device_read_by_helper": "the simulation's nn.Module.to leaves parameters on npu:0",

@@ -17,7 +17,7 @@ from .choices import OneOf
 from .handles import PinnedLoader
 from .members import Member
 from .records import renewed
-from .tensors import device_of
+from .tensors import FLAGGED, device_of
 from .values import (
     PINNED,
     Bound,
@@ -318,6 +318,8 @@ def _holds_parameter(value: Value, depth: int = 0) -> bool:
     kind = type(value)
     if kind is ExtStream:
         return value.param is not None  # type: ignore[union-attr]
+    if kind is Tensor:  # pinned or not as a parameter said: the caller's allocation's own
+        return value.place == FLAGGED  # type: ignore[union-attr]
     if kind is Seq:
         return any(_holds_parameter(item, depth + 1) for item in value.items)  # type: ignore[union-attr]
     if kind is Instance:

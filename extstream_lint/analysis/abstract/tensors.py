@@ -11,13 +11,16 @@ from dataclasses import dataclass, replace
 from ... import contract as c
 from .made import Made, join_made
 
-__all__ = ["HOST", "NPU", "PINNED", "UNKNOWN", "Tensor", "device_of", "join_tensors"]
+__all__ = ["FLAGGED", "HOST", "NPU", "PINNED", "UNKNOWN", "Tensor", "device_of", "join_tensors"]
 
 #: ``Tensor.place``: where a tensor's memory is, as far as the analysis can see.
 HOST = "host"  #: pageable host memory (copies with it are synchronous: safe)
 PINNED = "pinned"  #: torch_npu pinned host memory (``pin_memory()``, ``pin_memory=True``)
 NPU = "npu"  #: an NPU (``Tensor.index`` when the device index is visible)
 UNKNOWN = ""
+#: Host memory pinned or not as a parameter says (``torch.empty(n, pin_memory=pin)`` in a
+#: body learnt for every caller): what a caller's allocation gave it decides (``paths``).
+FLAGGED = "host, pinned if a parameter says so"
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,6 @@ def device_of(tensor: Tensor) -> object:
     """``t.device`` as a device argument reads it: ``("npu", index)``, ``"cpu"``, or None."""
     if tensor.place == NPU:
         return (c.NPU_DEVICES[0], tensor.index)
-    if tensor.place in (HOST, PINNED):
+    if tensor.place in (HOST, PINNED, FLAGGED):
         return c.HOST_DEVICE
     return None

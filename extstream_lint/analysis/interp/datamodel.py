@@ -34,6 +34,7 @@ from ..abstract.values import (
     join_all,
 )
 from ..semantics.flowmodels import METHOD_DISPATCHER
+from ..semantics.hazards import computed
 from ..semantics.sites import Arg, CallSite
 from ..source.syntax import tail_name
 from . import summaries as sm
@@ -378,7 +379,9 @@ class DataModel:
     ) -> Value:
         """``__new__`` and ``_make`` called when nothing of the project defines them:
         ``object.__new__(cls)`` / ``super().__new__(cls)`` make a fresh instance of ``cls``;
-        ``Record._make(iterable)`` is ``Record(*iterable)``. ``None`` for any other call."""
+        ``Record._make(iterable)`` is ``Record(*iterable)``; a method a torch base class
+        gives it (``Fn.apply(x)`` of a ``torch.autograd.Function`` subclass) computes now
+        from its arguments, as an unknown callable does. ``None`` for any other call."""
         if method == "__new__":
             first = site.positional[0].value if site.positional else None
             created = self.created_class(first)  # type.__new__ of a metaclass (registries.py)
@@ -397,7 +400,15 @@ class DataModel:
         if method == "_make" and isinstance(receiver, ClassInfo) and receiver.fields:
             made = self.record_made(receiver, site)
             return self.construct(receiver, node, made, state, self._current(state))
+        if isinstance(receiver, ClassInfo) and method and _torch_based(receiver):
+            operands = [arg.value for arg in (*site.positional, *site.keywords.values())]
+            return computed(self._current(state), operands)  # a node if an input needs grad
         return None
+
+
+def _torch_based(cls: ClassInfo) -> bool:
+    """Some class of ``cls``'s MRO derives from a torch class (its methods are torch's)."""
+    return any(q.startswith("torch.") for k in cls.mro() for q in k.library)
 
 
 def _marks(node: cst.ClassDef) -> dict[str, str]:

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from ... import contract as c
 from ..abstract.atoms import Const, ExtStream, Ref
 from ..abstract.handles import Graph, PinnedLoader
+from ..abstract.tensors import FLAGGED
 from ..abstract.values import HOST, NPU, PINNED, UNKNOWN, Seq, Tensor, Value
 from . import autograd as ag
 from . import provenance as pv
@@ -50,6 +51,9 @@ for _row in c.HAZARDS:
         for _name in _row.spellings:
             _FUNCTION_ROWS[_name] = _row
 
+#: Host memory, pinned or not; and memory that may be pinned host memory.
+_HOST = (HOST, PINNED, FLAGGED)
+_MAYBE_PINNED = (UNKNOWN, FLAGGED)
 #: Methods whose result shares the receiver's memory (a view, or the receiver itself).
 _VIEWS = frozenset(c.TENSOR_VIEWS)
 #: Methods that never yield a tensor fact (entering contexts is the interpreter's business).
@@ -193,7 +197,7 @@ def _result_place(method: str, receiver: Tensor, made: Tensor) -> Tensor:
         return made.with_place(receiver.place, receiver.index)
     if receiver.place == NPU:  # an op on an NPU tensor computes on that NPU
         return made.with_place(NPU, receiver.index)
-    if receiver.place in (HOST, PINNED):  # a new host tensor, pageable
+    if receiver.place in _HOST:  # a new host tensor, pageable
         return made.with_place(HOST)
     return made
 
@@ -229,7 +233,7 @@ def _copy_out(
     if place == NPU and source.place != NPU and elsewhere(current, index):
         return [], copy  # host -> npu:k while the external stream is current elsewhere
     if place == HOST:
-        if source.place in (HOST, PINNED) or not _truthy(flag):
+        if source.place in _HOST or not _truthy(flag):
             return [], copy
         if elsewhere(current, source.index):
             return [], copy  # npu:k -> host: the copy runs on npu:k's current stream
@@ -242,7 +246,7 @@ def _copy_out(
         return [], copy
     if source.place == PINNED:
         return [_copy_issue("XST201", op, "from pinned memory", current)], copy
-    if source.place == UNKNOWN:
+    if source.place in _MAYBE_PINNED:
         return [_copy_issue("XST211", op, UNKNOWN_HOST, current)], copy
     return [], copy
 
@@ -264,7 +268,7 @@ def _unknown_target(
     op = site.callee_text
     if source.place == PINNED:
         return [_copy_issue("XST201", op, "from pinned memory", current)]
-    if source.place == UNKNOWN:
+    if source.place in _MAYBE_PINNED:
         return [_copy_issue("XST211", op, UNKNOWN_HOST, current)]
     return []
 
@@ -273,7 +277,7 @@ def _copy_result(
     source: Tensor, place: str, index: object, non_blocking: bool, made: Tensor
 ) -> Tensor:
     if place == HOST:
-        if source.place in (HOST, PINNED):
+        if source.place in _HOST:
             return made.with_place(source.place)  # no copy: the tensor itself
         # torch_npu's non_blocking device-to-host copy allocates a pinned result.
         return made.with_place(PINNED if non_blocking else HOST)
@@ -302,14 +306,15 @@ def _copy_into(
         return []  # the copy runs on the NPU side's device, where the stream is not current
     if npu_side is None and current.how == AWAY:
         return []  # on an unknown NPU, maybe the current one, whose stream is managed
-    host = (HOST, PINNED)
+    host = _HOST
     if src.place == PINNED and dst.place not in host:
         return [_copy_issue("XST201", op, "from pinned memory", current)]
     if dst.place == PINNED and src.place not in host:
         return [_copy_issue("XST201", op, "into pinned memory", current)]
     if HOST in (src.place, dst.place) or (src.place == NPU and dst.place == NPU):
         return []
-    if src.place == NPU or dst.place == NPU or (src.place == dst.place == UNKNOWN):
+    maybe = src.place in _MAYBE_PINNED and dst.place in _MAYBE_PINNED
+    if src.place == NPU or dst.place == NPU or maybe:
         return [_copy_issue("XST211", op, UNKNOWN_HOST, current)]
     return []
 
@@ -396,8 +401,11 @@ def function_hazards(
     # A factory's result is a leaf: it has no history unless it is made to require grad.
     fresh = name in c.HOST_FACTORIES or name in c.LIKE_FACTORIES
     made = _made(current, _values(site)) if not fresh else _factory(site)
-    if _truthy(site.keywords.get(c.PIN_MEMORY)):
+    pin = site.keywords.get(c.PIN_MEMORY)
+    if _truthy(pin):
         return [], made.with_place(PINNED)
+    if pin is not None and isinstance(pin.value, ExtStream) and pin.value.param is not None:
+        return [], made.with_place(FLAGGED)  # a parameter's flag: each caller's allocation
     device = site.keywords.get("device")
     if device is not None:
         place = _device(site, device)

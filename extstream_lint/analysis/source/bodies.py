@@ -201,7 +201,7 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
             either.append(item.subject)  # type: ignore[attr-defined]
         elif kind in _NAMING and (named := _named(item, names)):  # type: ignore[arg-type]
             found.add(f"@{named}")
-        elif kind is cst.Arg and _flag_keyword(item):  # type: ignore[arg-type]
+        elif (kind is cst.Arg or kind is cst.DictElement) and _flag_keyword(item):  # type: ignore[arg-type]
             uses.append(item.value)  # type: ignore[attr-defined]
         elif kind is cst.Call and (flag := _grad_flag(item)) is not None:  # type: ignore[arg-type]
             uses.append(flag)
@@ -497,9 +497,12 @@ def _grad_flag(call: cst.Call) -> cst.BaseExpression | None:
     return None
 
 
-def _flag_keyword(arg: cst.Arg) -> bool:
-    """``non_blocking=<expression>``, ``pin_memory=<expression>``: what it reads is followed
-    by :func:`_sources`."""
+def _flag_keyword(arg: cst.Arg | cst.DictElement) -> bool:
+    """``non_blocking=<expression>``, ``pin_memory=<expression>``, or a dict's entry for one
+    (``{"pin_memory": pin}``, spread with ``**``): what it reads is followed by :func:`_sources`."""
+    if type(arg) is cst.DictElement:
+        key = arg.key
+        return type(key) is cst.SimpleString and key.raw_value in _FLAG_KEYWORDS
     keyword = arg.keyword
     return keyword is not None and keyword.value in _FLAG_KEYWORDS
 

@@ -1,0 +1,1 @@
+"""Mixed-precision trainer whose fused kernels run on a fusion runtime's stream."""

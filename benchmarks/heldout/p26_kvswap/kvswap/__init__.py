@@ -1,0 +1,1 @@
+"""KV-cache swap engine: blocks move between NPU memory and a host slot pool on the KV stream."""
