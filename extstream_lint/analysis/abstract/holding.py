@@ -7,9 +7,10 @@ a registry entry), so the walk is bounded.
 from __future__ import annotations
 
 from .atoms import ExtStream
-from .values import FunctionInfo, Instance, Seq, Value
+from .choices import OneOf
+from .values import ClassInfo, FunctionInfo, Instance, Seq, Value
 
-__all__ = ["holds_stream", "reads_streams"]
+__all__ = ["holds_stream", "makes_streams", "reads_streams"]
 
 
 def holds_stream(value: Value, depth: int = 2, *, concrete: bool = False) -> bool:
@@ -38,4 +39,19 @@ def reads_streams(info: FunctionInfo) -> bool:
         return True
     if any(holds_stream(v, 3, concrete=True) for v in summary.sets_attrs.values()):
         return True
-    return holds_stream(info.returns, 3, concrete=True)
+    return holds_stream(info.returns, 3, concrete=True) or makes_streams(info.returns)
+
+
+def makes_streams(value: Value) -> bool:
+    """An object (or a class, or one of several) whose class has a method returning a
+    stream its own code makes (``VendorBackend().make_stream()``): a literal that picks
+    which class a factory returns decides what the rules read on it."""
+    options = value.options if isinstance(value, OneOf) else (value,)
+    for option in options:
+        cls = option.cls if isinstance(option, Instance) else option
+        if not isinstance(cls, ClassInfo):
+            continue
+        for owner in cls.mro():
+            if any(holds_stream(m.returns, 1, concrete=True) for m in owner.methods.values()):
+                return True
+    return False

@@ -35,6 +35,7 @@ from .widening import reached
 
 __all__ = [
     "ENTERED",
+    "ITEMS",
     "ITERATED",
     "PARAM_KEY",
     "SUBSCRIPTED",
@@ -44,6 +45,7 @@ __all__ = [
     "element",
     "item",
     "literal_key",
+    "param_keyed",
     "plan_of",
     "symbolic",
 ]
@@ -82,6 +84,11 @@ def element(value: Value) -> Value:
     return contents(value)
 
 
+#: The pseudo-field of an instance of a mapping class (``collections.abc.MutableMapping``):
+#: what was stored in it under each literal key (:mod:`..interp.mappings`).
+ITEMS = "<items>"
+
+
 def item(value: Value, key: str | int) -> Value:
     """``value[key]`` for a literal ``key``: the value stored under it when known."""
     if isinstance(value, Seq):
@@ -94,6 +101,10 @@ def item(value: Value, key: str | int) -> Value:
             return value.items[key]
     if isinstance(value, ExtStream) and value.param is not None:
         return _step(value, f"[{key!r}]")
+    if type(value) is Instance and value.fields:  # a mapping's, under that key
+        held = value.field(ITEMS)[1]
+        if held is not None:
+            return item(held, key)
     return contents(value)
 
 
@@ -107,6 +118,9 @@ def contents(value: Value) -> Value:
     if isinstance(value, Tensor) and (value.place or value.made):
         # An element, or a view: the same memory, computed where the tensor was.
         return Tensor(value.place, value.index, value.made)
+    if type(value) is Instance and value.fields:  # a mapping's: any of its values
+        held = value.field(ITEMS)[1]
+        return contents(held) if held is not None else None
     return None
 
 
@@ -140,6 +154,12 @@ def _step(value: ExtStream, step: str) -> ExtStream | None:
     # ``renewed``, not ``replace`` (which reads every field and runs ``__init__`` again):
     # 46,000 times on the stdlib overlay, once the parameter paths a value keeps grew.
     return renewed(made, also=tuple(others)) if others else made
+
+
+def param_keyed(value: ExtStream, index: int) -> ExtStream | None:
+    """``value[p]`` of a symbolic value, ``p`` parameter ``index`` of the same function: read
+    where the summary is applied, under the key the caller passed (:data:`PARAM_KEY`)."""
+    return _step(value, f"{PARAM_KEY}{index}]")
 
 
 def along(value: ExtStream, steps: tuple[str, ...]) -> ExtStream | None:

@@ -293,9 +293,8 @@ class Constants:
         a function that does (``comm_stream(cfg.placement)``): a config object built at the
         caller (a dataclass with an enum field, a ``NamedTuple``, keyword arguments) decides
         the copy as a literal argument would. A symbolic argument of the function being
-        learnt passes the paths on to it instead. (The method's own receiver's one-step
-        flags are :func:`_attribute_flags`'; a string counts only where the summary reads
-        streams, as for a string argument.)"""
+        learnt passes the paths on to it instead. (The receiver's one-step flags are
+        :func:`_attribute_flags`'; a string counts where the summary reads streams.)"""
         found: dict[int, tuple[tuple[tuple[str, ...], Value], ...]] = {}
         texts_read: bool | None = None
         for index, (name, _) in enumerate(info.params):
@@ -322,9 +321,10 @@ class Constants:
                 if not index and cls is not None and not value.field(path[0])[0]:  # type: ignore[union-attr]
                     continue  # the receiver's class join, as the summary read it
                 lit = _held_along(value, path)
-                if _text(lit) and texts_read is None:
+                named = _name(lit) and f"@{name}.{'.'.join(path)}" in tested  # getattr(o, p.kind)
+                if _text(lit) and texts_read is None and not named:
                     texts_read = info in self._maybe_in or reads_streams(info)
-                if _flag(lit) or (texts_read and _text(lit)):
+                if _flag(lit) or (texts_read and _text(lit)) or named:
                     pairs.append((path, lit))
             if pairs:
                 found[index] = tuple(pairs)

@@ -189,12 +189,15 @@ class Containers:
                 for child in children(element.slice):
                     self.eval(child, state, scope)
                 return
+        if self.dunder_store(target, base, index, value, state, scope):  # mappings.py
+            return
         if self.note_store(target, base, index, value, state, scope):  # registries.py
             where = target.value  # under a literal key only: any other key is not one
             if isinstance(where, cst.Name) and key is not NO_KEY:
                 self._fill_global(where.value, state.env.get(where.value), scope, value)
             return
         self.foreign_store(target, index, value, state, scope)  # another module's global
+        base = self.own_container(target.value, base, value, state, scope)  # mappings.py
         if not isinstance(base, Seq):
             return
         changed: Value

@@ -184,21 +184,25 @@ class Expressions:
                 if not isinstance(base, Seq):
                     return None
                 return sliced(base, bounds) if len(node.slice) == 1 else base  # containers.py
+        base = self.filled_later(node.value, base, state, scope)  # self._lanes[k] (mappings.py)
         if isinstance(base, Instance) and base.cls.fields:
             base = self._as_seq(base)
-        elif isinstance(base, Instance):  # obj[key]: type(obj).__getitem__ (objects.py)
-            found, value = self.dunder_item(base, index)
+        elif isinstance(base, Instance):  # obj[key]: type(obj).__getitem__ (mappings.py)
+            found, value = self.dunder_item(base, index, node, dotted_name(node.value), state)
             if found:
                 return value
         elif isinstance(base, ClassInfo):  # Kind["EXTERNAL"]: a member by name (datamodel.py)
             found, value = self.enum_lookup(base, index, "name")
+            if not found:  # Slot[T], Lanes["vendor"]: a generic alias, __class_getitem__
+                found, value = self.class_item(base, index, node, state)  # mappings.py
             if found:
                 return value
         wanted = NO_KEY
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             wanted = literal_key(node.slice[0].slice.value, index)
         self.note_keyed(index, base)  # self.lanes[kind] (constants.py)
-        got = sm.contents(base) if wanted is NO_KEY else sm.item(base, wanted)  # type: ignore[arg-type]
+        got = self.param_keyed(base, index) if wanted is NO_KEY else None  # mappings.py
+        got = got or (sm.contents(base) if wanted is NO_KEY else sm.item(base, wanted))  # type: ignore[arg-type]
         if got is None and self._function is not None and _global_base(node.value, state):
             got = self.global_read(node, got, state, scope, index)  # globalreads.py
         if got is None:  # a getter of a registry others fill (containers.py)

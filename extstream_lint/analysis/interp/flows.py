@@ -209,8 +209,7 @@ class Flows:
                 return None
             return Seq((Seq((None, held)),)) if model.callee.endswith("items") else Seq((held,))
         if kind == fm.FOLDS:
-            self._reduce(site, state, current)
-            return None
+            return self._reduce(site, state, current)
         if kind in _CALLED:
             return self._callable(model, site)
         if kind == fm.DICT:

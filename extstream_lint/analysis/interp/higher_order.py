@@ -374,16 +374,17 @@ class HigherOrder:
                 value = result
         return value
 
-    def _reduce(self, site: CallSite, state: State, current: ExtStream | None) -> bool:
+    def _reduce(self, site: CallSite, state: State, current: ExtStream | None) -> Value:
         """``functools.reduce(f, xs[, initial])``: ``f(accumulated, element)`` for each
         element in order where the elements are known (a literal list or tuple, up to
         :data:`_FOLD_LIMIT`), as Python folds them; otherwise once, with what the
-        accumulator and an element may be."""
+        accumulator and an element may be. Its value is the last call's (the start, or the
+        one element, when nothing is folded)."""
         if len(site.positional) < 2:
-            return True
+            return None
         func, items = site.positional[0].value, site.positional[1].value
         if not isinstance(func, CALLABLE):
-            return True
+            return None
         has_start = len(site.positional) > 2
         given = site.positional[2].value if has_start else None
         if _exact(items) and len(items.items) <= _FOLD_LIMIT:  # type: ignore[union-attr]
@@ -392,12 +393,11 @@ class HigherOrder:
             for element in elements:
                 inner = CallSite(site.node, "call", [Arg(accumulated, None), Arg(element, None)])
                 accumulated = self._call_value(func, site.node, inner, state, current)
-            return True
+            return accumulated
         element = self.element_of(items)
         start = join(given, element) if has_start else element
         inner = CallSite(site.node, "call", [Arg(start, None), Arg(element, None)])
-        self._call_value(func, site.node, inner, state, current)
-        return True
+        return join(start, self._call_value(func, site.node, inner, state, current))
 
 
 #: The longest literal sequence ``functools.reduce`` is folded over element by element.

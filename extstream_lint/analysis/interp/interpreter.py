@@ -69,6 +69,7 @@ from .guarantees import Guarantees
 from .higher_order import HigherOrder
 from .imports import Imports
 from .library import Library
+from .mappings import Mappings
 from .narrowing import Narrowing
 from .objects import Objects
 from .patterns import Patterns
@@ -106,6 +107,7 @@ class Interpreter(
     DataModel,
     Attributes,
     Objects,
+    Mappings,
     Guarantees,
     Declared,
     Receivers,

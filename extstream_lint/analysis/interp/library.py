@@ -31,7 +31,7 @@ from ..abstract.values import Seq, Value, join, join_all
 from ..semantics import flowmodels as fm
 from ..semantics.effects import canonical, enables_transfer_to_npu
 from ..semantics.sites import Arg, CallSite
-from .core import may_contain
+from .core import is_symbolic, may_contain
 from .higher_order import CALLABLE
 
 
@@ -117,7 +117,7 @@ class Library:
     def _picks(self, site: CallSite, state: State, current: ExtStream | None) -> Value:
         """``min``/``max``: one of the arguments, or of the one sequence's elements."""
         values = [arg.value for arg in site.positional]
-        if len(values) == 1 and isinstance(values[0], Seq):
+        if len(values) == 1 and (isinstance(values[0], Seq) or is_symbolic(values[0])):
             return self.element_of(values[0])  # min(streams, key=...): one of them
         if any(isinstance(v, ExtStream) for v in values):
             return join_all(values)  # max(a, b, key=...): one of the arguments

@@ -250,7 +250,7 @@ class Objects:
         current: ExtStream | None,
     ) -> Value:
         """A method the class does not define: a ``NamedTuple``'s ``_replace``,
-        ``__class__``, one a ``__getattr__`` delegates."""
+        ``__class__``, one a ``__getattr__`` delegates, a mapping's mixin (mappings.py)."""
         cls = receiver.cls
         if method == "_replace" and cls.fields:
             return self.replaced(receiver, site)
@@ -264,7 +264,7 @@ class Objects:
             for issue in issues:
                 self._report(site.node, issue)
             return yielded
-        return None
+        return self.mapping_method(receiver, method, site, state)  # type: ignore[attr-defined]
 
     def dunder_element(self, value: Instance) -> Value:
         """``for x in obj``: an element of what ``type(obj).__iter__`` yields (a generator)
@@ -281,18 +281,6 @@ class Objects:
         if isinstance(returned, Instance) and returned.cls is value.cls:
             return None  # ``return self``: its ``__next__`` is not followed
         return sm.element(returned)
-
-    def dunder_item(self, value: Instance, key: Value) -> tuple[bool, Value]:
-        """``obj[key]``: what ``type(obj).__getitem__(obj, key)`` returns, through the MRO.
-        Its body's own refusals are not applied here (a subscript is no call the findings
-        can be placed on). ``(False, None)`` when the class has none."""
-        method = value.cls.method("__getitem__")
-        if method is None:
-            return False, None
-        if self.learning:
-            self._applied.append((method.summary, method.summary.version))
-        site = CallSite(None, "__getitem__", [Arg(key, None)])  # type: ignore[arg-type]
-        return True, sm.substitute(method.returns, bind_arguments(method, site, Arg(value, None)))
 
     def set_attribute(self, node: cst.Call, site: CallSite, state: State, scope: Scope) -> Value:
         """``setattr(obj, "name", v)`` with a literal name is the assignment ``obj.name = v``

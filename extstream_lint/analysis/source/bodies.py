@@ -28,6 +28,7 @@ import libcst as cst
 
 from ... import contract as c
 from ...project.modules import run_memo
+from .attrnames import NAMING, named, uses_as_name
 from .compared import Compared, compared_literals
 from .syntax import called_names, push_children
 
@@ -104,13 +105,13 @@ class Bodies:
 
     def names_attributes(self, node: cst.For) -> bool:
         """Whether the body of ``for name in (...):`` uses ``name`` as an attribute's name
-        (:func:`_named`): only then is a loop over literal names run name by name."""
+        (:func:`.attrnames.named`): only then is a loop over literal names run name by name."""
         known = self._names.get(node)
         if known is None:
             WALKS["names"] += 1
             target = node.target
             names = {target.value} if type(target) is cst.Name else set()
-            known = self._names[node] = bool(names) and _uses_as_name(node.body, names)
+            known = self._names[node] = bool(names) and uses_as_name(node.body, names)
         return known
 
     def decided(self, node: cst.FunctionDef) -> frozenset[str]:
@@ -171,7 +172,7 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
     conditional expression's branches, ``not`` and ``bool()`` (issue 38: :func:`_sources`);
     as ``"?p"``, the parameters (and paths) an ``or`` / ``and`` tests for truth (``stream or
     current_stream()``: only a caller's ``None`` or stream decides it, :mod:`.interp.nones`);
-    and as ``"@p"``, the parameters it uses as an attribute's name (:func:`_named`:
+    and as ``"@p"``, the parameters it uses as an attribute's name (:func:`.attrnames.named`:
     ``getattr(obj, p)``, ``operator.methodcaller(p)``, ``vars(obj)[p]``)."""
     params = node.params
     names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
@@ -199,8 +200,11 @@ def tested_params(node: cst.FunctionDef) -> frozenset[str]:
             either.append(item.left)  # ``stream or current_stream()``: "?stream"
         elif kind is cst.Match:  # ``match stream: case None:``
             either.append(item.subject)  # type: ignore[attr-defined]
-        elif kind in _NAMING and (named := _named(item, names)):  # type: ignore[arg-type]
-            found.add(f"@{named}")
+            found.update(_class_pattern_fields(item, names))  # type: ignore[arg-type]
+        elif kind in NAMING and (name := named(item, names)):  # type: ignore[arg-type]
+            found.add(f"@{name}")
+            if "." in name:  # the attribute of a parameter's object: as a tested one
+                found.add(name)
         elif (kind is cst.Arg or kind is cst.DictElement) and _flag_keyword(item):  # type: ignore[arg-type]
             uses.append(item.value)  # type: ignore[attr-defined]
         elif kind is cst.Call and (flag := _grad_flag(item)) is not None:  # type: ignore[arg-type]
@@ -290,6 +294,26 @@ def _bind(
                 _bind(left.value, right.value, aliases)
 
 
+def _class_pattern_fields(match: cst.Match, names: set[str]) -> set[str]:
+    """``match spec: case LaneSpec(kind="external"):``: the subject parameter's attributes
+    its cases compare with a literal (``"spec.kind"``), as ``spec.kind == "external"``."""
+    subject = _sources(match.subject, names, {}, frozenset())
+    if len(subject) != 1:
+        return set()
+    (name,) = subject
+    found = set()
+    for case in match.cases:
+        pattern = case.pattern
+        if type(pattern) is cst.MatchAs and pattern.pattern is not None:
+            pattern = pattern.pattern
+        if type(pattern) is not cst.MatchClass:
+            continue
+        for keyword in pattern.kwds:
+            if type(keyword.pattern) is cst.MatchValue:
+                found.add(f"{name}.{keyword.key.value}")
+    return found
+
+
 def _sources(
     expr: cst.BaseExpression,
     names: set[str],
@@ -319,6 +343,10 @@ def _sources(
         return _sources(expr.value, names, aliases, seen)  # type: ignore[attr-defined]
     if kind is cst.UnaryOperation and type(expr.operator) is cst.Not:  # type: ignore[attr-defined]
         return _sources(expr.expression, names, aliases, seen)  # type: ignore[attr-defined]
+    if kind is cst.Subscript and len(expr.slice) == 1:  # type: ignore[attr-defined]
+        index = expr.slice[0].slice  # type: ignore[attr-defined]
+        if type(index) is cst.Index and type(index.value) is cst.SimpleString:
+            return _sources(expr.value, names, aliases, seen)  # ``cfg["fence"]``: the dict's
     if kind is cst.Call and type(expr.func) is cst.Name:  # type: ignore[attr-defined]
         args = expr.args  # type: ignore[attr-defined]
         if any(arg.keyword is not None or arg.star for arg in args):
@@ -426,51 +454,6 @@ def _decided_name(operand: cst.CSTNode | None) -> str | None:
     if type(operand) is cst.Attribute and operand.attr.value in ("value", "name"):  # type: ignore[attr-defined]
         operand = operand.value  # type: ignore[attr-defined]
     return operand.value if type(operand) is cst.Name else None  # type: ignore[attr-defined]
-
-
-#: The nodes that may use a parameter as an attribute's name.
-_NAMING = (cst.Call, cst.Subscript)
-#: Calls whose argument at that position is an attribute's name.
-_NAME_ARGUMENT = {
-    "getattr": 1,
-    "setattr": 1,
-    "hasattr": 1,
-    "delattr": 1,
-    "attrgetter": 0,
-    "methodcaller": 0,
-}
-
-
-def _named(item: cst.Call | cst.Subscript, names: set[str]) -> str:
-    """The parameter ``item`` uses as an attribute's name, if any: ``getattr(obj, p)``,
-    ``setattr``, ``hasattr``, ``attrgetter(p)``, ``methodcaller(p, ...)``, and the
-    lookups ``obj.__dict__[p]`` / ``vars(obj)[p]``."""
-    if type(item) is cst.Subscript:
-        base = item.value
-        reads_dict = (type(base) is cst.Attribute and base.attr.value == "__dict__") or (
-            type(base) is cst.Call and _is_name(base.func, "vars")
-        )
-        index = item.slice[0].slice if reads_dict and len(item.slice) == 1 else None
-        key = index.value if type(index) is cst.Index else None
-        return key.value if type(key) is cst.Name and key.value in names else ""
-    func = item.func
-    tail = func.attr.value if type(func) is cst.Attribute else getattr(func, "value", "")
-    position = _NAME_ARGUMENT.get(tail)
-    args = item.args
-    if position is None or len(args) <= position or args[position].keyword is not None:
-        return ""
-    name = args[position].value
-    return name.value if type(name) is cst.Name and name.value in names else ""
-
-
-def _uses_as_name(body: cst.CSTNode, names: set[str]) -> bool:
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        item = stack.pop()
-        if type(item) in _NAMING and _named(item, names):  # type: ignore[arg-type]
-            return True
-        push_children(item, stack)
-    return False
 
 
 #: The keywords whose flag the hazard rules decide on: a copy's, a factory's or loader's.

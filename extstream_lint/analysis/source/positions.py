@@ -45,7 +45,7 @@ def locate(
     tree: ast.Module | None,
 ) -> dict[cst.CSTNode, Position]:
     """Positions of the ``wanted`` nodes (calls, withs, defs, annotated assignments, class
-    patterns, and attribute reads)."""
+    patterns, attribute reads, and subscripts that run a class's dunder)."""
     wanted = set(wanted)
     if not wanted:
         return {}
@@ -66,6 +66,9 @@ def _match_with_ast(
     kinds, ast_to_kind = _KINDS, _AST_TO_KIND
     if any(type(node) is cst.Attribute for node in wanted):
         kinds, ast_to_kind = _WITH_ATTRIBUTES, _AST_TO_KIND_WITH_ATTRIBUTES
+    if any(type(node) is cst.Subscript for node in wanted):  # ``obj[k]`` runs a dunder
+        kinds = {**kinds, cst.Subscript: (ast.Subscript,)}
+        ast_to_kind = {a: c for c, group in kinds.items() for a in group}
     ranks: dict[cst.CSTNode, int] = {}
     counts: dict[type, int] = dict.fromkeys(kinds, 0)
     stack: list[cst.CSTNode] = [module]

@@ -1,4 +1,4 @@
-"""r74 (p26_kvswap swapper.py:93; hohz; open): ``ThreadPoolExecutor(initializer=bind_lane,
+"""r82 (p26_kvswap swapper.py:93; hohz; open): ``ThreadPoolExecutor(initializer=bind_lane,
 initargs=(lane,))`` makes the external stream current in each worker thread before any
 submitted function runs; ``submit(fn)`` then copies pinned memory ``non_blocking=True`` there.
 Executors are not followed as objects (their methods are known by name: flowmodels ``*.submit``

@@ -1,4 +1,4 @@
-"""r73 (p26_kvswap swapper.py:122; hohz; open): a function makes its own external stream
+"""r81 (p26_kvswap swapper.py:122; hohz; open): a function makes its own external stream
 current and copies ``non_blocking=True`` from a tensor its caller gives (here an attribute of
 an object the caller passes). The copy is judged in the function as of unknown memory (XST211,
 off by default); the guarded sinks that put XST201 at a call passing pinned memory

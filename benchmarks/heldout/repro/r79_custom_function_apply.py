@@ -1,4 +1,4 @@
-"""r71 (p24_amptrain trainer.py:76; hohz; fixed by 8f4fbde): ``Fn.apply(x)`` of a
+"""r79 (p24_amptrain trainer.py:76; hohz; fixed by 8f4fbde): ``Fn.apply(x)`` of a
 ``torch.autograd.Function`` subclass under the external stream, the loss built from it and
 backwarded outside. ``apply`` is not defined by the class, so the call answered nothing (while
 ``fn = Fn.apply; fn(x)`` was already an unknown callable). Now computed under the current

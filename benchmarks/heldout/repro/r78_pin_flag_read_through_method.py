@@ -1,4 +1,4 @@
-"""r70 (p26_kvswap swapper.py:31/49; hohz; fixed by d1c3760): a slot pool allocating
+"""r78 (p26_kvswap swapper.py:31/49; hohz; fixed by d1c3760): a slot pool allocating
 ``torch.empty(n, **{"pin_memory": pin})`` with ``pin=True`` by default, its slot read back
 through ``pool.slot(i)``. The body learnt for every caller made the slot pageable (the flag is
 a parameter) and the method answered that class join; the dict entry was not a flag the body

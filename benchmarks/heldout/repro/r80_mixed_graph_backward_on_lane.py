@@ -1,4 +1,4 @@
-"""r72 (p24_amptrain trainer.py:68; hohz; open): the loss is computed on the default stream,
+"""r80 (p24_amptrain trainer.py:68; hohz; open): the loss is computed on the default stream,
 then ``scaler.scale(loss).backward()`` runs under the external stream. ``scaler.scale(loss)``
 is computed under the stream, and a value computed there keeps only the stream's part of its
 operands (inputs computed before a region are data: docs/limitations.md), so the root looks

@@ -1,0 +1,1 @@
+"""Async job system running kernels on lanes built from configuration."""
