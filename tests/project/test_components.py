@@ -118,6 +118,32 @@ def test_a_member_that_only_holds_a_later_one_is_summarised_once(
     assert summaries["x.py"] == 1 and summaries["y.py"] == 1, summaries
 
 
+def test_every_member_is_summarised_once_before_any_again(
+    tmp_path: Path, summaries: Counter[str]
+) -> None:
+    """``hub`` runs first (each leaf imports it at the top level) and reads each leaf's
+    ``f`` inside a function, pending until that leaf is summarised: run again after each
+    leaf's first summary, it would be summarised once per leaf (os reading posixpath,
+    subprocess... on the standard library: four times here, the cap); after every first
+    summary, once more."""
+    leaves = 3
+    files = {"gen/__init__.py": ""}
+    uses = []
+    for n in range(leaves):
+        files[f"gen/l{n}.py"] = f"from gen import hub\n\n\ndef f(s):\n    hub.g{n}(s)\n"
+        uses.append(f"def use{n}(s):\n    from gen import l{n}\n\n    l{n}.f(s)\n")
+    sinks = [f"def g{n}(s):\n    s.synchronize()\n" for n in range(leaves)]
+    files["gen/hub.py"] = "\n\n".join(sinks + uses)
+    files["leaf.py"] = (
+        "from torch_npu.npu import ExternalStream\nfrom gen import hub\n\n\n"
+        "def run(ptr):\n    hub.use2(ExternalStream(ptr))\n"
+    )
+    _write(tmp_path, files)
+    assert _codes(tmp_path, "leaf.py", ProjectIndex()) == [(6, "XST101")]
+    assert summaries["hub.py"] == 2, summaries
+    assert all(summaries[f"l{n}.py"] == 1 for n in range(leaves)), summaries
+
+
 def test_members_are_ordered_by_their_top_level_imports(tmp_path: Path) -> None:
     """``a`` imports ``b`` only inside a function, ``b`` imports ``a`` at the top level:
     ``a`` first, whatever the names' order (mypy orders an import cycle the same way)."""

@@ -210,7 +210,12 @@ class Components(_Base):
         done before it (nothing yet of the others). A member is summarised again only
         when a summary it used has changed since (its digest), at most
         :data:`CYCLE_ROUNDS` times in all: a cycle costs what feeds back in it, not a
-        round of every member per step of propagation.
+        round of every member per step of propagation. Every member gets its first
+        summary before any gets a second: a member run again as soon as a later one's
+        first summary filled a name it read would run again at the next one's (on the
+        standard library's cycle, ``os`` read ``posixpath``, ``subprocess``... one after
+        the other: five summaries of four passes each; three this way, and a sixth fewer
+        statements for the whole overlay run).
 
         Every summary made in a cycle is kept with what it read (:meth:`_replay`): computing the
         component again after an edit replays, without parsing, each summary whose file
@@ -230,7 +235,7 @@ class Components(_Base):
         held = {member: module for member, (module, _) in current.items() if module is not None}
         readers: dict[str, set[str]] = {}
         while pending:
-            member = min(pending, key=position.__getitem__)
+            member = min(pending, key=lambda m: (runs[m] > 0, position[m]))
             pending.discard(member)
             runs[member] += 1
             entry, kept = self._replay(member, members, state) if cycle else (None, None)
