@@ -19,11 +19,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
         "call records is taken from the stream current at it when the method is summarised, "
         "so the caller's module, whose forward runs in inference mode, is not asked"
     ),
-    ("devices/stream_picked_by_parameter", NEGATIVE): (
-        "a helper subscripts the caller's dict of per-device streams by its own parameter "
-        "(`links[rank]`): the summary's path keeps a subscript, not which parameter keyed it, "
-        "so the caller's `k + 1` is not put back and the stream's device is not visible"
-    ),
 }
 
 __all__ = ["KNOWN_GAPS", "NEGATIVE", "POSITIVE"]
