@@ -13,12 +13,6 @@ from __future__ import annotations
 
 from .suite import NEGATIVE, POSITIVE
 
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("autograd/held_module_passed_in", NEGATIVE): (
-        "a module the caller passes in and the object holds is called in a method: what the "
-        "call records is taken from the stream current at it when the method is summarised, "
-        "so the caller's module, whose forward runs in inference mode, is not asked"
-    ),
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 __all__ = ["KNOWN_GAPS", "NEGATIVE", "POSITIVE"]

@@ -506,7 +506,7 @@ def _root_issues(
     """A helper backwards its parameter on the caller's current stream: what the caller
     passes there crosses that stream (:func:`.provenance.judge`), or holds the caller's own
     parameters (sinks of the caller in turn)."""
-    made = pv.made_of(actual)
+    made = pv.settled(pv.made_of(actual))
     if made is None:
         return []
     issues = []
