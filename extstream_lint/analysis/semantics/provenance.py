@@ -204,6 +204,8 @@ def made_of(value: Value, depth: int = 0) -> Made | None:
         return None
     refs = (param, *getattr(value, "also", ()))
     found = [_called(ref, depth) for ref in refs]
+    if len(found) > 1:  # a pending result on some paths only: its estimate, kept a "may"
+        found = [settled(made, depth) for made in found]
     if all(made is None for made in found):
         return None
     made = found[0]
