@@ -13,17 +13,6 @@ from __future__ import annotations
 
 from .suite import NEGATIVE, POSITIVE
 
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("autograd/held_module_passed_in", NEGATIVE): (
-        "a module the caller passes in and the object holds is called in a method: what the "
-        "call records is taken from the stream current at it when the method is summarised, "
-        "so the caller's module, whose forward runs in inference mode, is not asked"
-    ),
-    ("devices/stream_picked_by_parameter", NEGATIVE): (
-        "a helper subscripts the caller's dict of per-device streams by its own parameter "
-        "(`links[rank]`): the summary's path keeps a subscript, not which parameter keyed it, "
-        "so the caller's `k + 1` is not put back and the stream's device is not visible"
-    ),
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 __all__ = ["KNOWN_GAPS", "NEGATIVE", "POSITIVE"]

@@ -44,6 +44,7 @@ __all__ = [
     "contents",
     "element",
     "item",
+    "key_position",
     "literal_key",
     "param_keyed",
     "plan_of",
@@ -108,6 +109,36 @@ def item(value: Value, key: str | int) -> Value:
     return contents(value)
 
 
+def param_keyed(value: ExtStream, key: Value, offset: int = 0) -> ExtStream | None:
+    """``value[p + offset]``, ``value`` and ``p`` parameters of one function (a helper's
+    ``links[rank]``): the step names ``p``'s position (``"[@1]"``, ``"[@1+1]"``), so applying
+    the summary reads the item under what the call passed there (:func:`.summaries.resolve`);
+    ``None`` where ``key`` is not such a parameter (then it is any item: :func:`contents`)."""
+    ref = key.param if type(key) is ExtStream else None
+    owner = value.param.owner if value.param is not None else None
+    if ref is None or key.also or ref.path or ref.index < 0 or ref.owner is not owner:  # type: ignore[union-attr]
+        return None
+    return _step(
+        value, f"{PARAM_KEY}{ref.index}{offset:+d}]" if offset else f"{PARAM_KEY}{ref.index}]"
+    )
+
+
+#: :func:`key_position` of each step text met.
+_POSITIONS: dict[str, tuple[int, int]] = {}
+
+
+def key_position(step: str) -> tuple[int, int]:
+    """The parameter position and offset a :data:`PARAM_KEY` step names: ``"[@1+1]"``."""
+    try:
+        return _POSITIONS[step]
+    except KeyError:
+        inner = step[len(PARAM_KEY) : -1]
+        cut = max(inner.find("+"), inner.find("-"))
+        found = (int(inner), 0) if cut < 0 else (int(inner[:cut]), int(inner[cut:]))
+        _POSITIONS[step] = found
+        return found
+
+
 def contents(value: Value) -> Value:
     """What a subscript, ``get()`` or ``pop()`` of a container gives: any of its values."""
     if isinstance(value, Seq) and (value.items or value.default is not None):
@@ -154,12 +185,6 @@ def _step(value: ExtStream, step: str) -> ExtStream | None:
     # ``renewed``, not ``replace`` (which reads every field and runs ``__init__`` again):
     # 46,000 times on the stdlib overlay, once the parameter paths a value keeps grew.
     return renewed(made, also=tuple(others)) if others else made
-
-
-def param_keyed(value: ExtStream, index: int) -> ExtStream | None:
-    """``value[p]`` of a symbolic value, ``p`` parameter ``index`` of the same function: read
-    where the summary is applied, under the key the caller passed (:data:`PARAM_KEY`)."""
-    return _step(value, f"{PARAM_KEY}{index}]")
 
 
 def along(value: ExtStream, steps: tuple[str, ...]) -> ExtStream | None:

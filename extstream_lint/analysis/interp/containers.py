@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..abstract.atoms import Const
+from ..abstract.atoms import Const, ExtStream
 from ..abstract.callables import GlobalItem
 from ..abstract.holding import holds_stream
 from ..abstract.members import Member
+from ..abstract.paths import param_keyed
 from ..abstract.state import State
 from ..abstract.values import Seq, Value, join, join_all
+from ..semantics.devices import rekeyed
 from ..semantics.sites import CallSite
 from ..source.syntax import children, string_value
 from . import summaries as sm
@@ -106,6 +108,24 @@ class Containers:
             self.rebind_container(node.func.value, grown, state, scope)  # type: ignore[attr-defined]
         return None
 
+    def subscript_keyed(
+        self, base: ExtStream, node: cst.Subscript, index: Value, state: State
+    ) -> Value:
+        """``links[rank]``, ``links[rank + 1]`` of a parameter, keyed by another: the item
+        under what the call passes there (:func:`..abstract.paths.param_keyed`), else any."""
+        one = node.slice[0].slice.value if len(node.slice) == 1 else None  # type: ignore[attr-defined]
+        offset = 0
+        if (
+            type(one) is cst.BinaryOperation
+            and type(one.left) is cst.Name
+            and type(one.right) is cst.Integer
+            and type(one.operator) in (cst.Add, cst.Subtract)
+        ):
+            offset = int(one.right.evaluated_value)
+            offset = -offset if type(one.operator) is cst.Subtract else offset
+            index = state.env.get(one.left.value)
+        return param_keyed(base, index, offset) or sm.contents(base)
+
     def callers_setdefault(
         self, receiver: Value, node: cst.Call, state: State, scope: Scope
     ) -> Value:
@@ -139,6 +159,8 @@ class Containers:
             return default if default is not None else Const(None)
         if key is NO_KEY or not _keyed(receiver):
             found = sm.contents(receiver)
+            if args and node.args:  # links.get(k + 1): an entry's device named by its key
+                found = rekeyed(found, args[0].value, node.args[0].value)
             return join(found, default) if default is not None else found
         stored = dict(receiver.keys)
         if key in stored:

@@ -201,8 +201,10 @@ class Expressions:
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             wanted = literal_key(node.slice[0].slice.value, index)
         self.note_keyed(index, base)  # self.lanes[kind] (constants.py)
-        got = self.param_keyed(base, index) if wanted is NO_KEY else None  # mappings.py
-        got = got or (sm.contents(base) if wanted is NO_KEY else sm.item(base, wanted))  # type: ignore[arg-type]
+        if wanted is NO_KEY and type(base) is ExtStream and base.param is not None:
+            got = self.subscript_keyed(base, node, index, state)  # links[rank] (containers.py)
+        else:
+            got = sm.contents(base) if wanted is NO_KEY else sm.item(base, wanted)  # type: ignore[arg-type]
         if got is None and self._function is not None and _global_base(node.value, state):
             got = self.global_read(node, got, state, scope, index)  # globalreads.py
         if got is None:  # a getter of a registry others fill (containers.py)

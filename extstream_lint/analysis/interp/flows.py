@@ -42,6 +42,7 @@ from ..abstract.values import (
     join_all,
 )
 from ..semantics import flowmodels as fm
+from ..semantics.devices import picked
 from ..semantics.effects import method_effects
 from ..semantics.hazards import tensor_modelled
 from ..semantics.sites import Arg, CallSite
@@ -140,6 +141,8 @@ class Flows:
             receiver = sm.substitute(owner, binding)
             if isinstance(receiver, Instance) and name == "parameters":  # a helper's device_of(m)
                 return self.module_parameters(receiver)  # type: ignore[attr-defined]
+            if type(receiver) is Seq and receiver.is_dict and name == "get" and call.positional:
+                return _got(receiver, call, binding)  # a helper's links.get(rank)
             if not isinstance(receiver, Instance) or receiver.cls.name not in fm.HOLDERS:
                 return None
         else:
@@ -486,9 +489,6 @@ def _mapped_element(element_of: Callable[[Value], Value], value: Value) -> Value
     return element_of(value)
 
 
-__all__ = ["CONTENTS", "Flows"]
-
-
 def _only_computed(value: Value) -> bool:
     """A tensor result that says only "computed now, from parameters, under the caller's
     streams": nothing the body itself knows (no place, no external stream of its own)."""
@@ -498,3 +498,22 @@ def _only_computed(value: Value) -> bool:
     if made is None:
         return True
     return not made.plain and all(s.param is not None for s in made.streams)
+
+
+def _got(receiver: Seq, call: ParamCall, binding: sm.Binding) -> Value:
+    """``links.get(rank[, default])`` a summary recorded on what the caller passed, a dict:
+    the item under the key the call gives (its expression where the key is the helper's
+    parameter: :func:`..semantics.devices.picked`), or the default."""
+    key = call.positional[0]
+    ref = key.param if type(key) is ExtStream and not key.also else None
+    if ref is not None and ref.owner is binding.info and not ref.path and ref.index >= 0:
+        arg = binding.args.get(ref.index)
+    else:
+        arg = Arg(sm.substitute(key, binding), None)
+    got = picked(receiver, arg, 0)
+    if len(call.positional) > 1:
+        return join(got, sm.substitute(call.positional[1], binding))
+    return got
+
+
+__all__ = ["CONTENTS", "Flows"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract.atoms import Const, ExtStream
-from ..abstract.paths import ITEMS, param_keyed, symbolic
+from ..abstract.paths import ITEMS, symbolic
 from ..abstract.state import State
 from ..abstract.values import ClassInfo, Instance, Seq, Value, join
 from ..semantics.sites import Arg, CallSite
@@ -134,18 +134,6 @@ class Mappings:
         if ref.path != (owner.attr.value,):
             return base
         return Seq((sm.contents(base),), is_dict=True)
-
-    def param_keyed(self, base: Value, index: Value) -> Value:
-        """``table[name]`` in a function given both: the caller's ``table`` under the
-        caller's ``name`` where the summary is applied, not any of its values."""
-        if type(base) is not ExtStream or base.param is None or base.also:
-            return None
-        ref = index.param if type(index) is ExtStream and not index.also else None
-        if ref is None or ref.path or ref.index < 0 or ref is base.param:
-            return None
-        if ref.owner is not self._function or base.param.owner is not ref.owner:  # type: ignore[attr-defined]
-            return None
-        return param_keyed(base, ref.index)
 
     def class_item(
         self, cls: ClassInfo, key: Value, node: cst.Subscript, state: State

@@ -30,6 +30,7 @@ from ..abstract.paths import (
     contents,
     element,
     item,
+    key_position,
     literal_key,
     plan_of,
     symbolic,
@@ -53,7 +54,7 @@ from ..abstract.values import (
 )
 from ..semantics import provenance as pv
 from ..semantics.copies import HOST_ARG, PINNED_ARG
-from ..semantics.devices import Sym, in_caller
+from ..semantics.devices import Sym, in_caller, picked
 from ..semantics.effects import handle_matches
 from ..semantics.sites import Arg, Issue
 
@@ -201,12 +202,9 @@ def resolve(ref: ParamRef, binding: Binding) -> tuple[Value, str | None]:
             value, text = element(value), None
         elif step == SUBSCRIPTED:
             value, text = contents(value), None
-        elif step[:2] == PARAM_KEY:  # a global's item under the argument's key (a slice: no call)
-            arg = binding.args.get(int(step[len(PARAM_KEY) : -1]))
-            key = arg.value if arg is not None else None
-            literal = key.value if isinstance(key, Const) else None
-            found = type(literal) in (str, int)
-            value, text = (item(value, literal) if found else contents(value)), None  # type: ignore[arg-type]
+        elif step[:2] == PARAM_KEY:  # the item under the argument's key (a slice: no call)
+            position, offset = key_position(step)
+            value, text = picked(value, binding.args.get(position), offset), None
         elif step[:1] == "[":  # a literal key: "['ext']", "[0]"
             value, text = item(value, literal_key(step)), None
         elif step == ENTERED:  # async with cm as s: what entering the caller's cm gives
@@ -382,7 +380,7 @@ def _absent(ref: ParamRef, binding: Binding) -> bool:
     if arg is None:
         return ref.index != CALLER_CURRENT
     step = ref.path[0] if ref.path else ""
-    if step[:1] != "[" or step in (ITERATED, SUBSCRIPTED):
+    if step[:1] != "[" or step in (ITERATED, SUBSCRIPTED) or step[:2] == PARAM_KEY:
         return False
     seq = arg.value
     if not isinstance(seq, Seq) or seq.is_dict:
@@ -508,7 +506,7 @@ def _root_issues(
     """A helper backwards its parameter on the caller's current stream: what the caller
     passes there crosses that stream (:func:`.provenance.judge`), or holds the caller's own
     parameters (sinks of the caller in turn)."""
-    made = pv.made_of(actual)
+    made = pv.settled(pv.made_of(actual))
     if made is None:
         return []
     issues = []

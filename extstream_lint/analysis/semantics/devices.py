@@ -28,6 +28,7 @@ import libcst as cst
 
 from ... import contract as c
 from ..abstract.atoms import Const, ExtStream
+from ..abstract.paths import contents, item, param_keyed
 from ..abstract.tensors import device_of
 from ..abstract.values import HOST, NPU, Instance, Tensor, Value
 from .sites import Arg, CallSite
@@ -49,6 +50,7 @@ __all__ = [
     "in_caller",
     "keyed_by",
     "literal",
+    "picked",
     "rekeyed",
     "stream_device",
     "tensor_device",
@@ -453,6 +455,28 @@ def rekeyed(value: Value, key: Value, node: cst.BaseExpression | None) -> Value:
     if index is None and node is not None and not isinstance(key, Const):
         index = symbol(node)
     return _rebased(value, KEYED, index)
+
+
+def picked(value: Value, arg: Arg | None, offset: int) -> Value:
+    """``value[p + offset]`` of a summary (:func:`..abstract.paths.param_keyed`), ``value``
+    the caller's: the item under the key the call passed for ``p``, an entry's device named
+    by it (:func:`rekeyed`: ``pick(links, k + 1)`` is ``links[k + 1]``); the caller's own
+    parameter as the key keeps the step, for its caller to name."""
+    key = arg.value if arg is not None else None
+    literal = key.value if type(key) is Const else None
+    if type(literal) is int:
+        literal += offset
+    elif offset:
+        literal = None
+    if type(literal) in (str, int):
+        return rekeyed(item(value, literal), Const(literal), None)  # type: ignore[arg-type]
+    if type(value) is ExtStream and value.param is not None:
+        return param_keyed(value, key, offset) or contents(value)
+    got = contents(value)
+    if not _has_keyed(got) or arg is None or arg.node is None or type(key) is Const:
+        return got
+    index = symbol(arg.node)
+    return _rebased(got, KEYED, None if index is None else Sym(index.base, index.offset + offset))
 
 
 def _has_keyed(value: Value) -> bool:

@@ -339,7 +339,7 @@ def _backward(site: CallSite, roots: list[Arg], current: ExtStream | None) -> li
     for arg in roots:
         for root in _roots(arg.value):
             named = f"'{arg.text}'" if arg.text and root is arg.value else "its root"
-            made = pv.made_of(root)
+            made = pv.settled(pv.made_of(root))
             if made is None:
                 continue
             if made.params and pv.callers_current(current):

@@ -31,11 +31,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from ..abstract.atoms import Const, ExtStream, ParamRef
+from ..abstract.callables import ParamCall
 from ..abstract.made import MAX_STREAMS, NOGRAD, PLAIN, Made, join_made, stream_key, union
 from ..abstract.values import Current, Value
 
 __all__ = [
-    "MAX_STREAMS", "NOGRAD", "PLAIN", "ROOT", "Made", "derive", "join_made", "judge", "made_of"
+    "MAX_STREAMS", "NOGRAD", "PLAIN", "ROOT", "Made", "derive", "join_made", "judge", "made_of",
+    "settled",
 ]  # fmt: skip
 
 #: The guard kind of a sink on a parameter used as a backward root (:mod:`.sinks`).
@@ -163,7 +165,8 @@ def _combine(current: ExtStream | None, found: list[Made]) -> Made:
     if current is not None:
         params = _only(current, found)
         if params is not None and not _callers(current):
-            return Made((current,))  # the parameters were data to this forward
+            # the parameters were data to this forward; a pending call's result is part of it
+            return Made((current,), params=_pending(params))
         if params is not None:
             return Made((current,), params=tuple(dict.fromkeys(params))[:MAX_STREAMS])
     if current is None:
@@ -174,8 +177,16 @@ def _combine(current: ExtStream | None, found: list[Made]) -> Made:
     else:
         # In a summarised function the caller's current stream and its parameters stand for
         # what was computed before the region: data to this forward, dropped alike.
-        kept = [Made(tuple(s for s in m.streams if not _callers(s))) for m in found]
+        kept = [
+            Made(tuple(s for s in m.streams if not _callers(s)), params=_pending(m.params))
+            for m in found
+        ]
     return union([Made((current,)), *kept]) or Made((current,))
+
+
+def _pending(params: tuple[ParamRef, ...]) -> tuple[ParamRef, ...]:
+    """The results of pending calls (:func:`_called`) among ``params``."""
+    return tuple(dict.fromkeys(ref for ref in params if ref.index < -1))[:MAX_STREAMS]
 
 
 def made_of(value: Value, depth: int = 0) -> Made | None:
@@ -193,6 +204,8 @@ def made_of(value: Value, depth: int = 0) -> Made | None:
         return None
     refs = (param, *getattr(value, "also", ()))
     found = [_called(ref, depth) for ref in refs]
+    if len(found) > 1:  # a pending result on some paths only: its estimate, kept a "may"
+        found = [settled(made, depth) for made in found]
     if all(made is None for made in found):
         return None
     made = found[0]
@@ -202,23 +215,55 @@ def made_of(value: Value, depth: int = 0) -> Made | None:
 
 
 def _called(ref: object, depth: int) -> Made | None:
-    """What the recorded call behind a symbolic result (``.callables.result_index``) made."""
+    """What the recorded call behind a symbolic result (``.callables.result_index``) made:
+    like a parameter's, whatever that call makes where the summary is applied (the caller's
+    object decides: a held module whose ``forward`` runs in inference mode records nothing),
+    and is :func:`settled` where the body itself is judged."""
     owner = getattr(ref, "owner", None)
     index = getattr(ref, "index", -1)
     if index >= 0:  # a parameter: whatever the caller passes
         return Made(params=(ref,))  # type: ignore[arg-type]
-    if owner is None or index == -1:
+    call = _recorded(owner, index)
+    if call is None:
         return None
-    calls = owner.summary.calls
-    position = -2 - index
-    if not 0 <= position < len(calls):
-        return None
-    call = calls[position]
     if call.grad_off:  # made in no-grad mode: no history (a callee that turns grad mode on
         return NOGRAD  # is seen where the call is applied, higher_order.apply_param_calls)
+    return Made(params=(ref,))  # type: ignore[arg-type]
+
+
+def _recorded(owner: object, index: int) -> ParamCall | None:
+    """The call a summary recorded behind the symbolic result ``index``, or None."""
+    if owner is None or index >= -1:
+        return None
+    calls = owner.summary.calls  # type: ignore[attr-defined]
+    position = -2 - index
+    return calls[position] if 0 <= position < len(calls) else None
+
+
+def settled(made: Made | None, depth: int = 0) -> Made | None:
+    """``made`` as the body that computed it judges it: each pending call's result in it
+    computed under the stream current at that call, from its arguments (a parameter's
+    module records nodes there, as far as the body can tell)."""
+    if made is None or all(ref.index >= -1 for ref in made.params) or depth > 3:
+        return made
+    parts = [replace(made, params=tuple(ref for ref in made.params if ref.index >= -1))]
+    for ref in made.params:
+        if ref.index < -1:
+            estimate = _estimate(_recorded(ref.owner, ref.index), depth + 1)
+            if estimate is not None:
+                parts.append(estimate)
+    return union(parts)
+
+
+def _estimate(call: ParamCall | None, depth: int) -> Made | None:
+    """A recorded call's result computed under the stream current at it, from its arguments."""
+    if call is None:
+        return None
+    if call.grad_off:
+        return NOGRAD
     operands = [*call.positional, *(v for _, v in call.keywords)]
-    found = [m for m in _data([made_of(v, depth + 1) for v in operands]) if m is not None]
-    return _combine(current_stream(call.current), found)
+    found = [settled(m, depth) for m in _data([made_of(v, depth + 1) for v in operands])]
+    return _combine(current_stream(call.current), [m for m in found if m is not None])
 
 
 def current_stream(current: Current | None) -> ExtStream | None:
