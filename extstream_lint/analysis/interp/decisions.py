@@ -51,6 +51,11 @@ class Decisions:
     _maybe_in: set[FunctionInfo]
     #: The generic function of each copy learnt with literal arguments.
     _copy_of: dict[FunctionInfo, FunctionInfo]
+    #: Generic functions some call applied as themselves; those some call applied a copy
+    #: of; per generic function, the operations a copy found only "may be" external.
+    _applied_generic: set[FunctionInfo]
+    _decided_any: set[FunctionInfo]
+    _undecided_keys: dict[FunctionInfo, set[Key]]
     #: Per subclass's view (:mod:`.views`), the method it runs again; the views some call
     #: in this module applies.
     _view_origin: dict[FunctionInfo, FunctionInfo]
@@ -84,6 +89,8 @@ class Decisions:
             if stream.must and self.learning:  # type: ignore[attr-defined]
                 self._decided.setdefault(info, {})[key] = (anchor, issue)
                 self._decided_keys.setdefault(generic, set()).add(key)
+            elif self.learning:  # type: ignore[attr-defined]
+                self._undecided_keys.setdefault(generic, set()).add(key)
             return False
         if stream.must:
             self._must_here.add((info, key))
@@ -91,7 +98,18 @@ class Decisions:
         self._maybe_in.add(info)  # a literal argument may decide it (constants.py)
         if id(stream.origin) in self._covered.get(info, ()):
             return True  # the receiver's own stream, decided at each allocating caller's call
-        return key in self._decided_keys.get(info, ())
+        return key in self._decided_keys.get(info, ()) or self._all_calls_decide(info, key)
+
+    def _all_calls_decide(self, info: FunctionInfo, key: Key) -> bool:
+        """Every call of ``info`` in this module passes literals and so uses a copy, and no
+        copy left the operation "may be" external: each decided it, external (reported at
+        that call) or not (nothing to report). With no call visible, or one that applies the
+        generic body, the "may be" stays at the operation."""
+        return (
+            info in self._decided_any
+            and info not in self._applied_generic
+            and key not in self._undecided_keys.get(info, ())
+        )
 
     def report_decided(self, special: FunctionInfo, node: cst.CSTNode, callee: str) -> None:
         """At a call that uses the copy ``special``: the operations it decided, as this
