@@ -43,6 +43,11 @@ class Applying:
             if self._function is not None:
                 self._calls_between.setdefault(self._function, set()).add(info)
             self._applied_ids.add(id(info))
+            generic = self._copy_of.get(info)  # a copy: the call's literals decide it
+            if generic is None:
+                self._applied_generic.add(info)
+            else:
+                self._decided_any.add(generic)
         if info.summary.calls:  # first: the sinks may be on what those calls return
             self.apply_param_calls(info, node, binding, state)
         resolved = self.receiver_binding(info, node, binding, state)

@@ -175,6 +175,11 @@ class Core:
         self._must_here: set[tuple[FunctionInfo, tuple[int, str]]] = set()
         self._copy_of: dict[FunctionInfo, FunctionInfo] = {}
         self._maybe_in: set[FunctionInfo] = set()
+        #: Generic functions some call applied as themselves, not a copy; the operations a
+        #: copy still found "may be" external (:meth:`.decisions.Decisions.decided_elsewhere`).
+        self._applied_generic: set[FunctionInfo] = set()
+        self._decided_any: set[FunctionInfo] = set()
+        self._undecided_keys: dict[FunctionInfo, set[tuple[int, str]]] = {}
         self._covered: dict[FunctionInfo, set[int]] = {}
         #: Subclasses' views (:mod:`.views`): the function each runs again, and the views
         #: some call in this module applied (:meth:`.decisions.Decisions.decided_elsewhere`).
@@ -285,6 +290,10 @@ class Core:
     def _pass(self, learning: bool) -> None:
         self._passes += 1
         self.learning = learning
+        if learning:  # which calls use copies: this pass's (decisions.py)
+            self._applied_generic.clear()
+            self._decided_any.clear()
+            self._undecided_keys.clear()
         self.reporting = not learning
         scope = self._scope(self.module, "module", None)
         self.package_effects()  # its packages' __init__ ran first (imports.py)

@@ -16,6 +16,15 @@ and the middle functions say nothing.
 An operation the generic body finds surely external (its own code makes the stream on every
 path) is reported where it is, never again at the calls (:attr:`_must_here`).
 
+When every call of the function in its module uses a copy (each passes the literals its body
+tests) and no copy left the operation "may be" external, each call decided it: external,
+reported at that call, or not, nothing to report; the generic body's "may be" is dropped
+then too (:meth:`Decisions._all_calls_decide`). With no call visible, or one that applies the
+generic body, it stays at the operation (the class-level join). A copy learnt as a variant
+for other modules' callers (:mod:`.variants`) carries what it decided with it
+(:attr:`.values.FunctionInfo.view_decided`), so a call in another module reports it as a
+view's is.
+
 A subclass's view of a base's method (:mod:`.views`) is decided the same way by the caller's
 choice of the subclass: what it finds surely external is kept (:attr:`_decided`) and
 reported at the calls that apply the view, when some call in the module does
@@ -25,6 +34,8 @@ Nothing here runs a body: it reads what the copies' runs report.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 import libcst as cst
@@ -51,6 +62,11 @@ class Decisions:
     _maybe_in: set[FunctionInfo]
     #: The generic function of each copy learnt with literal arguments.
     _copy_of: dict[FunctionInfo, FunctionInfo]
+    #: Generic functions some call applied as themselves; those some call applied a copy
+    #: of; per generic function, the operations a copy found only "may be" external.
+    _applied_generic: set[FunctionInfo]
+    _decided_any: set[FunctionInfo]
+    _undecided_keys: dict[FunctionInfo, set[Key]]
     #: Per subclass's view (:mod:`.views`), the method it runs again; the views some call
     #: in this module applies.
     _view_origin: dict[FunctionInfo, FunctionInfo]
@@ -82,8 +98,15 @@ class Decisions:
         generic = self._copy_of.get(info)
         if generic is not None:  # a copy: kept for the call that uses it
             if stream.must and self.learning:  # type: ignore[attr-defined]
-                self._decided.setdefault(info, {})[key] = (anchor, issue)
+                decided = self._decided.setdefault(info, {})
+                if key not in decided and (generic, key) not in self._must_here:
+                    # exported with it when it is a variant (variants.py): another module's
+                    # call that uses it reports it, as for a view
+                    info.view_decided = (*info.view_decided, (anchor, issue))
+                decided[key] = (anchor, issue)
                 self._decided_keys.setdefault(generic, set()).add(key)
+            elif self.learning:  # type: ignore[attr-defined]
+                self._undecided_keys.setdefault(generic, set()).add(key)
             return False
         if stream.must:
             self._must_here.add((info, key))
@@ -91,7 +114,31 @@ class Decisions:
         self._maybe_in.add(info)  # a literal argument may decide it (constants.py)
         if id(stream.origin) in self._covered.get(info, ()):
             return True  # the receiver's own stream, decided at each allocating caller's call
-        return key in self._decided_keys.get(info, ())
+        return key in self._decided_keys.get(info, ()) or self._all_calls_decide(info, key)
+
+    def _all_calls_decide(self, info: FunctionInfo, key: Key) -> bool:
+        """Every call of ``info`` in this module passes literals and so uses a copy, and no
+        copy left the operation "may be" external: each decided it, external (reported at
+        that call) or not (nothing to report). With no call visible, or one that applies the
+        generic body, the "may be" stays at the operation."""
+        return (
+            info in self._decided_any
+            and info not in self._applied_generic
+            and key not in self._undecided_keys.get(info, ())
+        )
+
+    @contextmanager
+    def decisions_kept(self) -> Iterator[None]:
+        """What the module's own calls decide, as it was before the block: the copies
+        learnt for other modules' callers (:mod:`.variants`) are not this module's calls."""
+        decided = {info: set(keys) for info, keys in self._decided_keys.items()}
+        covered = {info: set(origins) for info, origins in self._covered.items()}
+        calls = (set(self._applied_generic), set(self._decided_any), dict(self._undecided_keys))
+        try:
+            yield
+        finally:
+            self._decided_keys, self._covered = decided, covered
+            self._applied_generic, self._decided_any, self._undecided_keys = calls
 
     def report_decided(self, special: FunctionInfo, node: cst.CSTNode, callee: str) -> None:
         """At a call that uses the copy ``special``: the operations it decided, as this

@@ -406,8 +406,8 @@ class Expressions:
             found, got = self.descriptor_get(base, name, node, state)
             if found:
                 return self.through_self(base, name, got)
-            got = self.property_of_instance(base, name, node, state)  # receivers.py
-            if got is not None:
+            found, got = self.property_of_instance(base, name, node, state)  # receivers.py
+            if found:
                 return got
         got = self._stream_method(base, name, text, node) or self._attribute_of(base, name, text)
         empty = got is None or got == _NONE

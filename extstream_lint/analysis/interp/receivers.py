@@ -339,19 +339,28 @@ class Receivers:
 
     def property_of_instance(
         self, obj: Instance, name: str, node: cst.CSTNode, state: State
-    ) -> Value:
-        """``obj.name`` on an instance a caller holds, ``name`` a property whose getter
-        returns a call on ``self`` it keeps: the getter applied to ``obj`` (the call
-        resolved by ``obj``'s class); ``None`` for any other attribute."""
+    ) -> tuple[bool, Value]:
+        """``obj.name``, ``name`` a property: ``True`` and the getter applied to ``obj`` (a
+        call of it, so the call's copies decide) when ``obj`` is an instance a caller holds
+        and the getter returns a call on ``self`` it keeps (resolved by ``obj``'s class),
+        when the getter passes ``self``'s attributes on where their literals are followed
+        (``make(self.kind)``), or when ``obj`` is a copy's receiver holding what the
+        caller's allocation gave it (``self._lane``, :func:`.constants._own_streams`): the
+        getter's generic summary would read the class-level join there. ``False`` for any
+        other attribute (its value is the summary's, :meth:`.classes.Classes._attribute_of`)."""
         getter = obj.cls.method(name)
-        if obj.param is not None or getter is None or not getter.is_property:
-            return None
-        if obj.field(name)[0] or not sm.kept_call(getter.returns):
-            return None
+        if getter is None or not getter.is_property or obj.field(name)[0]:
+            return False, None
+        passes = any(not index for index, _ in self._passed_attrs.get(getter, ())) or (  # type: ignore[attr-defined]
+            obj.param is not None and any(not n.startswith(CALL_STEP) for n, _ in obj.fields)
+        )
+        if not passes and (obj.param is not None or not sm.kept_call(getter.returns)):
+            return False, None
         current = self._current(state)  # type: ignore[attr-defined]
-        return self._call_function(  # type: ignore[attr-defined,no-any-return]
+        made = self._call_function(  # type: ignore[attr-defined]
             getter, node, None, Arg(obj, None), state, current
         )
+        return passes or made is not None, made  # a managed lane is nothing known: None
 
     def _adopt(
         self,

@@ -95,12 +95,8 @@ class Variants:
         copies: dict[tuple[object, ...], FunctionInfo] = {}
         # What the copies decide is not this module's callers' (:mod:`.decisions`): a lint
         # of this module that reuses this interpreter reports its generic bodies as before.
-        decided = {info: set(keys) for info, keys in self._decided_keys.items()}
-        covered = {info: set(origins) for info, origins in self._covered.items()}
-        try:
+        with self.decisions_kept():  # type: ignore[attr-defined]
             self._learn_variants(classes, enums, copies)
-        finally:
-            self._decided_keys, self._covered = decided, covered
 
     def _learn_variants(
         self,
