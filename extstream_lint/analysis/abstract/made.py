@@ -107,13 +107,15 @@ def _inputs(inputs: dict[ParamRef, None] | None, part: Made) -> dict[ParamRef, N
 
 def join_made(a: Made | None, b: Made | None) -> Made | None:
     """Where control flow joins: a fact of one path only is a "may"."""
-    if a == b:
+    if a is b:  # most often the same object: no field-by-field ``==``
         return a
     if a is None or b is None:
         known = a if b is None else b
         assert known is not None
         weak = tuple(_weak(s) for s in known.streams)
         return Made(weak, known.plain, False, known.params, known.recorded, known.inputs)
+    if a == b:
+        return a
     theirs = {stream_key(s): s for s in b.streams}
     streams = []
     for stream in a.streams:

@@ -14,66 +14,80 @@ __all__ = ["State", "join_states"]
 
 
 class Env(dict):  # type: ignore[type-arg]
-    """The bindings of a state (name or dotted path -> value), indexed by path prefix.
+    """The bindings of a state (name or dotted path -> value); indexed by path prefix once
+    asked for the keys under one (:meth:`under`).
 
     Rebinding ``b`` forgets ``b.x`` and ``b.x.y``; scanning every key for them made ``b.a1 =
-    b.a0`` ... ``b.aN = ...`` quadratic (issue 43). The index is built at the first such
-    question and kept by every write after it: each dotted key under each of its prefixes
-    (``a.b.c`` under ``a`` and ``a.b``), so the keys under a prefix are exactly those that
-    start with it and a dot."""
+    b.a0`` ... ``b.aN = ...`` quadratic (issue 43). The first such question builds the index
+    (each dotted key under each of its prefixes: ``a.b.c`` under ``a`` and ``a.b``, so the
+    keys under a prefix are exactly those that start with it and a dot) and makes the
+    mapping an :class:`_IndexedEnv`, whose writes keep it. Until then an ``Env`` is a plain
+    dictionary: made, copied and written in C (most states never ask)."""
 
     __slots__ = ("_under",)
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)
-        self._under: dict[str, set[str]] | None = None
-
     def under(self, name: str) -> list[str]:
         """The keys that start with ``name`` and a dot."""
-        index = self._under
-        if index is None:
-            index = self._under = {}
-            for key in self:
-                _index(index, key)
+        index: dict[str, set[str]] = {}
+        for key in self:
+            _index(index, key)
+        self._under = index
+        self.__class__ = _IndexedEnv
         found = index.get(name)
         return list(found) if found else []
 
+    def copy(self) -> Env:
+        return Env(self)
+
+
+class _IndexedEnv(Env):
+    """An :class:`Env` that keeps its index of keys by prefix through every write; a bulk
+    write drops the index (the mapping is a plain :class:`Env` again, indexed when next
+    asked)."""
+
+    __slots__ = ()
+    _under: dict[str, set[str]]
+
+    def under(self, name: str) -> list[str]:
+        found = self._under.get(name)
+        return list(found) if found else []
+
     def __setitem__(self, key: str, value: Value) -> None:
-        if self._under is not None and key not in self:
+        if key not in self:
             _index(self._under, key)
         super().__setitem__(key, value)
 
     def __delitem__(self, key: str) -> None:
         super().__delitem__(key)
-        if self._under is not None:
-            _unindex(self._under, key)
+        _unindex(self._under, key)
+
+    def _unindexed(self) -> None:  # a plain dictionary again: written as ``dict.``
+        del self._under
+        self.__class__ = Env
 
     def update(self, *args: object, **kwargs: object) -> None:
-        super().update(*args, **kwargs)
-        self._under = None  # rebuilt when next asked
+        self._unindexed()
+        dict.update(self, *args, **kwargs)
 
     def pop(self, key: str, *default: object) -> object:
-        self._under = None
-        return super().pop(key, *default)
+        self._unindexed()
+        return dict.pop(self, key, *default)
 
     def popitem(self) -> tuple[str, Value]:
-        self._under = None
-        return super().popitem()
+        self._unindexed()
+        return dict.popitem(self)
 
     def setdefault(self, key: str, default: Value = None) -> Value:
-        self._under = None
-        return super().setdefault(key, default)
+        self._unindexed()
+        return dict.setdefault(self, key, default)
 
     def clear(self) -> None:
-        self._under = None
-        super().clear()
+        self._unindexed()
+        dict.clear(self)
 
     def __ior__(self, other: object) -> Env:  # type: ignore[override,misc]
         self.update(other)
         return self
-
-    def copy(self) -> Env:
-        return Env(self)
 
 
 def _index(index: dict[str, set[str]], key: str) -> None:
@@ -101,9 +115,12 @@ class State:
     #: Some key is a dotted path (``self.x``): rebinding ``self`` must forget it.
     has_paths: bool = False
 
-    def __post_init__(self) -> None:
-        if type(self.env) is not Env:
-            self.env = Env(self.env)
+    def __init__(
+        self, env: dict[str, Value], current: Current | None = None, has_paths: bool = False
+    ) -> None:  # the dataclass's, with the mapping made an :class:`Env` (no second call)
+        self.env = env if isinstance(env, Env) else Env(env)
+        self.current = current
+        self.has_paths = has_paths
 
     def copy(self) -> State:
         return State(Env(self.env), self.current, self.has_paths)
@@ -117,7 +134,7 @@ class State:
     def forget_paths_under(self, name: str) -> None:
         if self.has_paths:
             env = self.env
-            if type(env) is not Env:  # a caller replaced the mapping: index it
+            if not isinstance(env, Env):  # a caller replaced the mapping: index it
                 env = self.env = Env(env)
             for key in env.under(name):
                 del env[key]

@@ -585,7 +585,7 @@ def is_caller_current(current: Current | None, owner: object) -> bool:
 
 
 def join_current(a: Current | None, b: Current | None) -> Current | None:
-    if a == b:
+    if a is b or a == b:  # the same object most often: no field-by-field ``==``
         return a
     if a is None or b is None:
         known = a or b

@@ -77,6 +77,9 @@ Deferred = tuple[cst.FunctionDef, Scope, Union[ClassInfo, None]]
 
 _LEARNING_ROUNDS = 4
 
+#: :meth:`Core._current`'s last answer: the current it was asked for, and the value made.
+_LAST_CURRENT: list[object] = [None, None]
+
 
 class Core:
     """The interpreter's state and driver: passes, scopes, names, reporting."""
@@ -420,11 +423,17 @@ class Core:
 
     @staticmethod
     def _current(state: State) -> ExtStream | None:
+        """The stream current in ``state`` as a value; the last one made is given again
+        for the same (immutable) current (states share it), which :data:`_LAST_CURRENT`
+        holds alive: no other current can take its ``id``."""
+        _last = _LAST_CURRENT
         cur = state.current
         if cur is None:
             return None
+        if cur is _last[0]:
+            return _last[1]  # type: ignore[return-value]
         s = cur.stream
-        return ExtStream(
+        made = ExtStream(
             s.must,
             "made current",
             cur.origin,
@@ -434,6 +443,8 @@ class Core:
             also=s.also,
             device=s.device,
         )
+        _last[0], _last[1] = cur, made
+        return made
 
     #: Late binding (:mod:`.higher_order`): per function defined in a function body, the
     #: enclosing names at its ``def``, what each is bound to after it, the pass; per enclosing
