@@ -14,12 +14,53 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ..analysis.semantics.flowmodels import KIND_MEANINGS, MODELS
+from ..analysis.semantics import flowmodels as fm
+from ..analysis.semantics.flowmodels import MODELS
 
 #: The checkout: this module is ``extstream_lint/frontends/flowdocs.py`` in it.
 _CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FLOW_MODELS_PAGE = "docs/flow-models.md"
 FLOW_MODELS_PATH = os.path.join(_CHECKOUT, *FLOW_MODELS_PAGE.split("/"))
+
+
+#: Each kind in general, for the documentation's vocabulary table.
+KIND_MEANINGS: dict[str, str] = {
+    fm.RETURNS: "argument i flows to the return",
+    fm.ENTERS: "`with call(x) as v`: v is argument i",
+    fm.ELEMENTS: "the return iterates elements of argument i",
+    fm.HOLDER: "makes an object whose contents its method rows move",
+    fm.STORES: "argument i flows into the receiver's contents",
+    fm.LOADS: "the method returns the receiver's contents (joined with argument i when given)",
+    fm.CALLS: "calls argument i with given arguments, here, in another thread or later",
+    fm.FOLDS: "calls argument i as `functools.reduce` does",
+    fm.CALLS_METHOD: "returns a callable calling method NAME of its argument",
+    fm.GETS_ATTRIBUTE: "returns a getter of attributes",
+    fm.GETS_ITEM: "returns a getter of items",
+    fm.DICT: "a dict of the arguments",
+    fm.DEFAULT_DICT: "a dict whose missing keys read a factory's result; stored keys keep theirs",
+    fm.CHAIN_MAP: "a dict of several mappings, looked up in order",
+    fm.SEQUENCE: "a copy of argument i's elements: in order, reversed or in any order",
+    fm.ATTRIBUTES: "an object whose attributes are the keyword arguments",
+    fm.DISPATCHER: "calls the implementation registered for its first argument's class",
+    fm.REGISTERS: "registers an implementation for a class (at a module's top level: for "
+    "every module that imports it too)",
+    fm.HANDLES: "a refused call of the contract returning a list of its handles, not one",
+    fm.MAPPING_VIEW: "`values()`/`items()` of a parameter: the caller's mapping's values",
+    fm.ELEMENT: "returns an element of argument i (`next`)",
+    fm.ZIPS: "the return iterates tuples of an element of each argument (`zip`)",
+    fm.PAIRS: "the return iterates pairs made of argument i's elements (`enumerate`)",
+    fm.COMBINES: "the return iterates tuples of argument i's elements (`combinations`)",
+    fm.CHAINS: "the return iterates each argument's elements in turn (`chain`)",
+    fm.SLICES: "the return iterates a slice of argument i's elements (`islice`)",
+    fm.REPEATS: "the return iterates argument i itself (`repeat`)",
+    fm.TEES: "the return is n iterators over argument i's elements (`tee`)",
+    fm.PICKS: "returns one of the arguments or of argument i's elements (`min`)",
+    fm.IMPORTS: "imports the module a literal names, as the `import` statement does",
+    fm.BINDS: "returns a callable binding argument i's first arguments (`partial`)",
+    fm.REPLACES: "a copy of argument i with attributes replaced (`dataclasses.replace`)",
+    fm.WORKERS: "a pool of threads each calling argument i (the initializer) first, its "
+    "methods calling functions after it in those threads",
+}
 
 
 #: What is not a row, and why: (where in code, what, the language semantics it is).

@@ -192,6 +192,8 @@ class Flows:
             return None if given is None else may_contain([self.element_of(value)])
         if kind == fm.HOLDER:
             return self._holder(model, site, value)
+        if kind == fm.WORKERS:  # ThreadPoolExecutor(initializer=f, initargs=(s,))
+            return self._workers(model, site, state, value)
         if kind == fm.STORES:
             if isinstance(receiver, Instance) and given is not None:
                 self._store(receiver.cls, value)
@@ -205,6 +207,9 @@ class Flows:
             held = through if held is None else held if through is None else join(held, through)
             return join(held, value) if given is not None else held
         if kind == fm.CALLS:
+            if model.runs != fm.HERE:  # a new thread starts on its default stream; a pool's
+                held = _held(receiver)  # worker on what its initializer left current
+                current = held if model.runs == fm.THREAD and isinstance(held, ExtStream) else None
             return self._calls(model, site, state, current, value)
         if kind == fm.MAPPING_VIEW:  # batch.items() of a parameter: batch[v], by path
             held = sm.contents(receiver) if is_symbolic(receiver) and not site.positional else None
@@ -246,6 +251,24 @@ class Flows:
                 self._store(cls, value)
             return Instance(cls)
         return Instance(cls, ((CONTENTS, value),) if value is not None else ())
+
+    def _workers(self, model: fm.FlowModel, site: CallSite, state: State, init: Value) -> Value:
+        """A pool of worker threads: each starts with no external stream current and calls
+        the initializer first, so what that leaves current is current for every function
+        the pool runs there (kept as the pool's contents). Called here, once."""
+        cls = self._site_class(site, model.callee)
+        if not isinstance(init, CALLABLE) or site.star_at is not None or site.double_star:
+            return Instance(cls)
+        initargs = site.arg(model.extra[0], "initargs")
+        args = Seq(()) if initargs is None else initargs.value
+        if not isinstance(args, Seq) or args.key is not None or args.is_dict:
+            return Instance(cls)  # initargs not known item by item
+        worker = state.copy()
+        worker.current = None
+        call = CallSite(site.node, "initializer", [Arg(v, None) for v in args.items])
+        self._call_value(init, site.node, call, worker, None)
+        made = self._current(worker)
+        return Instance(cls, ((CONTENTS, made),) if made is not None else ())
 
     def _holder_path(self, site: CallSite, state: State) -> ParamRef | None:
         """``self.jobs`` in ``self.jobs.put(s)``, where ``self`` is a parameter of the
@@ -316,9 +339,7 @@ class Flows:
             rest = CallSite(site.node, text, [Arg(e, None) for e in elements])
         else:
             rest = _after(site, model.arg + 1)  # type: ignore[operator]
-        made = self._call_value(
-            func, site.node, rest, state, current if model.runs == fm.HERE else None
-        )
+        made = self._call_value(func, site.node, rest, state, current)
         if model.result == fm.RESULT:
             return made
         if model.result == fm.RESULTS:
@@ -458,7 +479,7 @@ def _chain_map(maps: list[Value]) -> Value:
 def _thread_args(site: CallSite, positions: tuple[int, int]) -> CallSite:
     """``Thread(target=f, args=(...), kwargs={...})``: what ``f`` is called with."""
     given = site.arg(positions[0], "args")
-    named = site.arg(positions[1], "kwargs")
+    named = site.arg(positions[1], "kwargs") or site.keywords.get("kwds")  # a pool's apply
     args = given.value.items if given is not None and _exact(given.value) else ()  # type: ignore[union-attr]
     keys = named.value.keys if named is not None and isinstance(named.value, Seq) else ()
     rest = CallSite(site.node, "call", [Arg(v, None) for v in args])

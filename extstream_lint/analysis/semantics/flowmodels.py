@@ -67,6 +67,9 @@ PICKS = "picks"
 IMPORTS = "imports"
 BINDS = "binds"
 REPLACES = "replaces"
+WORKERS = "workers"
+#: The kinds whose objects have method rows.
+_MAKES_OBJECTS = (HOLDER, DISPATCHER, WORKERS)
 
 #: Each kind, as the documentation says it (``{arg}`` is the row's argument).
 KINDS: dict[str, str] = {
@@ -109,43 +112,8 @@ KINDS: dict[str, str] = {
     "run) and returns it",
     BINDS: "returns a callable that calls {arg} with the arguments after it, then its own",
     REPLACES: "a copy of {arg} whose attributes named by the keywords are their values",
-}
-
-#: Each kind in general, for the documentation's vocabulary table.
-KIND_MEANINGS: dict[str, str] = {
-    RETURNS: "argument i flows to the return",
-    ENTERS: "`with call(x) as v`: v is argument i",
-    ELEMENTS: "the return iterates elements of argument i",
-    HOLDER: "makes an object whose contents its method rows move",
-    STORES: "argument i flows into the receiver's contents",
-    LOADS: "the method returns the receiver's contents (joined with argument i when given)",
-    CALLS: "calls argument i with given arguments, here, in another thread or later",
-    FOLDS: "calls argument i as `functools.reduce` does",
-    CALLS_METHOD: "returns a callable calling method NAME of its argument",
-    GETS_ATTRIBUTE: "returns a getter of attributes",
-    GETS_ITEM: "returns a getter of items",
-    DICT: "a dict of the arguments",
-    DEFAULT_DICT: "a dict whose missing keys read a factory's result; stored keys keep theirs",
-    CHAIN_MAP: "a dict of several mappings, looked up in order",
-    SEQUENCE: "a copy of argument i's elements: in order, reversed or in any order",
-    ATTRIBUTES: "an object whose attributes are the keyword arguments",
-    DISPATCHER: "calls the implementation registered for its first argument's class",
-    REGISTERS: "registers an implementation for a class (at a module's top level: for "
-    "every module that imports it too)",
-    HANDLES: "a refused call of the contract returning a list of its handles, not one",
-    MAPPING_VIEW: "`values()`/`items()` of a parameter: the caller's mapping's values",
-    ELEMENT: "returns an element of argument i (`next`)",
-    ZIPS: "the return iterates tuples of an element of each argument (`zip`)",
-    PAIRS: "the return iterates pairs made of argument i's elements (`enumerate`)",
-    COMBINES: "the return iterates tuples of argument i's elements (`combinations`)",
-    CHAINS: "the return iterates each argument's elements in turn (`chain`)",
-    SLICES: "the return iterates a slice of argument i's elements (`islice`)",
-    REPEATS: "the return iterates argument i itself (`repeat`)",
-    TEES: "the return is n iterators over argument i's elements (`tee`)",
-    PICKS: "returns one of the arguments or of argument i's elements (`min`)",
-    IMPORTS: "imports the module a literal names, as the `import` statement does",
-    BINDS: "returns a callable binding argument i's first arguments (`partial`)",
-    REPLACES: "a copy of argument i with attributes replaced (`dataclasses.replace`)",
+    WORKERS: "makes a pool of worker threads, each of which first calls {arg} with `initargs` "
+    "(what it leaves current is current for the functions the method rows run there)",
 }
 
 #: What a ``CALLS`` row gives the function (``args``).
@@ -279,7 +247,7 @@ class FlowModel:
             text += f"; {self.argument_text()} flows into it"
         if self.kind == LOADS and (self.arg is not None or self.keyword is not None):
             text += f", or {self.argument_text()} when given"
-        if self.kind == HOLDER and self.like:
+        if self.kind in _MAKES_OBJECTS and self.like:
             text += f"; its methods are `{self.like}`'s"
         if self.kind == HOLDER and self.shared:
             text += "; one holder per place it is made, seen from every thread"
@@ -295,6 +263,9 @@ def _holder(name: str, like: str = "", shared: bool = True, case: str = "") -> F
 
 
 _Q = "library_flow/"
+#: The classes whose method rows the pools of worker threads share.
+_EXECUTOR, _POOL = "concurrent.futures.Executor", "multiprocessing.pool.ThreadPool"
+_H = "hazard_flow/"
 #: The prefix of the builtins' rows.
 BUILTIN = "builtins."
 
@@ -345,6 +316,38 @@ MODELS: tuple[FlowModel, ...] = (
         case=_Q + "timer",
     ),
     FlowModel("*.submit", CALLS, 0, "fn", runs=THREAD, result=FUTURE, case=_Q + "submit_result"),
+    # pools of threads: each worker runs the initializer first, then the functions given
+    *(
+        FlowModel(name, WORKERS, at, "initializer", like=like, extra=(at + 1, -1), case=_H + case)
+        for name, at, like, case in (
+            ("concurrent.futures.ThreadPoolExecutor", 2, _EXECUTOR, "executor_initializer_lane"),
+            (_POOL, 1, "", "thread_pool_initializer_apply"),
+            ("multiprocessing.dummy.Pool", 1, _POOL, "thread_pool_initializer_map"),
+        )
+    ),
+    *(
+        FlowModel(
+            f"{pool}.{name}",
+            CALLS,
+            0,
+            "fn" if pool == _EXECUTOR else "func",
+            args=args,
+            runs=THREAD,
+            extra=(1, 2),
+            result=result,
+            case=_H + case,
+        )
+        for pool, name, args, result, case in (
+            (_EXECUTOR, "submit", REST, FUTURE, "executor_initializer_lane"),
+            (_EXECUTOR, "map", EACH_ELEMENT, RESULTS, "executor_initializer_map"),
+            (_POOL, "apply", THREAD_ARGS, RESULT, "thread_pool_initializer_apply"),
+            (_POOL, "apply_async", THREAD_ARGS, NOTHING, "thread_pool_initializer_apply"),
+            (_POOL, "map", EACH_ELEMENT, RESULTS, "thread_pool_initializer_map"),
+            (_POOL, "imap", EACH_ELEMENT, RESULTS, "thread_pool_initializer_map"),
+            (_POOL, "imap_unordered", EACH_ELEMENT, RESULTS, "thread_pool_initializer_map"),
+            (_POOL, "map_async", EACH_ELEMENT, NOTHING, "thread_pool_initializer_map"),
+        )
+    ),
     FlowModel("*.values", MAPPING_VIEW, case=_Q + "mapping_values_of_parameter"),
     FlowModel("*.items", MAPPING_VIEW, case=_Q + "mapping_items_of_parameter"),
     _holder("concurrent.futures.Future", shared=False, case=_Q + "submit_result"),
@@ -539,7 +542,7 @@ MODELS: tuple[FlowModel, ...] = (
 #: Rows by callee.
 BY_CALLEE: dict[str, FlowModel] = {model.callee: model for model in MODELS}
 #: The holders' classes: a method row applies to a holder of its class or one ``like`` it.
-HOLDERS: dict[str, FlowModel] = {m.callee: m for m in MODELS if m.kind in (HOLDER, DISPATCHER)}
+HOLDERS: dict[str, FlowModel] = {m.callee: m for m in MODELS if m.kind in _MAKES_OBJECTS}
 #: Names of methods modelled on objects the analysis does not know (``*.submit``).
 ANY_RECEIVER: frozenset[str] = frozenset(m.callee[2:] for m in MODELS if m.callee.startswith("*."))
 #: Names of the methods that return a holder's contents (``get``, ``result``...).

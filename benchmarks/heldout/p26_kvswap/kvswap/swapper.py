@@ -97,7 +97,7 @@ class Swapper:
 
     def prefetch(self, block_id, dst):
         i = self.table[block_id]
-        return self.uploader.submit(self._upload, i, dst)
+        return self.uploader.submit(self._upload, i, dst)  # or: XST201
 
     def prefetch_side(self, block_id, dst):
         i = self.table[block_id]
