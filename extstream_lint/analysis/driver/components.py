@@ -22,6 +22,7 @@ from ...project.modules import kept_stamp, stamp_of
 from ...project.sources import read_project_file, read_text
 from ..abstract.atoms import ExtStream
 from ..abstract.values import Module, Value
+from . import linted
 from .digests import (
     ABSENT,
     PENDING,
@@ -238,6 +239,8 @@ class Components(_Base):
             member = min(pending, key=lambda m: (runs[m] > 0, position[m]))
             pending.discard(member)
             runs[member] += 1
+            if cycle:  # a lint saw this cycle's final summaries, not this round's
+                state.linted.pop(member, None)
             entry, kept = self._replay(member, members, state) if cycle else (None, None)
             if entry is not None:
                 state.learnt.pop(member, None)  # replayed: no interpreter ran
@@ -335,6 +338,13 @@ class Components(_Base):
             stamp = kept_stamp(stamp, read_project_file(path))
         except OSError:
             return None
+        done = linted.take(self, path, name, tree, text)
+        if done is not None:  # the lint of this file learnt it (:mod:`.linted`)
+            self._own(path, done.module)
+            external = any(carries_external(v) for v in done.module.exports.values())
+            entry = Entry(done.module, stamp, done.used, external, done.links)
+            entry.digest, entry.exports, entry.reads = done.digest, done.exports, done.reads
+            return entry
         roots = self.roots(path)
         is_package = os.path.basename(path) == "__init__.py"
         # A package's __init__ re-exports its own modules: follow those, however plain.

@@ -20,7 +20,7 @@ from ..interp.summaries import CallIssue, describe_call
 from ..semantics.sites import Issue
 from ..source.parsing import Unparsable, one_line, parse
 from ..source.positions import Position, locate
-from . import cuts
+from . import cuts, linted
 from .budget import BudgetedInterpreter, BudgetExceeded
 from .index import Importer, ProjectIndex
 from .projects import decode, placed
@@ -130,7 +130,12 @@ def _interpret(
             return learnt, raw
     is_package = os.path.basename(filename) == "__init__.py"
     interpreter = BudgetedInterpreter(module, Importer(index, roots), name, is_package)
-    return interpreter, interpreter.run()
+    if not linted.wanted(index, path):
+        return interpreter, interpreter.run()
+    # An importer linted later may ask for this file's summary: what the learning passes
+    # learnt is its entry, built before the reporting pass (:mod:`.linted`).
+    linted.keep(index, path, interpreter, interpreter.summarise(), text)
+    return interpreter, interpreter.report()
 
 
 def _render(

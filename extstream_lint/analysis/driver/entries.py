@@ -7,9 +7,13 @@ Below both the index (:mod:`.index`, which computes entries) and the disk cache
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ...project.modules import Stamp
 from ..abstract.values import Module
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 @dataclass
@@ -88,3 +92,22 @@ class FixesEntry:
     text: str
     #: (line, column, code, message) of each finding asked about, with its fix (or ``None``).
     fixes: dict[tuple[int, int, str, str], tuple[str, bool, tuple[object, ...]] | None]
+
+
+@dataclass
+class Linted:
+    """A summary's entry as the lint of its file built it (:mod:`.linted`), with what its
+    digests read of the index: final modules' digests by name, and the home each record
+    they carry had (another module's export and its digest, ``None`` for its own)."""
+
+    text: str
+    tree: cst.Module
+    module: Module
+    #: The importer's records after the learning passes: ``used``, ``links``, ``reads``.
+    used: dict[str, Stamp | None]
+    links: dict[str, str | None]
+    reads: dict[str, dict[str, str] | None]
+    names: dict[str, str]
+    homes: dict[object, object]
+    digest: str = ""
+    exports: dict[str, str] = field(default_factory=dict)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # libcst only when a summary is computed, not when one is che
 
     from ...project.graph import ImportGraph
     from ..interp.interpreter import Interpreter
+    from .entries import Linted
 
 __all__ = [
     "REMAPS",
@@ -167,6 +168,9 @@ class RunState:
         #: The interpreter of each summary that saw all its module's imports, with the text
         #: it ran on, until the lint of that file takes it (:meth:`ProjectIndex.learnt`).
         self.learnt: dict[str, tuple[str, Interpreter]] = {}
+        #: The reverse: the summary entry the lint of a file built before any importer asked
+        #: for it, until that summary takes it (:mod:`.linted`).
+        self.linted: dict[str, Linted] = {}
 
 
 def package_of(path: str, roots: tuple[str, ...]) -> str | None:
