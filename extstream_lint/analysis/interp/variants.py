@@ -54,6 +54,7 @@ from .constants import (
     _held_along,
     _may_stream,
     _own_streams,
+    _text,
     class_flag,
     new_copy,
 )
@@ -77,6 +78,11 @@ _PIN_EXT, _PIN_NONE = "pin:external", "pin:none"
 #: A variant's key: parameter index, attribute path (``()``: the argument itself) and the
 #: ``repr`` of the literal it was learnt with.
 VariantKey = tuple[int, tuple[str, ...], str]
+#: The string a copy is learnt with for a caller's string the body compares with none of
+#: its literals (``pick("other")`` where it tests ``kind == "external"``): every comparison
+#: false, as for any such string; listed after those literals' own copies.
+_OTHER = Const("\x00other")
+_OTHER_TEXT = repr(_OTHER)
 #: The classes of the objects along a variant's attribute path, outermost first.
 _Chain = tuple[ClassInfo, ...]
 
@@ -178,7 +184,8 @@ class Variants:
                 compared = enums if name in self._bodies.decided(node) else ()
                 keys.extend((index, (), lit, None) for lit in (*_FLAGS, *compared))
             if not receiver and name in literals:  # ``kind == "external"``, ``_PLUGINS[name]``
-                keys.extend((index, (), lit, None) for lit in self._compared(literals[name], cls))
+                lits = _with_other(self._compared(literals[name], cls))
+                keys.extend((index, (), lit, None) for lit in lits)
             prefix = f"{name}."
             paths = {tuple(t[len(prefix) :].split(".")) for t in tested if t.startswith(prefix)}
             paths.update(path for i, path in passed_attrs if i == index)
@@ -187,8 +194,12 @@ class Variants:
                     continue
                 chain = _chain(classes, path, annotations.get(name))
                 if chain is not None and (not receiver or chain[0] is cls):
-                    literals = _field_literals(chain[-1], path[-1])
-                    keys.extend((index, path, lit, chain) for lit in literals)
+                    held = _field_literals(chain[-1], path[-1])
+                    keys.extend((index, path, lit, chain) for lit in held)
+                    # ``case LaneSpec(kind="pool")``, ``spec.kind == "pool"``: a string's
+                    compared = literals.get(".".join((name, *path)), ((), ()))[0]
+                    lits = _with_other([Const(lit) for lit in compared])
+                    keys.extend((index, path, lit, chain) for lit in lits)
         return keys
 
     def _looks_up(
@@ -288,7 +299,16 @@ class Variants:
             held = _held_along(value, path) if path else value
             if held is not None and repr(held) == text:
                 return special
+            if text == _OTHER_TEXT and _text(held):  # ``""`` is any string: not another
+                return special  # a string none of the earlier copies of this path compared
         return None
+
+
+def _with_other(lits: list[Value]) -> list[Value]:
+    """``lits`` and, when they are all strings, :data:`_OTHER` (any other string)."""
+    if lits and all(isinstance(v, Const) and type(v.value) is str for v in lits):
+        return [*lits, _OTHER]
+    return lits
 
 
 def _name_tables(summary: dict[str, Value]) -> frozenset[str]:
