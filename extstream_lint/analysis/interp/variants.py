@@ -48,7 +48,7 @@ from ..abstract.members import Member, member_of
 from ..abstract.paths import symbolic
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Value
 from ..semantics.sites import Arg
-from ..source.compared import Compared
+from ..source.compared import _EXTERNAL_NAME, Compared
 from .constants import (
     MAX_ATTR_PATH,
     _held_along,
@@ -124,6 +124,7 @@ class Variants:
                 or reads_streams(info)
                 or self._hazard_flags(info)
                 or ((names or _tables_of(cls)) and self._looks_up(node, names, cls))
+                or ((False, "getattr") in self._bodies.called(node) and self._names_npu(node))
             ):
                 continue
             found: list[tuple[VariantKey, FunctionInfo]] = []
@@ -211,6 +212,11 @@ class Variants:
         filled by ``__init_subclass__``): what it gives is unknown until the key is."""
         tables = names | _tables_of(cls)
         return any(set(keyed) & tables for _, keyed in self._bodies.literals(node).values())
+
+    def _names_npu(self, node: cst.FunctionDef) -> bool:
+        """A parameter names an attribute of torch_npu's module (``getattr(torch.npu,
+        factory)(**kw)``): the caller's ``"ExternalStream"`` makes an external stream."""
+        return any(_EXTERNAL_NAME in lits for lits, _ in self._bodies.literals(node).values())
 
     def _compared(self, compared: Compared, cls: ClassInfo | None) -> list[Value]:
         """The string and integer literals a parameter is compared with, then the literal

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .syntax import push_children
+from ... import contract as c
+from .syntax import dotted_name, push_children
+
+#: The torch_npu module whose attribute a parameter may name (``getattr(torch.npu, factory)``)
+#: and the name there that makes an external stream: the literal a caller's copy is for.
+_NPU_MODULES = frozenset(("torch.npu", c.EXTERNAL_STREAM_CLASS.rpartition(".")[0]))
+_EXTERNAL_NAME = c.EXTERNAL_STREAM_CLASS.rpartition(".")[2]
 
 #: Per parameter: the string and integer literals its body compares it with, and the names
 #: of the containers it looks it up in (``_PLUGINS[name]``, ``_PLUGINS.get(name)``).
@@ -57,6 +63,8 @@ def compared_literals(node: cst.FunctionDef) -> dict[str, Compared]:
             owner = _container(item.value)  # type: ignore[attr-defined]
             if owner and type(value) is cst.Name and value.value in names:  # type: ignore[attr-defined]
                 keyed.setdefault(value.value, {})[owner] = None  # type: ignore[attr-defined]
+        elif kind is cst.Call and (name := _npu_attribute_named(item, names)):  # type: ignore[arg-type]
+            lits.setdefault(name, {})[_EXTERNAL_NAME] = None  # getattr(torch.npu, factory)
         elif (
             kind is cst.Call
             and item.args
@@ -78,6 +86,17 @@ def compared_literals(node: cst.FunctionDef) -> dict[str, Compared]:
     dotted = (name for name in lits if "." in name)  # ``spec.kind``: literals only
     found.update((name, (tuple(lits[name])[:MAX_COMPARED], ())) for name in dotted)
     return found
+
+
+def _npu_attribute_named(call: cst.Call, names: set[str]) -> str | None:
+    """The parameter ``getattr(torch.npu, p)`` names an attribute of torch_npu's module by."""
+    args = call.args
+    if type(call.func) is not cst.Name or call.func.value != "getattr" or len(args) < 2:
+        return None
+    name = args[1].value
+    if type(name) is not cst.Name or name.value not in names:
+        return None
+    return name.value if dotted_name(args[0].value) in _NPU_MODULES else None
 
 
 def _dotted(node: cst.CSTNode) -> str | None:
