@@ -48,12 +48,13 @@ from ..abstract.members import Member, member_of
 from ..abstract.paths import symbolic
 from ..abstract.values import ClassInfo, FunctionInfo, Instance, Seq, Value
 from ..semantics.sites import Arg
-from ..source.compared import Compared
+from ..source.compared import _EXTERNAL_NAME, Compared
 from .constants import (
     MAX_ATTR_PATH,
     _held_along,
     _may_stream,
     _own_streams,
+    _text,
     class_flag,
     new_copy,
 )
@@ -77,6 +78,11 @@ _PIN_EXT, _PIN_NONE = "pin:external", "pin:none"
 #: A variant's key: parameter index, attribute path (``()``: the argument itself) and the
 #: ``repr`` of the literal it was learnt with.
 VariantKey = tuple[int, tuple[str, ...], str]
+#: The string a copy is learnt with for a caller's string the body compares with none of
+#: its literals (``pick("other")`` where it tests ``kind == "external"``): every comparison
+#: false, as for any such string; listed after those literals' own copies.
+_OTHER = Const("\x00other")
+_OTHER_TEXT = repr(_OTHER)
 #: The classes of the objects along a variant's attribute path, outermost first.
 _Chain = tuple[ClassInfo, ...]
 
@@ -114,6 +120,7 @@ class Variants:
                 or reads_streams(info)
                 or self._hazard_flags(info)
                 or ((names or _tables_of(cls)) and self._looks_up(node, names, cls))
+                or ((False, "getattr") in self._bodies.called(node) and self._names_npu(node))
             ):
                 continue
             found: list[tuple[VariantKey, FunctionInfo]] = []
@@ -174,7 +181,8 @@ class Variants:
                 compared = enums if name in self._bodies.decided(node) else ()
                 keys.extend((index, (), lit, None) for lit in (*_FLAGS, *compared))
             if not receiver and name in literals:  # ``kind == "external"``, ``_PLUGINS[name]``
-                keys.extend((index, (), lit, None) for lit in self._compared(literals[name], cls))
+                lits = _with_other(self._compared(literals[name], cls))
+                keys.extend((index, (), lit, None) for lit in lits)
             prefix = f"{name}."
             paths = {tuple(t[len(prefix) :].split(".")) for t in tested if t.startswith(prefix)}
             paths.update(path for i, path in passed_attrs if i == index)
@@ -183,8 +191,12 @@ class Variants:
                     continue
                 chain = _chain(classes, path, annotations.get(name))
                 if chain is not None and (not receiver or chain[0] is cls):
-                    literals = _field_literals(chain[-1], path[-1])
-                    keys.extend((index, path, lit, chain) for lit in literals)
+                    held = _field_literals(chain[-1], path[-1])
+                    keys.extend((index, path, lit, chain) for lit in held)
+                    # ``case LaneSpec(kind="pool")``, ``spec.kind == "pool"``: a string's
+                    compared = literals.get(".".join((name, *path)), ((), ()))[0]
+                    lits = _with_other([Const(lit) for lit in compared])
+                    keys.extend((index, path, lit, chain) for lit in lits)
         return keys
 
     def _looks_up(
@@ -196,6 +208,11 @@ class Variants:
         filled by ``__init_subclass__``): what it gives is unknown until the key is."""
         tables = names | _tables_of(cls)
         return any(set(keyed) & tables for _, keyed in self._bodies.literals(node).values())
+
+    def _names_npu(self, node: cst.FunctionDef) -> bool:
+        """A parameter names an attribute of torch_npu's module (``getattr(torch.npu,
+        factory)(**kw)``): the caller's ``"ExternalStream"`` makes an external stream."""
+        return any(_EXTERNAL_NAME in lits for lits, _ in self._bodies.literals(node).values())
 
     def _compared(self, compared: Compared, cls: ClassInfo | None) -> list[Value]:
         """The string and integer literals a parameter is compared with, then the literal
@@ -284,7 +301,16 @@ class Variants:
             held = _held_along(value, path) if path else value
             if held is not None and repr(held) == text:
                 return special
+            if text == _OTHER_TEXT and _text(held):  # ``""`` is any string: not another
+                return special  # a string none of the earlier copies of this path compared
         return None
+
+
+def _with_other(lits: list[Value]) -> list[Value]:
+    """``lits`` and, when they are all strings, :data:`_OTHER` (any other string)."""
+    if lits and all(isinstance(v, Const) and type(v.value) is str for v in lits):
+        return [*lits, _OTHER]
+    return lits
 
 
 def _name_tables(summary: dict[str, Value]) -> frozenset[str]:
