@@ -1,4 +1,4 @@
-"""r82 (p26_kvswap swapper.py:93; hohz; fixed by hohz2, see r90): ``ThreadPoolExecutor(
+"""r82 (p26_kvswap swapper.py:93; hohz; fixed by hohz2, see r85): ``ThreadPoolExecutor(
 initializer=bind_lane, initargs=(lane,))`` makes the external stream current in each worker
 thread before any submitted function runs; ``submit(fn)`` then copies pinned memory
 ``non_blocking=True`` there. Executors were not followed as objects (``*.submit`` ran the

@@ -1,4 +1,4 @@
-"""r90 (p26_kvswap swapper.py:93/100; hohz2; fixed): an executor made in ``__init__`` with
+"""r85 (p26_kvswap swapper.py:93/100; hohz2; fixed): an executor made in ``__init__`` with
 ``ThreadPoolExecutor(1, initializer=bind_lane, initargs=(self.lane,))`` and used by another
 method, ``self.uploader.submit(self._upload, i, dst)``. Each worker thread calls the
 initializer before any submitted function, so the lane is current there. Executors and
