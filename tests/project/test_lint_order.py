@@ -96,7 +96,50 @@ def step(h):
 """,
 }
 
-PROJECTS = {"keyed": KEYED, "flags": FLAGS}
+#: A base's method run for a subclass that makes an external stream (a view, views.py),
+#: with a flag and a text the importer passes as literals.
+VIEWS = {
+    "base.py": """\
+import torch
+from torch_npu.npu import ExternalStream
+
+
+class Base:
+    def make(self, h):
+        return torch.npu.Stream()
+
+    def run(self, h, flag):
+        s = self.make(h)
+        if flag:
+            s.synchronize()
+
+    def go(self, h, kind):
+        s = self.make(h)
+        if kind == "wait":
+            s.query()
+
+
+class Ext(Base):
+    def make(self, h):
+        return ExternalStream(h)
+
+
+def local(h):
+    Ext().run(h, False)
+""",
+    "use.py": """\
+from base import Base, Ext
+
+
+def step(h):
+    Ext().run(h, True)
+    Base().run(h, True)
+    Ext().go(h, "wait")
+    Ext().go(h, "skip")
+""",
+}
+
+PROJECTS = {"keyed": KEYED, "flags": FLAGS, "views": VIEWS}
 
 
 def _write(root: Path, files: dict[str, str]) -> list[Path]:
