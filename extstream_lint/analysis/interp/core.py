@@ -253,7 +253,10 @@ class Core:
     def summarise(self) -> dict[str, Value]:
         """Learning passes only: the module-level names, for modules that import this one."""
         self._learn()
-        self.literal_returns()  # type: ignore[attr-defined]  # constants.py
+        # Copies learnt for other modules' calls decide nothing for this module's own
+        # (:meth:`.decisions.Decisions.decisions_kept`): its lint reuses this interpreter.
+        with self.decisions_kept():  # type: ignore[attr-defined]  # decisions.py
+            self.literal_returns()  # type: ignore[attr-defined]  # constants.py
         self.export_variants()  # copies for other modules' callers (variants.py)
         scope = self._scopes.get(self.module)
         return dict(scope.summary) if scope is not None else {}

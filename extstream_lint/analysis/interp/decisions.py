@@ -130,15 +130,26 @@ class Decisions:
     @contextmanager
     def decisions_kept(self) -> Iterator[None]:
         """What the module's own calls decide, as it was before the block: the copies
-        learnt for other modules' callers (:mod:`.variants`) are not this module's calls."""
+        learnt for other modules' callers (:mod:`.variants`, :meth:`.constants.Constants.
+        literal_returns`) are not this module's calls. A lint that reuses this interpreter
+        (:meth:`..driver.index.ProjectIndex.learnt`) then reports what one learnt afresh
+        does, whoever imported the module first (issue 43): every table a learning run adds
+        to and the reporting pass reads is put back, the views it called and the parameters
+        it saw passed on included."""
         decided = {info: set(keys) for info, keys in self._decided_keys.items()}
         covered = {info: set(origins) for info, origins in self._covered.items()}
-        calls = (set(self._applied_generic), set(self._decided_any), dict(self._undecided_keys))
+        undecided = {info: set(keys) for info, keys in self._undecided_keys.items()}
+        calls = (set(self._applied_generic), set(self._decided_any), undecided)
+        seen = (set(self._must_here), set(self._maybe_in), set(self._views_called))
+        passed = self._passed_on, self._passed_attrs  # type: ignore[attr-defined]
+        kept = tuple({info: set(v) for info, v in table.items()} for table in passed)
         try:
             yield
         finally:
             self._decided_keys, self._covered = decided, covered
             self._applied_generic, self._decided_any, self._undecided_keys = calls
+            self._must_here, self._maybe_in, self._views_called = seen
+            self._passed_on, self._passed_attrs = kept  # type: ignore[attr-defined]
 
     def report_decided(self, special: FunctionInfo, node: cst.CSTNode, callee: str) -> None:
         """At a call that uses the copy ``special``: the operations it decided, as this
