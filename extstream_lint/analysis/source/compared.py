@@ -44,13 +44,13 @@ def compared_literals(node: cst.FunctionDef) -> dict[str, Compared]:
         kind = type(item)
         if kind is cst.Comparison:
             operands = (item.left, *(t.comparator for t in item.comparisons))  # type: ignore[attr-defined]
-            params_here = [n for n in map(_dotted, operands) if n and n.split(".")[0] in names]
+            params_here = [n for n in map(dotted_name, operands) if n and n.split(".")[0] in names]
             for name in params_here:
                 for operand in operands:
                     for value in _literal_values(operand):
                         lits.setdefault(name, {})[value] = None
         elif kind is cst.Match:
-            name = _dotted(item.subject)  # type: ignore[attr-defined]
+            name = dotted_name(item.subject)  # type: ignore[attr-defined]
             if name and name.split(".")[0] in names:
                 for case in item.cases:  # type: ignore[attr-defined]
                     for value in _case_values(case.pattern):
@@ -97,18 +97,6 @@ def _npu_attribute_named(call: cst.Call, names: set[str]) -> str | None:
     if type(name) is not cst.Name or name.value not in names:
         return None
     return name.value if dotted_name(args[0].value) in _NPU_MODULES else None
-
-
-def _dotted(node: cst.CSTNode) -> str | None:
-    """``spec`` or ``spec.kind`` (any depth) of a name and its attributes, else ``None``."""
-    steps = []
-    while type(node) is cst.Attribute:
-        steps.append(node.attr.value)  # type: ignore[attr-defined]
-        node = node.value  # type: ignore[attr-defined]
-    if type(node) is not cst.Name:
-        return None
-    steps.append(node.value)  # type: ignore[attr-defined]
-    return ".".join(reversed(steps))
 
 
 def _container(node: cst.CSTNode) -> str | None:
