@@ -30,7 +30,7 @@ from ..abstract.members import Member
 from ..abstract.paths import param_keyed
 from ..abstract.state import State
 from ..abstract.values import Seq, Value, join, join_all
-from ..semantics.devices import rekeyed
+from ..semantics.devices import offset_of, rekeyed
 from ..semantics.sites import CallSite
 from ..source.syntax import children, string_value
 from . import summaries as sm
@@ -114,16 +114,11 @@ class Containers:
         """``links[rank]``, ``links[rank + 1]`` of a parameter, keyed by another: the item
         under what the call passes there (:func:`..abstract.paths.param_keyed`), else any."""
         one = node.slice[0].slice.value if len(node.slice) == 1 else None  # type: ignore[attr-defined]
+        split = offset_of(one) if type(one) is cst.BinaryOperation else None
         offset = 0
-        if (
-            type(one) is cst.BinaryOperation
-            and type(one.left) is cst.Name
-            and type(one.right) is cst.Integer
-            and type(one.operator) in (cst.Add, cst.Subtract)
-        ):
-            offset = int(one.right.evaluated_value)
-            offset = -offset if type(one.operator) is cst.Subtract else offset
-            index = state.env.get(one.left.value)
+        if split is not None and type(split[0]) is cst.Name:
+            name, offset = split
+            index = state.env.get(name.value)  # type: ignore[attr-defined]
         return param_keyed(base, index, offset) or sm.contents(base)
 
     def callers_setdefault(

@@ -50,6 +50,7 @@ __all__ = [
     "in_caller",
     "keyed_by",
     "literal",
+    "offset_of",
     "picked",
     "rekeyed",
     "stream_device",
@@ -201,18 +202,22 @@ def _typed(kind: str, index: Index, cuda_is_npu: bool) -> tuple[str, Index] | No
 
 def symbol(node: cst.BaseExpression) -> Sym | None:
     """``name``, ``a.b``, ``a[i]`` (and chains of them) plus or minus an integer literal."""
-    offset = 0
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.right, cst.Integer):
-        if isinstance(node.operator, cst.Add):
-            offset = int(node.right.evaluated_value)
-        elif isinstance(node.operator, cst.Subtract):
-            offset = -int(node.right.evaluated_value)
-        else:
-            return None
-        node = node.left
-    if not _chain(node):
+    split = offset_of(node)
+    if split is None or not _chain(split[0]):
         return None
-    return Sym(cst.Module([]).code_for_node(node), offset)
+    return Sym(cst.Module([]).code_for_node(split[0]), split[1])
+
+
+def offset_of(node: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
+    """``x + k`` or ``x - k``, ``k`` an integer literal: ``(x, k)`` or ``(x, -k)``; any other
+    binary operation: ``None``; anything else: ``(node, 0)``."""
+    if type(node) is not cst.BinaryOperation:
+        return node, 0
+    right, operator = node.right, type(node.operator)
+    if type(right) is not cst.Integer or operator not in (cst.Add, cst.Subtract):
+        return None
+    offset = int(right.evaluated_value)
+    return node.left, offset if operator is cst.Add else -offset
 
 
 def _chain(node: cst.BaseExpression) -> bool:
