@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import TypeVar
 
 import libcst as cst
 
@@ -47,6 +48,8 @@ from . import summaries as sm
 
 #: An operation: its anchor's id and the rule's code.
 Key = tuple[int, str]
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
 class Decisions:
@@ -136,13 +139,10 @@ class Decisions:
         does, whoever imported the module first (issue 43): every table a learning run adds
         to and the reporting pass reads is put back, the views it called and the parameters
         it saw passed on included."""
-        decided = {info: set(keys) for info, keys in self._decided_keys.items()}
-        covered = {info: set(origins) for info, origins in self._covered.items()}
-        undecided = {info: set(keys) for info, keys in self._undecided_keys.items()}
-        calls = (set(self._applied_generic), set(self._decided_any), undecided)
+        decided, covered = _copied(self._decided_keys), _copied(self._covered)
+        calls = (set(self._applied_generic), set(self._decided_any), _copied(self._undecided_keys))
         seen = (set(self._must_here), set(self._maybe_in), set(self._views_called))
-        passed = self._passed_on, self._passed_attrs  # type: ignore[attr-defined]
-        kept = tuple({info: set(v) for info, v in table.items()} for table in passed)
+        kept = _copied(self._passed_on), _copied(self._passed_attrs)  # type: ignore[attr-defined]
         try:
             yield
         finally:
@@ -186,6 +186,11 @@ class Decisions:
                     callee=callee,
                 ),
             )
+
+
+def _copied(table: dict[_K, set[_V]]) -> dict[_K, set[_V]]:
+    """A table of sets whose sets are its own (a block may add to the original's)."""
+    return {key: set(values) for key, values in table.items()}
 
 
 __all__ = ["Decisions"]
