@@ -326,7 +326,6 @@ class Components(_Base):
         text: str,
         python_tree: ast.Module | None = None,
     ) -> Entry | None:
-        from ..abstract.exported import export, literal_all
         from .budget import BudgetedInterpreter, BudgetExceeded
 
         learnt = self._run().learnt
@@ -350,14 +349,11 @@ class Components(_Base):
         # A package's __init__ re-exports its own modules: follow those, however plain.
         importer = Importer(self, roots, {}, name.split(".", 1)[0] if is_package else False)
         interpreter = BudgetedInterpreter(tree, importer, name, is_package)
-        root = next((r for r in roots if path.startswith(r + os.sep)), os.path.dirname(path))
-        shown = os.path.relpath(path, root).replace(os.sep, "/")
         try:
             exports = interpreter.summarise()
-            # Reading ``__all__`` evaluates string literals, which raises on a bad escape
-            # such as ``"\N{NOSUCHNAME}"``: part of the same "not followed" rule.
-            module = Module(name, {}, literal_all(tree), shown)
-            module.exports = export(exports, tree, text, shown, python_tree, self._homes)
+            module = linted.summary_module(
+                self, path, roots, name, tree, text, python_tree, exports
+            )
         except RecursionError:
             raise  # the engine turns it into XST000 for the file being linted
         except BudgetExceeded as exceeded:

@@ -26,6 +26,8 @@ from .entries import Linted
 from .importer import REMAPS, Importer
 
 if TYPE_CHECKING:
+    import ast
+
     import libcst as cst
 
     from ..interp.interpreter import Interpreter
@@ -60,8 +62,6 @@ def keep(
 ) -> None:
     """After the lint's learning passes: the summary's entry, if the summary of ``path``
     would have learnt what the lint did (outside a cycle, the same imports followed)."""
-    from ..abstract.exported import export, literal_all
-
     state = index._run()
     facts = interpreter.facts
     if path in state.final or not isinstance(facts, Importer):
@@ -77,9 +77,6 @@ def keep(
     if parsed is None or parsed[0] != text or parsed[1] is not interpreter.module:
         return
     tree, python_tree = parsed[1], parsed[2]
-    roots = index.roots(path)
-    root = next((r for r in roots if path.startswith(r + os.sep)), os.path.dirname(path))
-    shown = os.path.relpath(path, root).replace(os.sep, "/")
     outside = _Recorded(index._by_name)
     homes: dict[object, object] = {}
     foreign = index._foreign(path)
@@ -90,14 +87,37 @@ def keep(
         return home
 
     try:
-        module = Module(name, {}, literal_all(tree), shown)
-        module.exports = export(exports, tree, text, shown, python_tree, index._homes)
+        roots = index.roots(path)
+        module = summary_module(index, path, roots, name, tree, text, python_tree, exports)
         used, links, reads = dict(facts.used), dict(facts.links), copy_reads(facts.reads)
         kept = Linted(text, tree, module, used, links, reads, outside.seen, homes)
         kept.digest, kept.exports = digests(module, outside, recorded)  # type: ignore[arg-type]
     except Exception:  # as the summary would: computed afresh then, and failing there
         return
     state.linted[path] = kept
+
+
+def summary_module(
+    index: Index,
+    path: str,
+    roots: tuple[str, ...],
+    name: str,
+    tree: cst.Module,
+    text: str,
+    python_tree: ast.Module | None,
+    exports: dict[str, Value],
+) -> Module:
+    """The module a summary of ``path`` hands its importers: its exports, named by its
+    path under its root (a fresh summary, :meth:`.components.Components._summarise`, and
+    one a lint built, :func:`keep`). Reading ``__all__`` evaluates string literals, which
+    raises on a bad escape such as ``"\\N{NOSUCHNAME}"``: the callers' "not followed"."""
+    from ..abstract.exported import export, literal_all
+
+    root = next((r for r in roots if path.startswith(r + os.sep)), os.path.dirname(path))
+    shown = os.path.relpath(path, root).replace(os.sep, "/")
+    module = Module(name, {}, literal_all(tree), shown)
+    module.exports = export(exports, tree, text, shown, python_tree, index._homes)
+    return module
 
 
 def take(index: Index, path: str, name: str, tree: cst.Module, text: str) -> Linted | None:
